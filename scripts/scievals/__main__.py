@@ -1,0 +1,3 @@
+from scievals.cli import main
+
+raise SystemExit(main())

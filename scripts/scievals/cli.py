@@ -1,0 +1,54 @@
+"""``python -m scievals``: one command line, one sub-command group per benchmark.
+
+Each benchmark package has a ``cli`` module with ``register(subparsers)``; this
+file only wires them together and turns :class:`ScievalsError` into one line on
+stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from scievals import __version__
+from scievals.common.errors import ScievalsError
+
+# Sub-command groups: module path -> registers its parser. Listed here once.
+COMMAND_MODULES = [
+    "scievals.abdev.cli",
+    "scievals.gating.cli",
+    "scievals.llm.cli",
+    "scievals.common.history_cli",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m scievals",
+        description="Score, validate and compare scientific-AI benchmark results. "
+        "The Snakemake workflow calls the same functions.",
+    )
+    parser.add_argument("--version", action="version", version=f"scievals {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and exc.name.startswith("scievals"):
+                continue  # a benchmark not present in this checkout
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except ScievalsError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,1 @@
+"""Shared plumbing: errors, atomic I/O, provenance and result tables."""

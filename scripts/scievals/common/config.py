@@ -1,0 +1,99 @@
+"""Config validation against the JSON schemas in ``config/``.
+
+Validation fills schema defaults and turns the first violation into one
+:class:`ScievalsError` line that names the key, what is wrong and what is
+allowed. Each benchmark section has its own schema file, so adding a benchmark
+adds a schema instead of growing one big file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator, validators
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_yaml
+
+CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
+
+
+def _with_defaults(cls):
+    """A validator class that also writes each property's ``default`` into the instance."""
+    validate_properties = cls.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, sub in properties.items():
+                if "default" in sub and name not in instance:
+                    instance[name] = _copy(sub["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return validators.extend(cls, {"properties": set_defaults})
+
+
+def _copy(value):
+    import copy
+
+    return copy.deepcopy(value)
+
+
+_DefaultingValidator = _with_defaults(Draft202012Validator)
+
+
+def _key_path(error: jsonschema.ValidationError, prefix: str) -> str:
+    parts = [prefix] if prefix else []
+    parts += [str(p) for p in error.absolute_path]
+    return ".".join(parts) or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
+    """(problem, fix) for the most common schema failures."""
+    schema = error.schema
+    validator = error.validator
+    if validator == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
+        return (f"unknown key(s) {extra}", f"allowed keys: {allowed}")
+    if validator == "enum":
+        return (f"{error.instance!r} is not allowed", f"allowed values: {schema['enum']}")
+    if validator == "type":
+        return (f"{error.instance!r} is not of type {schema['type']}", "fix the value's type")
+    if validator == "required":
+        return (error.message, "add the key")
+    return (error.message, schema.get("description", ""))
+
+
+def validate(instance: Any, schema_path: str | Path, where: str, prefix: str = "") -> Any:
+    """Validate ``instance`` in place (filling defaults) or raise one ScievalsError."""
+    schema = read_yaml(schema_path)
+    validator = _DefaultingValidator(schema)
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        problem, fix = _describe(error)
+        raise ScievalsError(f"{where}: {_key_path(error, prefix)}", problem, fix)
+    return instance
+
+
+def validate_config(config: dict, where: str = "config") -> dict:
+    """Validate the whole workflow config: the top level, then each benchmark section."""
+    validate(config, CONFIG_DIR / "schema.yaml", where)
+    for name in ("abdev", "gating"):
+        validate(config[name], CONFIG_DIR / "schemas" / f"{name}.schema.yaml", where, prefix=name)
+    _check_model_references(config, where)
+    return config
+
+
+def _check_model_references(config: dict, where: str) -> None:
+    registry = config["models"]
+    for bench in config["benchmarks"]:
+        for name in config[bench].get("models", []):
+            if name not in registry:
+                raise ScievalsError(
+                    f"{where}: {bench}.models",
+                    f"model {name!r} is not in the model registry",
+                    f"define it under models: (known: {sorted(registry)})",
+                )

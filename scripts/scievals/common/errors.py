@@ -1,0 +1,29 @@
+"""User-facing errors.
+
+Every problem caused by input (a file, a config key, a model reply) is raised as
+:class:`ScievalsError`, which names where the problem is and how to fix it. The
+CLI and the Snakemake entry points print it as one line and exit non-zero,
+instead of a traceback.
+"""
+
+from __future__ import annotations
+
+
+class ScievalsError(Exception):
+    """An input problem the user can fix.
+
+    ``where`` names the file (and row/key when known), ``problem`` what is wrong
+    and ``fix`` what to do about it.
+    """
+
+    def __init__(self, where: str, problem: str, fix: str = "") -> None:
+        self.where = str(where)
+        self.problem = problem
+        self.fix = fix
+        super().__init__(self.one_line())
+
+    def one_line(self) -> str:
+        text = f"{self.where}: {self.problem}"
+        if self.fix:
+            text += f" ({self.fix})"
+        return text

@@ -1,0 +1,111 @@
+"""Atomic file output and small readers.
+
+Outputs are written to a temporary file in the same folder and then moved into
+place with ``os.replace``, so a crash or a validation error never leaves a
+half-written result behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+from scievals.common.errors import ScievalsError
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; move it over ``path`` on success."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, target)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
+
+
+def write_jsonl(path: str | os.PathLike, records: list[dict]) -> None:
+    write_text(path, "".join(json.dumps(r, sort_keys=True, default=str) + "\n" for r in records))
+
+
+def write_csv(path: str | os.PathLike, frame) -> None:
+    """Write a pandas DataFrame without its index, atomically."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False)
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise ScievalsError(path, "file not found", "check the path") from None
+    except json.JSONDecodeError as exc:
+        raise ScievalsError(
+            f"{path}:{exc.lineno}", f"not valid JSON ({exc.msg})", "fix the JSON syntax"
+        ) from None
+
+
+def read_jsonl(path: str | os.PathLike) -> list[dict]:
+    records = []
+    with open(path, encoding="utf-8") as handle:
+        for lineno, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ScievalsError(
+                    f"{path}:{lineno}", f"not valid JSON ({exc.msg})", "one JSON object per line"
+                ) from None
+    return records
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return yaml.safe_load(handle)
+    except FileNotFoundError:
+        raise ScievalsError(path, "file not found", "check the path") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise ScievalsError(where, f"not valid YAML ({getattr(exc, 'problem', exc)})") from None
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def canonical_json(data: Any) -> str:
+    """JSON with sorted keys and fixed separators: the input to every hash we take."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
