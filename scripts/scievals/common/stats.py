@@ -1,0 +1,55 @@
+"""Seeded bootstrap confidence intervals (scipy.stats.bootstrap, percentile method)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy import stats
+
+LEVEL = 0.95
+
+
+def bootstrap_ci(
+    data: Sequence[np.ndarray],
+    statistic: Callable[..., np.ndarray],
+    n_resamples: int,
+    seed: int,
+    paired: bool = True,
+) -> tuple[float, float]:
+    """Percentile 95 % CI of ``statistic`` over resampled rows of ``data``.
+
+    ``statistic`` must be vectorised (take ``axis``). Returns (nan, nan) when
+    resampling is off or there are fewer than two rows; a resample whose
+    statistic is NaN (e.g. constant ranks) is ignored rather than poisoning the
+    interval.
+    """
+    n = len(data[0]) if data else 0
+    if n_resamples <= 0 or n < 2:
+        return (math.nan, math.nan)
+    result = stats.bootstrap(
+        tuple(np.asarray(d, dtype=float) for d in data),
+        statistic,
+        n_resamples=n_resamples,
+        paired=paired,
+        vectorized=True,
+        method="percentile",
+        confidence_level=LEVEL,
+        rng=np.random.default_rng(seed),
+    )
+    dist = np.asarray(result.bootstrap_distribution, dtype=float)
+    dist = dist[np.isfinite(dist)]
+    if dist.size == 0:
+        return (math.nan, math.nan)
+    alpha = (1 - LEVEL) / 2
+    low, high = np.quantile(dist, [alpha, 1 - alpha])
+    return (float(low), float(high))
+
+
+def mean_ci(values: Sequence[float], n_resamples: int, seed: int) -> tuple[float, float]:
+    """Percentile 95 % CI of the mean of ``values`` (e.g. per-case scores)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size >= 2 and np.all(arr == arr[0]):
+        return (float(arr[0]), float(arr[0]))
+    return bootstrap_ci((arr,), lambda x, axis: np.mean(x, axis=axis), n_resamples, seed, paired=False)
