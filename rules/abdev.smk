@@ -52,6 +52,8 @@ rule abdev_predict:
         "logs/abdev_predict/{model}.log",
     wildcard_constraints:
         model="|".join(ABDEV_BASELINES) or "^$",
+    group:
+        "abdev"
     conda:
         "../envs/scievals.yaml"
     resources:
@@ -76,6 +78,8 @@ rule abdev_score:
         "logs/abdev_score/{model}.log",
     wildcard_constraints:
         model="|".join(ABDEV_MODELS) or "^$",
+    group:
+        "abdev"
     conda:
         "../envs/scievals.yaml"
     resources:
