@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from scievals.abdev.baselines import predict_random, predict_ridge_descriptors
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV

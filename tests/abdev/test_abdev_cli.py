@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pandas as pd
-
 from scievals.abdev.constants import REFERENCE_CV_COLUMNS, REFERENCE_PLAIN_COLUMNS
 from scievals.abdev.data import DEMO_CSV
 from scievals.cli import main

@@ -11,7 +11,6 @@ import socket
 import threading
 
 import pytest
-
 from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV, fetch_gdpa1, load_truth
 from scievals.common.errors import ScievalsError
 
@@ -27,7 +26,7 @@ def sha(data: bytes) -> str:
 class Handler(http.server.SimpleHTTPRequestHandler):
     """Serves the folder; paths under /gated/ need 'Authorization: Bearer <TOKEN>'."""
 
-    def do_GET(self):  # noqa: N802 - http.server naming
+    def do_GET(self):
         if self.path.startswith("/gated/"):
             if self.headers.get("Authorization") != f"Bearer {TOKEN}":
                 self.send_error(401, "token required")

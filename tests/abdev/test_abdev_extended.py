@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
 from scievals.abdev.constants import DEFAULT_FOLD_COL
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.metrics import (

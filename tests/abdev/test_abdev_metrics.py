@@ -7,11 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
-
 from scievals.abdev.constants import REFERENCE_CV_COLUMNS, REFERENCE_PLAIN_COLUMNS
 from scievals.abdev.metrics import evaluate, evaluate_cross_validation, evaluate_model, recall_at_k
 from scievals.common.errors import ScievalsError
+from scipy import stats
 
 # 20 distinct HIC-like values. Sorted ranks: 2.1(1) 2.2(2) 2.3(3) ... 3.9(19) 4.0(20).
 T20 = [2.1, 2.5, 3.0, 2.2, 4.0, 3.5, 2.9, 3.3, 2.8, 3.9, 2.4, 2.6, 3.1, 3.7, 2.3, 3.6, 2.7, 3.2, 3.8, 3.4]

@@ -6,7 +6,6 @@ import logging
 
 import pandas as pd
 import pytest
-
 from scievals.abdev.constants import DEFAULT_FOLD_COL, REFERENCE_CV_COLUMNS
 from scievals.abdev.data import DEMO_CSV, fetch_gdpa1
 from scievals.abdev.metrics import evaluate_model
@@ -35,6 +34,7 @@ def run(pred, demo_source, tmp_path, **kw):
 
 def test_tables_on_the_demo(baseline_files, demo_source, tmp_path):
     table, out, ref = run(baseline_files["ridge_descriptors"], demo_source, tmp_path)
+    assert len(table) == 105
     reference = pd.read_csv(ref, dtype={"fold": str})
     assert list(reference.columns) == REFERENCE_CV_COLUMNS
     assert len(reference) == 35

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-
 from scievals.abdev.validate import validate_prediction_file, validate_prediction_format
 
 NO_PROPS = "No property columns found. Must have at least one of: ['HIC', 'Tm2', 'Titer', 'PR_CHO', 'AC-SINS_pH7.4']"
@@ -16,7 +15,7 @@ def test_valid_frame():
 
 def test_missing_name_and_no_properties_accumulate_in_order():
     ok, errors = validate_prediction_format(pd.DataFrame({"name": ["a"], "hic": [1.0]}))
-    assert not ok
+    assert ok is False
     assert errors == ["Missing required column 'antibody_name'", NO_PROPS]
 
 
@@ -24,12 +23,13 @@ def test_nan_names_and_duplicates():
     # names: a, NaN, a, a, NaN -> duplicated() flags the 2nd and 3rd 'a' and the 2nd NaN: 3.
     frame = pd.DataFrame({"antibody_name": ["a", None, "a", "a", None], "Tm2": [1.0] * 5})
     ok, errors = validate_prediction_format(frame)
+    assert ok is False
     assert errors == ["antibody_name column contains NaN values", "Found 3 duplicate antibody_name values"]
 
 
 def test_all_four_reference_errors_together():
     frame = pd.DataFrame({"antibody_name": [None, None], "other": [1, 2]})
-    ok, errors = validate_prediction_format(frame)
+    _, errors = validate_prediction_format(frame)
     assert errors == [NO_PROPS, "antibody_name column contains NaN values", "Found 1 duplicate antibody_name values"]
 
 
@@ -93,8 +93,11 @@ def test_fold_column_disagreeing_with_truth_is_an_error(tmp_path, truth):
     path = write(tmp_path, "antibody_name,fold,HIC\nab0,0,1\nab1,0,2\nab2,0,3\nab3,0,4\n")
     report = validate_prediction_file(path, truth, fold_col="fold")
     assert report.errors == [
-        "column 'fold' disagrees with the truth for 2 antibodies: ab1 (file 0, truth 1), ab3 (file 0, truth 1); "
-        "scoring always uses the truth's folds, so these predictions were probably made with the wrong training split"
+        (
+            "column 'fold' disagrees with the truth for 2 antibodies: ab1 (file 0, truth 1), "
+            "ab3 (file 0, truth 1); scoring always uses the truth's folds, so these predictions "
+            "were probably made with the wrong training split"
+        )
     ]
 
 

@@ -21,7 +21,7 @@ import hashlib
 import logging
 import os
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -155,7 +155,7 @@ def fetch_gdpa1(cfg: dict, out_csv, out_heldout, out_source_json) -> dict:
     record.update(
         source_mode=source,
         fallback_reason=fallback_reason,
-        retrieved_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        retrieved_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
     write_json(out_source_json, record)
     return record

@@ -235,7 +235,10 @@ def _assays(rng: np.random.Generator, frame: pd.DataFrame, isotypes: np.ndarray)
     fam = frame["family"].to_numpy()
     family_effect = rng.normal(size=fam.max() + 1)[fam]
     stability = rng.normal(size=fam.max() + 1)[fam]
-    noise = lambda scale: rng.normal(scale=scale, size=n)  # noqa: E731
+
+    def noise(scale: float) -> np.ndarray:
+        return rng.normal(scale=scale, size=n)
+
     lam = (frame["lc_subtype"] == "Lambda").to_numpy(dtype=float)
     igg1 = (isotypes == "IgG1").astype(float)
 
