@@ -297,7 +297,7 @@ def test_reference_spearman_is_bit_identical_to_scipy():
 
 
 def test_truth_without_antibody_name_lists_its_columns(write_pair, tmp_path):
-    pred_path, truth_path = write_pair({"antibody_name": names(10)}, {"antibody_name": names(10), "HIC": range(10)})
+    pred_path, _ = write_pair({"antibody_name": names(10)}, {"antibody_name": names(10), "HIC": range(10)})
     bad_truth = tmp_path / "bad_truth.csv"
     bad_truth.write_text("name,HIC\nab00,1\n")
     with pytest.raises(ScievalsError, match=r"truth file has no 'antibody_name' column \(columns: \['name', 'HIC'\]\)"):
