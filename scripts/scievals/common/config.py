@@ -19,6 +19,10 @@ from scievals.common.io import read_yaml
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 
+# Built-in deterministic predictors; always in the registry, so a config that
+# does not mention them can still list them in a benchmark's models.
+BUILTIN_MODELS = ("random", "ridge_descriptors", "marker_baseline")
+
 
 def _with_defaults(cls):
     """A validator class that also writes each property's ``default`` into the instance."""
@@ -81,6 +85,8 @@ def validate(instance: Any, schema_path: str | Path, where: str, prefix: str = "
 def validate_config(config: dict, where: str = "config") -> dict:
     """Validate the whole workflow config: the top level, then each benchmark section."""
     validate(config, CONFIG_DIR / "schema.yaml", where)
+    for name in BUILTIN_MODELS:
+        config["models"].setdefault(name, {"provider": "baseline"})
     for name in ("abdev", "gating"):
         validate(config[name], CONFIG_DIR / "schemas" / f"{name}.schema.yaml", where, prefix=name)
     _check_model_references(config, where)

@@ -1,0 +1,11 @@
+"""Entry script of rule abdev_download: fetch GDPa1 (or fall back to the embedded demo)."""
+
+from scievals.abdev.data import fetch_gdpa1
+from scievals.common.entry import run
+
+
+def download(smk):
+    fetch_gdpa1(dict(smk.params.cfg), smk.output.truth, smk.output.heldout, smk.output.source)
+
+
+run(snakemake, download)  # noqa: F821

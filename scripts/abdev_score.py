@@ -1,0 +1,22 @@
+"""Entry script of rule abdev_score: validate and score one prediction file."""
+
+from scievals.abdev.pipeline import score_to_tables
+from scievals.common.entry import run
+
+
+def score(smk):
+    score_to_tables(
+        smk.input.pred,
+        smk.input.truth,
+        smk.input.source,
+        model=smk.wildcards.model,
+        fold_col=smk.params.fold_col,
+        num_folds=smk.params.num_folds,
+        bootstrap=dict(smk.params.bootstrap),
+        config_hash=smk.params.config_hash,
+        out_csv=smk.output.table,
+        out_reference_csv=smk.output.reference,
+    )
+
+
+run(snakemake, score)  # noqa: F821

@@ -1,0 +1,38 @@
+"""Glue for the thin Snakemake entry scripts under ``scripts/``.
+
+An entry script does ``run(snakemake, function)``: logging goes to the rule's
+log file, the function gets the ``snakemake`` object, and a ScievalsError
+becomes one line in the log and on stderr plus exit code 1 (Snakemake then
+removes the job's outputs, so nothing half-written survives).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from scievals.common.errors import ScievalsError
+
+
+def setup_logging(log_path: str | None) -> None:
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if log_path:
+        handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
+    logging.basicConfig(
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        handlers=handlers,
+        force=True,
+    )
+
+
+def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
+    log_path = snakemake.log[0] if len(snakemake.log) else None
+    setup_logging(log_path)
+    try:
+        function(snakemake)
+    except ScievalsError as exc:
+        logging.getLogger("scievals").error(exc.one_line())
+        sys.exit(1)

@@ -1,0 +1,46 @@
+"""``python -m scievals compare A B`` and ``python -m scievals history``."""
+
+from __future__ import annotations
+
+import argparse
+
+from scievals.common.history import compare, format_comparison, read_index, resolve
+
+DEFAULT_HISTORY = "results/history"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    cmp = sub.add_parser(
+        "compare",
+        help="show what changed between two result summaries",
+        description="Compare two summary CSVs (paths, or @latest, @previous, @N from the history "
+        "index) row by row on (benchmark, dataset, model, condition, metric).",
+    )
+    cmp.add_argument("a", help="older summary: path or @previous/@N")
+    cmp.add_argument("b", help="newer summary: path or @latest/@N")
+    cmp.add_argument("--tolerance", type=float, default=0.0, help="ignore |delta| up to this (default 0)")
+    cmp.add_argument("--history-dir", default=DEFAULT_HISTORY, help=f"default {DEFAULT_HISTORY}")
+    cmp.add_argument("--fail-on-change", action="store_true", help="exit 2 when anything differs")
+    cmp.set_defaults(func=_compare)
+
+    hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")
+    hist.add_argument("--history-dir", default=DEFAULT_HISTORY)
+    hist.set_defaults(func=_history)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    path_a = resolve(args.a, args.history_dir)
+    path_b = resolve(args.b, args.history_dir)
+    result = compare(path_a, path_b, args.tolerance)
+    print(format_comparison(result, str(path_a), str(path_b)))
+    return 2 if args.fail_on_change and not result.identical else 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    index = read_index(args.history_dir)
+    if index.empty:
+        print(f"No summaries recorded in {args.history_dir} yet.")
+        return 0
+    index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
+    print(index.to_string(index=False))
+    return 0

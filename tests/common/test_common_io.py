@@ -1,0 +1,64 @@
+import pandas as pd
+import pytest
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import atomic_path, read_json, read_yaml, write_csv
+from scievals.common.provenance import Provenance, config_hash
+from scievals.common.stats import bootstrap_ci, mean_ci
+from scievals.common.tables import RESULT_COLUMNS, concat_tables, result_rows, write_result_table
+
+
+def test_atomic_write_leaves_old_file_on_error(tmp_path):
+    target = tmp_path / "out.csv"
+    target.write_text("old")
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("crash")
+    assert target.read_text() == "old"
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_readers_name_the_file_and_line(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"a": 1,\n "b": }')
+    with pytest.raises(ScievalsError, match=r"bad.json:2: not valid JSON"):
+        read_json(bad)
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("a: [1, 2\nb: 3\n")
+    with pytest.raises(ScievalsError, match="bad.yaml"):
+        read_yaml(bad_yaml)
+
+
+def test_config_hash_is_order_independent():
+    assert config_hash({"a": 1, "b": [1, 2]}) == config_hash({"b": [1, 2], "a": 1})
+    assert config_hash({"a": 1}) != config_hash({"a": 2})
+
+
+def test_result_tables_round_trip_and_concat(tmp_path):
+    prov = Provenance("abdev", "d", "0" * 64, "h", git_commit="deadbeef")
+    t1 = result_rows(prov, "m1", "", [{"metric": "x", "value": 1, "ci_low": 0.5, "ci_high": 1.5, "n": 3}])
+    t2 = result_rows(prov, "m0", "", [{"metric": "x", "value": None}])
+    write_result_table(tmp_path / "a.csv", t1)
+    write_result_table(tmp_path / "b.csv", t2)
+    merged = concat_tables([tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert list(merged.columns) == RESULT_COLUMNS
+    assert merged["model"].tolist() == ["m0", "m1"]  # sorted
+    assert pd.isna(merged["value"].iloc[0])
+    assert merged["git_commit"].tolist() == ["deadbeef", "deadbeef"]
+
+
+def test_write_result_table_rejects_foreign_columns(tmp_path):
+    with pytest.raises(ScievalsError, match="lacks columns"):
+        write_result_table(tmp_path / "x.csv", pd.DataFrame({"a": [1]}))
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    values = [0.2, 0.4, 0.6, 0.8, 1.0]
+    low, high = mean_ci(values, 2000, seed=1)
+    assert (low, high) == mean_ci(values, 2000, seed=1)
+    assert low < 0.6 < high
+    assert mean_ci([0.5, 0.5, 0.5], 100, 0) == (0.5, 0.5)
+    assert all(v != v for v in mean_ci([1.0], 100, 0))  # one value: no interval (NaN)
+    assert all(v != v for v in bootstrap_ci(([1.0, 2.0],), lambda x, axis: x.mean(axis=axis), 0, 0))

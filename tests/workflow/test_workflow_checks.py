@@ -1,0 +1,44 @@
+"""Static checks of the workflow: dry runs of every target, lint, config errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import ROOT, copy_workflow, snakemake
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    return copy_workflow(tmp_path_factory.mktemp("checks") / "scievals")
+
+
+def _targets():
+    import yaml
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    benchmarks = config["benchmarks"]
+    return ["results/summary.csv", "all"] + benchmarks + [f"results/{b}/summary.csv" for b in benchmarks]
+
+
+@pytest.mark.parametrize("target", _targets())
+def test_dry_run_every_target(workdir, target):
+    proc = snakemake(workdir, "-n", "--cores", "2", target)
+    assert "This was a dry-run" in proc.stdout + proc.stderr
+
+
+def test_lint_is_clean(workdir):
+    proc = snakemake(workdir, "--lint")
+    assert "Congratulations, your workflow is in a good condition!" in proc.stdout + proc.stderr
+
+
+def test_bad_config_stops_before_any_job_with_one_line(workdir):
+    bad = workdir / "bad.yaml"
+    bad.write_text("abdev:\n  source: web\n")
+    proc = snakemake(workdir, "-n", "--cores", "1", "--configfile", str(bad), check=False)
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: config: abdev.source: 'web' is not allowed (allowed values: ['auto', 'remote', 'demo'])"
+    ]

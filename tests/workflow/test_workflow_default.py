@@ -1,0 +1,80 @@
+"""The README's main command, end to end, on the embedded default data."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+from scievals.common.tables import RESULT_COLUMNS
+
+from .conftest import copy_workflow, snakemake
+
+pytestmark = pytest.mark.slow
+
+
+def test_summary_has_every_benchmark_with_provenance(default_run):
+    summary = pd.read_csv(default_run / "results" / "summary.csv", dtype={"git_commit": str})
+    assert list(summary.columns) == RESULT_COLUMNS
+    config_benchmarks = re.search(r"^benchmarks: \[(.*)\]", (default_run / "config/config.yaml").read_text(), re.M)
+    expected = {b.strip() for b in config_benchmarks.group(1).split(",")}
+    assert set(summary["benchmark"]) == expected
+    assert summary["git_commit"].eq("testcommit").all()
+    assert summary["dataset_sha256"].str.fullmatch(r"[0-9a-f]{64}").all()
+    assert summary["config_hash"].str.fullmatch(r"[0-9a-f]{12}").all()
+    assert summary["scievals_version"].notna().all()
+    assert not summary.duplicated(["benchmark", "dataset", "model", "condition", "metric"]).any()
+
+
+def test_abdev_rows_say_demo_and_ridge_beats_random(default_run):
+    summary = pd.read_csv(default_run / "results" / "summary.csv")
+    abdev = summary[summary["benchmark"] == "abdev"]
+    # Offline, the public GDPa1 cannot be fetched: the demo must be named as such.
+    assert abdev["dataset"].str.contains("demo").all()
+    avg = abdev[(abdev["condition"] == "fold=average") & abdev["metric"].str.endswith(":spearman")]
+    by_model = avg.groupby("model")["value"].mean()
+    assert set(by_model.index) == {"random", "ridge_descriptors"}
+    assert by_model["ridge_descriptors"] > by_model["random"] + 0.1
+    spearman = abdev[abdev["metric"].str.endswith(":spearman")]["value"].dropna()
+    assert spearman.between(-1, 1).all()
+    rows = abdev[abdev["metric"].str.endswith(":spearman") & abdev["ci_low"].notna()]
+    assert (rows["ci_low"] <= rows["ci_high"]).all()
+
+
+def test_rerun_is_a_no_op_and_history_records_once(default_run):
+    proc = snakemake(default_run, "--cores", "2", "results/summary.csv")
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+    index = pd.read_csv(default_run / "results" / "history" / "index.csv")
+    assert len(index) == 1
+    assert (default_run / "results" / "history" / index["file"].iloc[0]).exists()
+
+
+def test_bring_your_own_prediction_file_is_scored(default_run):
+    own = default_run / "predictions" / "abdev"
+    own.mkdir(parents=True, exist_ok=True)
+    ridge = pd.read_csv(default_run / "results/abdev/predictions/ridge_descriptors.csv")
+    ridge.to_csv(own / "my_model.csv", index=False)
+    try:
+        snakemake(default_run, "--cores", "2", "abdev")
+        table = pd.read_csv(default_run / "results/abdev/scores/my_model.csv")
+        reference = pd.read_csv(default_run / "results/abdev/scores/ridge_descriptors.csv")
+        mine = table.set_index(["condition", "metric"])["value"]
+        theirs = reference.set_index(["condition", "metric"])["value"]
+        pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index())
+    finally:
+        (own / "my_model.csv").unlink()
+
+
+def test_malformed_prediction_file_fails_with_one_clear_line(tmp_path):
+    workdir = copy_workflow(tmp_path / "wf")
+    own = workdir / "predictions" / "abdev"
+    own.mkdir(parents=True)
+    (own / "broken.csv").write_text("name,HIC\nx,1.0\n")
+    proc = snakemake(workdir, "--cores", "1", "abdev", check=False)
+    assert proc.returncode != 0
+    log = (workdir / "logs/abdev_score/broken.log").read_text()
+    assert "Missing required column 'antibody_name'" in log
+    assert "predictions/abdev/broken.csv" in log
+    assert not (workdir / "results/abdev/scores/broken.csv").exists()
+    assert not (workdir / "results/summary.csv").exists()
