@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 from scievals.cli import main
-from scievals.gating.paths import OMIP_VERIFIED_DIR
+from scievals.gating.paths import OMIP_VERIFIED_DIR, REPO_DIR
 
 TRUTH = str(OMIP_VERIFIED_DIR / "omip_008.json")
 
@@ -51,7 +52,7 @@ def test_bad_truth_is_one_line_error(tmp_path):
     bad.write_text(json.dumps({"test_case_id": "X"}))
     proc = subprocess.run([sys.executable, "-m", "scievals", "gating", "score", "--pred", TRUTH,  # noqa: PLW1510
                            "--truth", str(bad)], capture_output=True, text=True,
-                          env={"PYTHONPATH": "scripts", "PATH": "/usr/bin:/bin"})
+                          env=dict(os.environ, PYTHONPATH=str(REPO_DIR / "scripts")))
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1 and "not a valid gating test case" in proc.stderr
 
