@@ -268,6 +268,8 @@ def unsupported_population(name: str, panel: PanelIndex) -> str | None:
     text = fold(name)
     hits: list[tuple[int, int, str, tuple[str, ...]]] = []
     for population, pattern, required in _population_patterns():
+        if population not in text:  # cheap pre-filter: the pattern needs the name anyway
+            continue
         for m in pattern.finditer(text):
             hits.append((m.start(1), m.end(1), population, required))
     # Longest first; a hit overlapping an accepted one is part of a longer name.
@@ -282,6 +284,7 @@ def unsupported_population(name: str, panel: PanelIndex) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=65536)
 def hallucinated(name: str, panel: PanelIndex) -> str | None:
     """Why a gate name is a hallucination (marker or population), or None."""
     for ref in marker_references(name, panel):

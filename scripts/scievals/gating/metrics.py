@@ -20,6 +20,7 @@ P and G are the sets of distinct node names, root included, as in the reference.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -96,19 +97,23 @@ def synonym_f1(pred_names: set[str], true_names: set[str]) -> float:
     return _f1(common / len(sp), common / len(sg))
 
 
-def structure_accuracy(pred: dict, truth: dict) -> tuple[float, int, int]:
+def _parents_by_gate(rels) -> dict[str, Counter]:
+    parents: dict[str, Counter] = defaultdict(Counter)
+    for gate, parent, _ in rels:
+        parents[norm(gate)][norm(parent) if parent is not None else None] += 1
+    return parents
+
+
+def structure_accuracy(pred: dict, truth: dict, _pred_rels=None, _true_parents=None
+                       ) -> tuple[float, int, int]:
     """Seed definition: correct parents / gates common to both trees.
 
     Gates and parents are compared by :func:`norm`; a repeated gate name pairs its
     occurrences as multisets (min count common, multiset intersection of parents
     correct), which is order-free. No common gate scores 0.
     """
-    pred_parents: dict[str, Counter] = defaultdict(Counter)
-    true_parents: dict[str, Counter] = defaultdict(Counter)
-    for gate, parent, _ in T.relations(pred):
-        pred_parents[norm(gate)][norm(parent) if parent is not None else None] += 1
-    for gate, parent, _ in T.relations(truth):
-        true_parents[norm(gate)][norm(parent) if parent is not None else None] += 1
+    pred_parents = _parents_by_gate(_pred_rels if _pred_rels is not None else T.relations(pred))
+    true_parents = _true_parents if _true_parents is not None else _parents_by_gate(T.relations(truth))
     common = correct = 0
     for gate in pred_parents.keys() & true_parents.keys():
         p, g = pred_parents[gate], true_parents[gate]
@@ -117,7 +122,11 @@ def structure_accuracy(pred: dict, truth: dict) -> tuple[float, int, int]:
     return (correct / common if common else 0.0), correct, common
 
 
-def structure_accuracy_reference(pred: dict, truth: dict) -> float:
+def _triple(gate: str, parent: str | None, d: int) -> tuple[str, str | None, int]:
+    return (sem(gate), sem(parent) if parent else None, d)
+
+
+def structure_accuracy_reference(pred: dict, truth: dict, _pred_rels=None, _true_rels=None) -> float:
     """Reference definition: (sem gate, sem parent, depth) triples of the truth found.
 
     A truth triple counts when the prediction has it, or has the same gate at the
@@ -125,13 +134,10 @@ def structure_accuracy_reference(pred: dict, truth: dict) -> float:
     already-normalised names, as the reference does). Where the reference keeps one
     hash-order-dependent parent per (gate, depth), every parent is tried here.
     """
-    def triple(gate: str, parent: str | None, d: int):
-        return (sem(gate), sem(parent) if parent else None, d)
-
-    true_rels = [triple(*r) for r in T.relations(truth)]
+    true_rels = _true_rels if _true_rels is not None else [_triple(*r) for r in T.relations(truth)]
     if not true_rels:
         return 0.0
-    pred_rels = {triple(*r) for r in T.relations(pred)}
+    pred_rels = {_triple(*r) for r in (_pred_rels if _pred_rels is not None else T.relations(pred))}
     lookup: dict[tuple[str, int], set] = defaultdict(set)
     for gate, parent, d in pred_rels:
         lookup[(gate, d)].add(parent)
@@ -188,21 +194,21 @@ def hallucination_rate(pred_names: set[str], panel: PanelIndex) -> tuple[float, 
 
 def hallucination_rate_reference(pred_names: set[str], panel_markers: list[str]) -> float:
     """Reference substring heuristic (section 4.3), kept for comparison."""
-    tab = tables()
-    pm = {str(m).lower() for m in panel_markers} | set(tab.extra_dims)
-    flagged = 0
-    for name in pred_names:
-        low = name.lower()
-        if any(term in low for term in tab.skip_terms):
-            continue
-        if not any(m in low for m in pm) and ("+" in name or "-" in name):
-            flagged += 1
-            continue
-        for population, required in tab.population_required.items():
-            if population in low and not any(any(r in m for m in pm) for r in required):
-                flagged += 1
-                break
+    pm = tuple(sorted({str(m).lower() for m in panel_markers} | set(tables().extra_dims)))
+    flagged = sum(1 for name in pred_names if _reference_flag(name, pm))
     return flagged / len(pred_names) if pred_names else 0.0
+
+
+@functools.lru_cache(maxsize=65536)
+def _reference_flag(name: str, pm: tuple[str, ...]) -> bool:
+    tab = tables()
+    low = name.lower()
+    if any(term in low for term in tab.skip_terms):
+        return False
+    if not any(m in low for m in pm) and ("+" in name or "-" in name):
+        return True
+    return any(population in low and not any(any(r in m for m in pm) for r in required)
+               for population, required in tab.population_required.items())
 
 
 def depth_accuracy(pred_depth: int, true_depth: int) -> float:
@@ -222,6 +228,8 @@ class Truth:
     panel_markers: list[str]
     panel: PanelIndex
     critical: list[str]
+    parents: dict = field(default_factory=dict)  # norm gate -> Counter of norm parents
+    triples: list = field(default_factory=list)  # reference (sem gate, sem parent, depth)
 
     @classmethod
     def from_case(cls, case: dict) -> Truth:
@@ -239,6 +247,8 @@ class Truth:
             panel_markers=markers,
             panel=PanelIndex.from_markers(markers),
             critical=critical_gates(root, entries),
+            parents=_parents_by_gate(T.relations(root)),
+            triples=[_triple(*r) for r in T.relations(root)],
         )
 
 
@@ -255,10 +265,12 @@ def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
         if details:
             scores["details"] = {"missing": sorted(truth.names), "missing_critical": truth.critical}
         return scores
-    pred_names = T.name_set(pred)
+    rels = T.relations(pred)
+    pred_names = {name for name, _, _ in rels}
+    pred_depth = max(d for _, _, d in rels)
     match = hierarchy_prf(pred_names, truth.names, norm)
     reference_match = hierarchy_prf(pred_names, truth.names, norm_reference)
-    structure, correct, common = structure_accuracy(pred, truth.root)
+    structure, correct, common = structure_accuracy(pred, truth.root, rels, truth.parents)
     critical, missing_critical = critical_gate_recall(pred_names, truth.critical)
     halluc, flagged = hallucination_rate(pred_names, truth.panel)
     scores = {
@@ -269,9 +281,10 @@ def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
         "structure_accuracy": structure,
         "critical_gate_recall": critical,
         "hallucination_rate": halluc,
-        "depth_accuracy": depth_accuracy(T.depth(pred), truth.depth),
+        "depth_accuracy": depth_accuracy(pred_depth, truth.depth),
         "hierarchy_f1_reference": reference_match.f1,
-        "structure_accuracy_reference": structure_accuracy_reference(pred, truth.root),
+        "structure_accuracy_reference": structure_accuracy_reference(pred, truth.root, rels,
+                                                                     truth.triples),
         "hallucination_rate_reference": hallucination_rate_reference(pred_names, truth.panel_markers),
     }
     if details:
@@ -284,7 +297,7 @@ def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
             "critical_gates": truth.critical,
             "missing_critical": missing_critical,
             "hallucinated": flagged,
-            "pred_depth": T.depth(pred),
+            "pred_depth": pred_depth,
             "true_depth": truth.depth,
             "pred_gates": len(pred_names),
             "true_gates": len(truth.names),
