@@ -217,6 +217,8 @@ def fetch(cfg: dict, out_dir, report_json) -> dict:
     jobs += [(s["name"], f"url:{s['name']}", lambda s=s: _url_source(s, out_dir, cfg))
              for s in cfg.get("sources") or []]
     origins: dict[str, str] = {}
+    if not jobs:
+        log.info("no download sources configured (gating.flowrepository, gating.sources)")
     for label, origin, job in jobs:
         try:
             entry = job()

@@ -196,6 +196,10 @@ def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list |
             log.warning("skipped workspace %s: %s", path, reason)
             record.update(status="skipped", reason=reason)
         record["seconds"] = round(time.perf_counter() - started, 3)
+        if record["status"] == "ok":
+            log.info("%s: %d sample(s), %d gate(s), FCS loaded for %d (%.2f s)", path,
+                     len(record["samples"]), max(len(s["gates"]) for s in record["samples"]),
+                     sum(s["fcs_loaded"] for s in record["samples"]), record["seconds"])
         records.append(record)
     write_jsonl(out_jsonl, records)
     write_json(report_json, {

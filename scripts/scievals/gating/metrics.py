@@ -30,6 +30,9 @@ from scievals.gating.markers import PanelIndex, hallucinated
 from scievals.gating.normalize import is_valid_parent, norm, norm_reference, sem
 from scievals.gating.reference import tables
 
+# Bump when a definition changes: the workflow reruns scoring on a new version.
+METRICS_VERSION = "gating-metrics-v1"
+
 METRICS = (
     "hierarchy_f1",
     "hierarchy_precision",

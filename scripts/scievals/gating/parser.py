@@ -27,13 +27,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import json_repair
+
 from scievals.gating.reference import tables
 from scievals.gating.tree import clean_tree, count_nodes
-
-try:  # json-repair is a declared dependency of the gating extra
-    import json_repair
-except ImportError:  # pragma: no cover - exercised only without the extra
-    json_repair = None
 
 
 @dataclass
@@ -99,8 +96,6 @@ def _loads(text: str) -> tuple[Any, bool] | None:
         return json.loads(text), False
     except (json.JSONDecodeError, RecursionError):
         pass
-    if json_repair is None:
-        return None
     try:
         value = json_repair.loads(text)
     except Exception:  # noqa: BLE001 - json_repair raises assorted errors on hopeless input
