@@ -6,7 +6,8 @@ It listens on 127.0.0.1 (a free port), answers ``POST /v1/chat/completions``
 scripted per prompt: ``server.script["prompt text"] = ["429:0.1", "500"]`` makes
 the first request with that last user message get a 429 with ``Retry-After:
 0.1``, the second a 500, and later ones a normal reply. Every request is logged
-(path, JSON body, headers) so tests can count what reached the server.
+(path, JSON body, headers, arrival time) and the most requests in flight at once
+is kept, so tests can count what reached the server.
 
 Fault codes: ``429[:retry_after]``, ``500``, ``503``, ``401``, ``403``, ``400``,
 ``404``, ``slow:<seconds>`` (sleep, then reply), ``malformed`` (200 with a body
@@ -57,12 +58,14 @@ class _Handler(BaseHTTPRequestHandler):
         anthropic = self.path.rstrip("/").endswith("/messages")
         prompt = _last_user_text(body)
         fault = owner._record_and_next_fault(self.path, body, dict(self.headers.items()), prompt)
-        if owner.latency_s:
-            time.sleep(owner.latency_s)
         try:
+            if owner.latency_s:
+                time.sleep(owner.latency_s)
             self._reply(owner, anthropic, body, prompt, fault)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout); nothing to tell it
+        finally:
+            owner._done()
 
     def _reply(self, owner, anthropic: bool, body: dict, prompt: str, fault: str | None) -> None:
         kind, _, arg = (fault or "").partition(":")
@@ -204,6 +207,8 @@ class FakeLLMServer:
         self.script: dict[str, list[str]] = {}
         self.error_messages: dict[int, str] = {}
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._serial = 0
         self._httpd: _Server | None = None
@@ -263,12 +268,27 @@ class FakeLLMServer:
     def reset_log(self) -> None:
         with self._lock:
             self.requests.clear()
+            self.max_in_flight = self.in_flight
 
     def _record_and_next_fault(self, path, body, headers, prompt) -> str | None:
         with self._lock:
-            self.requests.append({"path": path, "body": body, "headers": headers, "prompt": prompt})
+            self.requests.append(
+                {
+                    "path": path,
+                    "body": body,
+                    "headers": headers,
+                    "prompt": prompt,
+                    "t": time.monotonic(),
+                }
+            )
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             queue = self.script.get(prompt)
             return queue.pop(0) if queue else None
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _next_id(self) -> int:
         with self._lock:

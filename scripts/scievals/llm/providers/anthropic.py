@@ -54,6 +54,7 @@ class AnthropicAPI:
     def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
         self._sdk = require_sdk("anthropic", spec)
         self.spec = spec
+        self._secret = api_key
         self.sampling = sampling_mode(self._sdk)
         if self.sampling == "none":
             log.info(
@@ -97,7 +98,7 @@ class AnthropicAPI:
         try:
             response = await self.client.messages.create(**self.request_kwargs(request, params))
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
-            raise translate(exc, self._sdk) from exc
+            raise translate(exc, self._sdk, self._secret) from exc
         content = getattr(response, "content", None)
         if content is None:
             raise TransientError("reply has no content")
