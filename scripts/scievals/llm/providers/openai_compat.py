@@ -56,8 +56,12 @@ class OpenAICompatAPI:
 
     async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
         try:
-            response = await self.client.chat.completions.create(
-                **self.request_kwargs(request, params)
+            # The documented low-level call: the body is already plain JSON, so the
+            # SDK's per-field type transform (a fifth of its CPU time) is skipped.
+            response = await self.client.post(
+                "/chat/completions",
+                body=self.request_kwargs(request, params),
+                cast_to=self._sdk.types.chat.ChatCompletion,
             )
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
             raise translate(exc, self._sdk, self._secret) from exc
