@@ -81,3 +81,7 @@ def test_killed_run_resumes_with_only_the_missing_requests(server, fake_key, tmp
     server.reset_log()
     run_batch(spec, make_requests(N), settings, scope="resume/v1")
     assert server.count == 0
+    # Neither the killed child (cache, debug log) nor the re-run wrote the key anywhere.
+    assert (tmp_path / "child.log").stat().st_size > 0
+    leaks = [p for p in tmp_path.rglob("*") if p.is_file() and FAKE_KEY.encode() in p.read_bytes()]
+    assert leaks == []
