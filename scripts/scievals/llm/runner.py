@@ -219,7 +219,8 @@ class _Batch:
                 )
                 return
         # Stored before anything else happens, so a kill from here on loses nothing.
-        self.cache.put(self.spec, job.key, job.material, reply, latency)
+        # In a worker thread: file system calls release the GIL, the event loop goes on.
+        await asyncio.to_thread(self.cache.put, self.spec, job.key, job.material, reply, latency)
         self.settle(
             job.index,
             _response(
