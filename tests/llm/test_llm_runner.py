@@ -99,6 +99,11 @@ def test_anthropic_request_takes_system_separately(server, fake_key, settings):
     assert body["messages"] == [{"role": "user", "content": "q0"}]
     assert body["max_tokens"] == 55 and body["stop_sequences"] == ["END"]
     assert "seed" not in body
+    # Sampling parameters only where the SDK's API version accepts them (not in 2026-10-21).
+    import anthropic
+    from scievals.llm.providers.anthropic import sampling_mode
+
+    assert ("temperature" in body) == (sampling_mode(anthropic) != "none")
     reply = result.responses[0]
     assert (reply.text, reply.stop_reason) == ("reply: q0", "end_turn")
     assert (reply.usage.tokens_in, reply.usage.tokens_out) == (3, 2)  # "be brief q0"; "reply: q0"
@@ -184,3 +189,26 @@ def test_progress_uses_tqdm_on_a_terminal(capsys):
         progress.update()
     progress.close()
     assert "bar: 100%" in capsys.readouterr().err
+
+
+def test_anthropic_sampling_follows_the_sdk_api_version(monkeypatch):
+    import sys
+    import types
+
+    from scievals.llm.providers.anthropic import sampling_mode
+
+    def fake_sdk(version: str, create) -> types.ModuleType:
+        sdk = types.ModuleType("fake_anthropic")
+        constants = types.ModuleType("fake_anthropic._constants")
+        constants.ANTHROPIC_API_VERSION = version
+        monkeypatch.setitem(sys.modules, "fake_anthropic._constants", constants)
+        messages = types.SimpleNamespace(AsyncMessages=types.SimpleNamespace(create=create))
+        sdk.resources = types.SimpleNamespace(messages=messages)
+        return sdk
+
+    def old_create(*, model, messages, max_tokens, temperature=None, top_p=None): ...
+    def v1_create(*, model, messages, max_tokens, extra_body=None): ...
+
+    assert sampling_mode(fake_sdk("2023-06-01", old_create)) == "kwargs"
+    assert sampling_mode(fake_sdk("2023-06-01", v1_create)) == "extra_body"
+    assert sampling_mode(fake_sdk("2026-10-21", old_create)) == "none"

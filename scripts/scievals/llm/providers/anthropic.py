@@ -46,7 +46,10 @@ def sampling_mode(sdk: ModuleType) -> str:
         version = LAST_SAMPLING_API_VERSION
     if version > LAST_SAMPLING_API_VERSION:  # ISO dates compare as strings
         return "none"
-    create = sdk.resources.messages.AsyncMessages.create
+    try:
+        create = sdk.resources.messages.AsyncMessages.create
+    except AttributeError:
+        return "extra_body"  # unknown layout: extra_body works with every SDK version
     return "kwargs" if "temperature" in inspect.signature(create).parameters else "extra_body"
 
 
