@@ -6,7 +6,8 @@ It listens on 127.0.0.1 (a free port), answers ``POST /v1/chat/completions``
 scripted per prompt: ``server.script["prompt text"] = ["429:0.1", "500"]`` makes
 the first request with that last user message get a 429 with ``Retry-After:
 0.1``, the second a 500, and later ones a normal reply. Every request is logged
-(path, JSON body, headers) so tests can count what reached the server.
+(path, JSON body, headers, arrival time) and the most requests in flight at once
+is kept, so tests can count what reached the server.
 
 Fault codes: ``429[:retry_after]``, ``500``, ``503``, ``401``, ``403``, ``400``,
 ``404``, ``slow:<seconds>`` (sleep, then reply), ``malformed`` (200 with a body
@@ -19,9 +20,14 @@ The server shuts itself down after ``max_lifetime_s`` even if nobody stops it.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -34,18 +40,28 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; with Nagle's algorithm the body
+    # would wait for the client's delayed ACK (~40 ms on Linux).
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # silence stderr
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path == "/_stats":  # for a server in another process (see FakeServerProcess)
+            owner = self.server.owner
+            self._send_json(200, {"count": owner.count, "max_in_flight": owner.max_in_flight})
+        elif self.path.rstrip("/").endswith("/models"):
             self._send_json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
         else:
             self._send_json(404, {"error": {"message": "not found"}})
 
     def do_POST(self) -> None:
+        if self.path == "/_reset":
+            self.server.owner.reset_log()
+            self._send_json(200, {"ok": True})
+            return
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
         try:
@@ -57,12 +73,14 @@ class _Handler(BaseHTTPRequestHandler):
         anthropic = self.path.rstrip("/").endswith("/messages")
         prompt = _last_user_text(body)
         fault = owner._record_and_next_fault(self.path, body, dict(self.headers.items()), prompt)
-        if owner.latency_s:
-            time.sleep(owner.latency_s)
         try:
+            if owner.latency_s:
+                time.sleep(owner.latency_s)
             self._reply(owner, anthropic, body, prompt, fault)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (timeout); nothing to tell it
+        finally:
+            owner._done()
 
     def _reply(self, owner, anthropic: bool, body: dict, prompt: str, fault: str | None) -> None:
         kind, _, arg = (fault or "").partition(":")
@@ -204,6 +222,8 @@ class FakeLLMServer:
         self.script: dict[str, list[str]] = {}
         self.error_messages: dict[int, str] = {}
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._serial = 0
         self._httpd: _Server | None = None
@@ -263,14 +283,107 @@ class FakeLLMServer:
     def reset_log(self) -> None:
         with self._lock:
             self.requests.clear()
+            self.max_in_flight = self.in_flight
 
     def _record_and_next_fault(self, path, body, headers, prompt) -> str | None:
         with self._lock:
-            self.requests.append({"path": path, "body": body, "headers": headers, "prompt": prompt})
+            self.requests.append(
+                {
+                    "path": path,
+                    "body": body,
+                    "headers": headers,
+                    "prompt": prompt,
+                    "t": time.monotonic(),
+                }
+            )
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             queue = self.script.get(prompt)
             return queue.pop(0) if queue else None
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _next_id(self) -> int:
         with self._lock:
             self._serial += 1
             return self._serial
+
+
+class FakeServerProcess:
+    """The same server in its own process, so its CPU time does not compete with the
+    client for one interpreter (as a real server would not): for benchmarks.
+
+    ``stats()`` returns ``{"count", "max_in_flight"}``; ``reset()`` clears them.
+    """
+
+    def __init__(self, latency_s: float = 0.0, max_lifetime_s: float = 600.0) -> None:
+        self.latency_s = latency_s
+        self.max_lifetime_s = max_lifetime_s
+        self._proc: subprocess.Popen | None = None
+        self.url = ""
+
+    def __enter__(self) -> Self:
+        self._proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "scievals.llm.fake_server",
+                "--latency",
+                str(self.latency_s),
+                "--max-lifetime",
+                str(self.max_lifetime_s),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": _scripts_dir()},
+        )
+        line = self._proc.stdout.readline().strip()  # "listening on http://127.0.0.1:PORT"
+        if not line.startswith("listening on "):
+            self._proc.kill()
+            raise RuntimeError(f"fake server did not start: {line!r}")
+        self.url = line.removeprefix("listening on ")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            self._proc.terminate()
+            self._proc.wait(timeout=10)
+            self._proc = None
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.url + "/v1"
+
+    def stats(self) -> dict:
+        with urllib.request.urlopen(self.url + "/_stats", timeout=5) as reply:
+            return json.loads(reply.read())
+
+    def reset(self) -> None:
+        request = urllib.request.Request(self.url + "/_reset", data=b"{}", method="POST")
+        urllib.request.urlopen(request, timeout=5).close()
+
+
+def _scripts_dir() -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).resolve().parents[2])
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Fake OpenAI/Anthropic server for offline runs")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    parser.add_argument("--prefix", default="reply: ", help="reply = prefix + last user message")
+    parser.add_argument("--max-lifetime", type=float, default=600.0, help="stop after seconds")
+    args = parser.parse_args(argv)
+    server = FakeLLMServer(args.latency, args.prefix, args.max_lifetime).start()
+    print(f"listening on {server.url}", flush=True)
+    try:
+        server._thread.join()  # returns when the lifetime timer stops the server
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -18,7 +18,8 @@ from tenacity import (
     RetryCallState,
     retry_if_exception_type,
     stop_after_attempt,
-    wait_exponential_jitter,
+    wait_exponential,
+    wait_random,
 )
 from tenacity.wait import wait_base
 
@@ -68,14 +69,17 @@ class wait_retry_after_or_backoff(wait_base):
     def __init__(self, max_wait_s: float, initial_s: float = INITIAL_WAIT_S) -> None:
         initial = min(initial_s, max_wait_s)
         self.max_wait_s = max_wait_s
-        self.backoff = wait_exponential_jitter(initial=initial, max=max_wait_s, jitter=initial)
+        # initial * 2**(attempt-1) plus up to ``initial`` of jitter, all capped at max_wait_s.
+        self.backoff = wait_exponential(multiplier=initial, max=max_wait_s) + wait_random(
+            0, initial
+        )
 
     def __call__(self, retry_state: RetryCallState) -> float:
         exc = retry_state.outcome.exception() if retry_state.outcome else None
         retry_after = getattr(exc, "retry_after", None)
         if retry_after is not None:
             return min(retry_after, self.max_wait_s)
-        return self.backoff(retry_state)
+        return min(self.backoff(retry_state), self.max_wait_s)
 
 
 async def call_with_retries(

@@ -36,6 +36,7 @@ from scievals.llm.base import (
 from scievals.llm.cache import ResponseCache, cache_key, key_material
 from scievals.llm.progress import Progress
 from scievals.llm.providers import create_api, provider_class
+from scievals.llm.providers._sdk_errors import redact
 from scievals.llm.registry import api_key, key_env
 from scievals.llm.retry import call_with_retries
 from scievals.llm.settings import LLMSettings
@@ -76,13 +77,6 @@ def sample_params(spec: ModelSpec, sample_index: int) -> GenerateParams:
     if params.seed is not None and sample_index:
         return params.model_copy(update={"seed": params.seed + sample_index})
     return params
-
-
-def redact(text: str, secret: str | None) -> str:
-    """``text`` with the API key (should a server echo it) replaced by ``***``."""
-    if secret and len(secret) >= 4:
-        return text.replace(secret, "***")
-    return text
 
 
 def _rejected(spec: ModelSpec, exc: RequestRejected, secret: str | None) -> ScievalsError:
@@ -146,6 +140,7 @@ class _Batch:
         self.pending: list[_Job] = []
         self.label = label
         self.secret: str | None = None
+        self.aborted = False
         self.progress: Progress | None = None
         cls = provider_class(spec)  # ScievalsError for baselines
         leaders: dict[str, int] = {}
@@ -206,10 +201,15 @@ class _Batch:
 
         where = f"{self.spec.name} {job.request.case_id}#{job.request.sample_index}"
         async with gate:
+            if self.aborted:  # another request was rejected: send nothing more
+                return
             try:
                 reply, attempts = await call_with_retries(
                     attempt, self.settings.max_attempts, self.settings.max_wait_s, label=where
                 )
+            except RequestRejected:
+                self.aborted = True  # set before the gate opens for the next request
+                raise
             except TransientError as exc:
                 error = redact(str(exc), self.secret)
                 attempts = getattr(exc, "attempts", self.settings.max_attempts)
@@ -219,7 +219,8 @@ class _Batch:
                 )
                 return
         # Stored before anything else happens, so a kill from here on loses nothing.
-        self.cache.put(self.spec, job.key, job.material, reply, latency)
+        # In a worker thread: file system calls release the GIL, the event loop goes on.
+        await asyncio.to_thread(self.cache.put, self.spec, job.key, job.material, reply, latency)
         self.settle(
             job.index,
             _response(

@@ -27,11 +27,22 @@ def _server_message(exc: Exception) -> str:
     return text[:MAX_MESSAGE_CHARS]
 
 
-def translate(exc: Exception, sdk: ModuleType) -> Exception:
-    """The exception the runner understands (``exc`` itself if it is none of the known kinds)."""
+def redact(text: str, secret: str | None) -> str:
+    """``text`` with the API key replaced by ``***`` (some servers echo the key in errors)."""
+    if secret and len(secret) >= 4:
+        return text.replace(secret, "***")
+    return text
+
+
+def translate(exc: Exception, sdk: ModuleType, secret: str | None = None) -> Exception:
+    """The exception the runner understands (``exc`` itself if it is none of the known kinds).
+
+    Messages are redacted here, at the source, so no log line or record downstream
+    can carry the key.
+    """
     if isinstance(exc, sdk.APIStatusError):
         status = exc.status_code
-        message = f"HTTP {status}: {_server_message(exc)}"
+        message = redact(f"HTTP {status}: {_server_message(exc)}", secret)
         if is_retryable_status(status):
             return TransientError(message, parse_retry_after(exc.response.headers))
         return RequestRejected(message, status)

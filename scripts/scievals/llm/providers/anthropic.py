@@ -46,7 +46,10 @@ def sampling_mode(sdk: ModuleType) -> str:
         version = LAST_SAMPLING_API_VERSION
     if version > LAST_SAMPLING_API_VERSION:  # ISO dates compare as strings
         return "none"
-    create = sdk.resources.messages.AsyncMessages.create
+    try:
+        create = sdk.resources.messages.AsyncMessages.create
+    except AttributeError:
+        return "extra_body"  # unknown layout: extra_body works with every SDK version
     return "kwargs" if "temperature" in inspect.signature(create).parameters else "extra_body"
 
 
@@ -54,6 +57,7 @@ class AnthropicAPI:
     def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
         self._sdk = require_sdk("anthropic", spec)
         self.spec = spec
+        self._secret = api_key
         self.sampling = sampling_mode(self._sdk)
         if self.sampling == "none":
             log.info(
@@ -97,7 +101,7 @@ class AnthropicAPI:
         try:
             response = await self.client.messages.create(**self.request_kwargs(request, params))
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
-            raise translate(exc, self._sdk) from exc
+            raise translate(exc, self._sdk, self._secret) from exc
         content = getattr(response, "content", None)
         if content is None:
             raise TransientError("reply has no content")
