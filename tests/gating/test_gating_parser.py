@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scievals.gating.parser import parse_prediction, parse_reply
 from scievals.gating.task_failure import classify
 from scievals.gating.tree import depth, names
@@ -125,3 +127,31 @@ def test_parse_prediction_accepts_objects():
 ])
 def test_task_failure(text, parsed, error, expected):
     assert classify(text, parsed, error) == expected
+
+
+_gate_names = st.sampled_from(["Singlets", "Live cells", "CD3+ T cells", "CD4+", "CD8+", "B cells",
+                               "NK cells", "CD45RA+ CCR7+", "Monocytes", "Non-classical monocytes"])
+
+
+def _subtrees(depth: int):
+    if depth == 0:
+        return st.builds(lambda n: {"name": n, "markers": [], "children": []}, _gate_names)
+    return st.builds(lambda n, kids: {"name": n, "markers": [], "children": kids}, _gate_names,
+                     st.lists(_subtrees(depth - 1), max_size=3))
+
+
+def _markdown(tree: dict, level: int = 0) -> list[str]:
+    lines = ["  " * level + "- " + tree["name"]]
+    for child in tree["children"]:
+        lines += _markdown(child, level + 1)
+    return lines
+
+
+@settings(max_examples=100, deadline=None)
+@given(children=st.lists(_subtrees(2), min_size=2, max_size=4))
+def test_round_trips(children):
+    tree = {"name": "All Events", "markers": [], "children": children}
+    assert parse_reply("Answer:\n" + json.dumps(tree) + "\nDone.").hierarchy == tree
+    assert parse_reply("```json\n" + json.dumps(tree, indent=2) + "\n```").hierarchy == tree
+    from_markdown = parse_reply("\n".join(_markdown(tree)))
+    assert from_markdown.method == "markdown_list" and from_markdown.hierarchy == tree
