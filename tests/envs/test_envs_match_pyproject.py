@@ -158,7 +158,7 @@ def test_env_pins_equal_the_constraints_file():
                 )
 
 
-RULE_START = re.compile(r"^\s*rule(?:\s+(\w+))?\s*:", re.M)
+RULE_START = re.compile(r"^\s*rule(?:\s+(\w+))?\s*:", re.MULTILINE)
 
 
 def rule_blocks(text: str) -> list[tuple[str, str]]:
@@ -176,10 +176,10 @@ def test_every_rule_that_runs_code_names_an_existing_env():
     checked = 0
     for smk in smk_files:
         for name, body in rule_blocks(smk.read_text()):
-            if not re.search(r"^\s*(script|shell|run|notebook|wrapper)\s*:", body, re.M):
+            if not re.search(r"^\s*(script|shell|run|notebook|wrapper)\s*:", body, re.MULTILINE):
                 continue  # target-only rules (inputs only) run nothing
             checked += 1
-            conda = re.search(r"^\s*conda:\s*\n?\s*[\"']([^\"']+)[\"']", body, re.M)
+            conda = re.search(r"^\s*conda:\s*\n?\s*[\"']([^\"']+)[\"']", body, re.MULTILINE)
             assert conda, f"{smk.name}: rule {name} runs code but names no conda env"
             target = (smk.parent / conda.group(1)).resolve()
             assert target.parent == ENV_DIR.resolve() and target.exists(), (

@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
-
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import Provenance
 from scievals.common.tables import concat_tables, result_rows, write_result_table

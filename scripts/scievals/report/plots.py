@@ -17,13 +17,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.transforms import offset_copy  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.transforms import offset_copy
 
-from scievals.common.io import atomic_path  # noqa: E402
+from scievals.common.io import atomic_path
 
 DPI = 110
 PANEL_COLUMNS = 3
