@@ -1,0 +1,182 @@
+"""``python -m scievals abdev ...``: validate, score, predict, make-demo.
+
+``validate`` and ``score`` follow the reference's removed CLI
+(``evaluation/cli.py``): score validates first and prints the result table;
+unlike it, ``score`` passes the fold column, so cross-validation scoring works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from scievals.abdev.constants import CV_DATASET, DATASETS, DEFAULT_FOLD_COL
+
+EPILOG_SCORE = """\
+Metrics (reference semantics): Spearman correlation and top-10% recall per assay
+(HIC, PR_CHO and AC-SINS_pH7.4 are negated first: lower is better). With
+--dataset GDPa1_cross_validation you get one row per fold, 'aggregated' (all
+folds pooled) and 'average' (mean of the folds, the headline number).
+--extended adds bootstrap 95% CIs and a tie-robust recall.
+
+example:
+  python -m scievals abdev score --pred preds.csv --truth GDPa1_v1.2_20250814.csv \\
+      --dataset GDPa1_cross_validation --output scores.csv
+"""
+
+
+def _print_report(pred: str, report) -> None:
+    if report.ok:
+        print(f"\u2713 {pred} is valid")
+    else:
+        print(f"\u2717 {pred} has validation errors:")
+        for error in report.errors:
+            print(f"  - {error}")
+    if report.warnings:
+        print("warnings:")
+        for warning in report.warnings:
+            print(f"  ! {warning}")
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from scievals.abdev.validate import validate_prediction_file
+
+    report = validate_prediction_file(args.pred, args.truth, args.fold_col)
+    _print_report(args.pred, report)
+    return 0 if report.ok else 1
+
+
+def _warn_if_demo(truth: str) -> None:
+    from scievals.abdev.data import DEMO_CSV
+    from scievals.common.io import sha256_file
+
+    if DEMO_CSV.exists() and Path(truth).exists() and sha256_file(truth) == sha256_file(DEMO_CSV):
+        print(
+            f"note: {truth} is the embedded synthetic GDPa1-demo, not GDPa1; "
+            "these numbers say nothing about real antibodies",
+            file=sys.stderr,
+        )
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from scievals.abdev.metrics import evaluate_model, extended_scores
+    from scievals.abdev.validate import validate_prediction_file
+    from scievals.common.io import write_csv
+
+    report = validate_prediction_file(args.pred, args.truth, args.fold_col)
+    if not report.ok:
+        print("Validation errors:", file=sys.stderr)
+        for error in report.errors:
+            print(f"  - {error}", file=sys.stderr)
+        return 1
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    _warn_if_demo(args.truth)
+
+    model_name = args.model_name or Path(args.pred).stem
+    rows = evaluate_model(args.pred, args.truth, model_name, args.dataset, args.fold_col, args.num_folds)
+    results = pd.DataFrame(rows)
+    print(results.to_string(index=False))
+    if args.output:
+        write_csv(args.output, results)
+        print(f"\nResults saved to {args.output}")
+    if args.extended:
+        if args.dataset != CV_DATASET:
+            print(f"note: --extended needs --dataset {CV_DATASET}; skipped", file=sys.stderr)
+        else:
+            table = extended_scores(
+                args.pred, args.truth, args.fold_col, args.num_folds, args.n_resamples, args.seed
+            )
+            print()
+            print(table.to_string(index=False))
+    return 0
+
+
+def cmd_predict(args: argparse.Namespace) -> int:
+    from scievals.abdev.baselines import run_baseline
+
+    predictions = run_baseline(args.model, args.truth, args.out, args.fold_col, args.seed)
+    print(f"wrote {len(predictions)} out-of-fold predictions of {args.model} to {args.out}")
+    return 0
+
+
+def cmd_make_demo(args: argparse.Namespace) -> int:
+    from scievals.abdev.demo import write_demo
+
+    write_demo(args.out, args.heldout_out, args.seed)
+    print(f"wrote synthetic GDPa1-demo to {args.out}" + (f" and {args.heldout_out}" if args.heldout_out else ""))
+    return 0
+
+
+def register(subparsers) -> None:
+    from scievals.abdev.baselines import BASELINES
+    from scievals.abdev.demo import DEMO_SEED
+
+    parser = subparsers.add_parser(
+        "abdev",
+        help="antibody developability benchmark (GDPa1): validate, score, predict",
+        description="GDPa1 antibody developability benchmark: score predictions of HIC, Tm2, "
+        "Titer, PR_CHO and AC-SINS_pH7.4 exactly as the reference abdev-benchmark does.",
+    )
+    sub = parser.add_subparsers(dest="abdev_command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "validate",
+        help="check a prediction CSV (exit 1 on errors)",
+        description="Check a prediction CSV: the reference's format checks, plus non-numeric cells, "
+        "NaN predictions and, with --truth, unknown/missing antibodies and a fold column that "
+        "disagrees with the truth. Errors exit 1; warnings do not.",
+    )
+    p.add_argument("--pred", required=True, help="prediction CSV (antibody_name + property columns)")
+    p.add_argument("--truth", help="truth CSV (GDPa1) to check names and folds against")
+    p.add_argument("--fold-col", default=DEFAULT_FOLD_COL, help="fold column (default: %(default)s)")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser(
+        "score",
+        help="score a prediction CSV against the truth and print the table",
+        description="Validate, then score a prediction CSV against a truth CSV (reference metrics).",
+        epilog=EPILOG_SCORE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--pred", required=True, help="prediction CSV")
+    p.add_argument("--truth", required=True, help="truth CSV (GDPa1_v1.2_20250814.csv or the demo)")
+    p.add_argument(
+        "--dataset", default="GDPa1", choices=DATASETS,
+        help="GDPa1: all rows at once; GDPa1_cross_validation: per fold (default: %(default)s)",
+    )
+    p.add_argument("--model-name", help="model name in the table (default: the file name without .csv)")
+    p.add_argument("--output", "-o", help="write the results CSV here (reference columns)")
+    p.add_argument("--fold-col", default=DEFAULT_FOLD_COL, help="truth fold column (default: %(default)s)")
+    p.add_argument("--num-folds", type=int, default=5, help="expected number of folds (default: %(default)s)")
+    p.add_argument("--extended", action="store_true", help="also print bootstrap CIs and tie-robust recall")
+    p.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser(
+        "predict",
+        help="run a built-in baseline with the reference CV protocol",
+        description="Fit a built-in baseline on 4 folds, predict the 5th, for every fold; "
+        "write the out-of-fold predictions (antibody_name, fold, 5 properties).",
+    )
+    p.add_argument("--model", required=True, help=f"baseline name: {', '.join(sorted(BASELINES))}")
+    p.add_argument("--truth", required=True, help="truth CSV with sequences, labels and folds")
+    p.add_argument("--out", required=True, help="output prediction CSV")
+    p.add_argument("--fold-col", default=DEFAULT_FOLD_COL, help="truth fold column (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=42, help="seed (default: %(default)s)")
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser(
+        "make-demo",
+        help="write the synthetic GDPa1-demo truth (deterministic)",
+        description="Regenerate the embedded synthetic GDPa1-demo data (same bytes for the same seed). "
+        "It is NOT GDPa1: sequences and labels are invented.",
+    )
+    p.add_argument("--out", required=True, help="output truth CSV, e.g. data/demo/abdev/GDPa1_demo.csv")
+    p.add_argument("--heldout-out", help="also write 80 synthetic heldout sequences here")
+    p.add_argument("--seed", type=int, default=DEMO_SEED, help="generator seed (default: %(default)s)")
+    p.set_defaults(func=cmd_make_demo)

@@ -1,0 +1,197 @@
+"""Prediction-file validation: the reference's four checks, then what it misses.
+
+:func:`validate_prediction_format` reproduces ``abdev_core.evaluation_validate``
+exactly (same checks, order and messages). :func:`validate_prediction_file`
+adds the checks the reference documents but never runs, which otherwise turn
+into silently wrong numbers: non-numeric cells (ranked as text by the
+reference), NaN predictions, names unknown to the truth, truth antibodies
+without a prediction, and a fold column that disagrees with the truth.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
+
+MAX_LISTED = 5  # how many offending names/rows a message spells out
+
+
+@dataclass
+class ValidationReport:
+    """Errors make a file unusable; warnings change what gets scored."""
+
+    path: str
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def __iter__(self):
+        """``ok, errors = validate_prediction_file(p)`` works as with the reference."""
+        yield self.ok
+        yield self.errors
+
+    def lines(self) -> list[str]:
+        return [f"error: {e}" for e in self.errors] + [f"warning: {w}" for w in self.warnings]
+
+
+def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
+    """The reference's four format checks; all run, errors accumulate in this order."""
+    errors: list[str] = []
+    if "antibody_name" not in df.columns:
+        errors.append("Missing required column 'antibody_name'")
+    if not [c for c in df.columns if c in PROPERTY_LIST]:
+        errors.append(f"No property columns found. Must have at least one of: {PROPERTY_LIST}")
+    if "antibody_name" in df.columns and df["antibody_name"].isna().any():
+        errors.append("antibody_name column contains NaN values")
+    if "antibody_name" in df.columns:
+        duplicated = df["antibody_name"].duplicated()
+        if duplicated.any():
+            errors.append(f"Found {duplicated.sum()} duplicate antibody_name values")
+    return len(errors) == 0, errors
+
+
+def _listing(items, limit: int = MAX_LISTED) -> str:
+    items = [str(i) for i in items]
+    shown = ", ".join(items[:limit])
+    return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _row_label(df: pd.DataFrame, index) -> str:
+    """'line 7 (abc-mab)': the CSV line (header is line 1) and the antibody name if any."""
+    line = int(index) + 2
+    if "antibody_name" in df.columns and pd.notna(df.at[index, "antibody_name"]):
+        return f"line {line} ({df.at[index, 'antibody_name']})"
+    return f"line {line}"
+
+
+def _non_numeric_errors(df: pd.DataFrame, columns: list[str]) -> list[str]:
+    errors = []
+    for col in columns:
+        series = df[col]
+        if pd.api.types.is_bool_dtype(series):
+            errors.append(f"column {col!r} holds True/False values, not numbers")
+            continue
+        if pd.api.types.is_numeric_dtype(series):
+            continue
+        bad = series.notna() & pd.to_numeric(series, errors="coerce").isna()
+        cells = [f"{_row_label(df, i)}: {series[i]!r}" for i in series.index[bad]]
+        errors.append(
+            f"column {col!r} has {len(cells)} non-numeric value(s) ({_listing(cells)}); "
+            "write plain numbers and leave missing values empty"
+        )
+    return errors
+
+
+def _nan_warnings(df: pd.DataFrame, columns: list[str]) -> list[str]:
+    warnings = []
+    for col in columns:
+        empty = df[col].isna()
+        if empty.any():
+            names = df.loc[empty, "antibody_name"] if "antibody_name" in df.columns else df.index[empty]
+            warnings.append(
+                f"{col}: {int(empty.sum())} of {len(df)} predictions are missing (NaN) and are not "
+                f"scored for {col}: {_listing(names)}"
+            )
+    return warnings
+
+
+def _truth_checks(
+    df: pd.DataFrame, truth_path: str | os.PathLike, fold_col: str | None
+) -> tuple[list[str], list[str]]:
+    errors: list[str] = []
+    warnings: list[str] = []
+    truth_path = Path(truth_path)
+    if not truth_path.exists():
+        return [f"Truth file not found: {truth_path}"], []
+    try:
+        truth = pd.read_csv(truth_path)
+    except Exception as exc:  # noqa: BLE001 - any parser failure is reported, as for predictions
+        return [f"Failed to read truth CSV: {exc}"], []
+    if "antibody_name" not in truth.columns:
+        return [f"Truth file {truth_path} has no 'antibody_name' column"], []
+    names = df["antibody_name"].dropna()
+    truth_names = set(truth["antibody_name"].dropna())
+    unknown = [n for n in names.unique() if n not in truth_names]
+    if unknown:
+        warnings.append(
+            f"{len(unknown)} antibody name(s) are not in the truth file and are ignored by scoring: "
+            f"{_listing(unknown)}"
+        )
+    predicted = set(names)
+    missing = [n for n in truth["antibody_name"].dropna() if n not in predicted]
+    if missing:
+        warnings.append(
+            f"{len(missing)} of {len(truth)} truth antibodies have no prediction and are scored "
+            f"as NaN (left out of every metric): {_listing(missing)}"
+        )
+    if fold_col and fold_col in df.columns and fold_col in truth.columns:
+        truth_folds = truth.drop_duplicates("antibody_name").set_index("antibody_name")[fold_col]
+        known = df[df["antibody_name"].isin(truth_names)]
+        expected = known["antibody_name"].map(truth_folds)
+        given = known[fold_col]
+        # Compare as numbers where possible: '1' and 1.0 name the same fold.
+        given_num = pd.to_numeric(given, errors="coerce")
+        expected_num = pd.to_numeric(expected, errors="coerce")
+        differs = ~((given_num == expected_num) | (given.astype(str) == expected.astype(str)))
+        if differs.any():
+            bad = [
+                f"{name} (file {g!r}, truth {e!r})"
+                for name, g, e in zip(known["antibody_name"][differs], given[differs], expected[differs])
+            ]
+            errors.append(
+                f"column {fold_col!r} disagrees with the truth for {len(bad)} antibodies: "
+                f"{_listing(bad)}; scoring always uses the truth's folds, so these predictions "
+                "were probably made with the wrong training split"
+            )
+    return errors, warnings
+
+
+def validate_prediction_file(
+    pred_path: str | os.PathLike,
+    truth_path: str | os.PathLike | None = None,
+    fold_col: str | None = DEFAULT_FOLD_COL,
+) -> ValidationReport:
+    """Validate a prediction CSV; with ``truth_path`` also check it against the truth.
+
+    The first errors (``File not found: {path}`` / ``Failed to read CSV: {exc}``)
+    are returned alone, as in the reference; then the four reference checks,
+    then non-numeric cells (errors), NaN predictions, unknown and missing
+    antibodies (warnings) and a disagreeing fold column (error).
+    """
+    report = ValidationReport(path=str(pred_path))
+    path = Path(pred_path)
+    if not path.exists():
+        report.errors.append(f"File not found: {pred_path}")
+        return report
+    try:
+        df = pd.read_csv(path)
+    except Exception as exc:  # noqa: BLE001 - the reference reports any read failure this way
+        report.errors.append(f"Failed to read CSV: {exc}")
+        return report
+    _, format_errors = validate_prediction_format(df)
+    report.errors.extend(format_errors)
+
+    properties = [c for c in df.columns if c in PROPERTY_LIST]
+    report.errors.extend(_non_numeric_errors(df, properties))
+    report.warnings.extend(_nan_warnings(df, properties))
+    lookalikes = [
+        c for c in df.columns if c not in PROPERTY_LIST and c.strip().lower() in {p.lower() for p in PROPERTY_LIST}
+    ]
+    for col in lookalikes:
+        proper = next(p for p in PROPERTY_LIST if p.lower() == col.strip().lower())
+        report.warnings.append(
+            f"column {col!r} is ignored: property names are case-sensitive (did you mean {proper!r}?)"
+        )
+    if truth_path is not None and "antibody_name" in df.columns:
+        errors, warnings = _truth_checks(df, truth_path, fold_col)
+        report.errors.extend(errors)
+        report.warnings.extend(warnings)
+    return report

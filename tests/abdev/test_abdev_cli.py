@@ -1,0 +1,78 @@
+"""``python -m scievals abdev ...`` exit codes and output, via scievals.cli.main."""
+
+from __future__ import annotations
+
+import pandas as pd
+from scievals.abdev.constants import REFERENCE_CV_COLUMNS, REFERENCE_PLAIN_COLUMNS
+from scievals.abdev.data import DEMO_CSV
+from scievals.cli import main
+
+
+def test_validate_ok_and_errors(baseline_files, tmp_path, capsys):
+    assert main(["abdev", "validate", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV)]) == 0
+    assert "is valid" in capsys.readouterr().out
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,hic\nx,1\n")
+    assert main(["abdev", "validate", "--pred", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert "  - Missing required column 'antibody_name'" in out
+    assert "  ! column 'hic' is ignored" in out
+
+
+def test_validate_missing_file_exits_1(tmp_path, capsys):
+    assert main(["abdev", "validate", "--pred", str(tmp_path / "nope.csv")]) == 1
+    assert f"File not found: {tmp_path / 'nope.csv'}" in capsys.readouterr().out
+
+
+def test_score_cross_validation_writes_reference_columns(baseline_files, tmp_path, capsys):
+    out = tmp_path / "scores.csv"
+    code = main([
+        "abdev", "score", "--pred", str(baseline_files["ridge_descriptors"]), "--truth", str(DEMO_CSV),
+        "--dataset", "GDPa1_cross_validation", "--output", str(out),
+    ])
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "average" in captured.out and f"Results saved to {out}" in captured.out
+    assert "synthetic GDPa1-demo" in captured.err
+    frame = pd.read_csv(out, dtype={"fold": str})
+    assert list(frame.columns) == REFERENCE_CV_COLUMNS and len(frame) == 35
+    assert set(frame["model"]) == {"ridge_descriptors"}  # default model name = file stem
+
+
+def test_score_plain(baseline_files, tmp_path):
+    out = tmp_path / "plain.csv"
+    assert main(["abdev", "score", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV),
+                 "--model-name", "rnd", "-o", str(out)]) == 0
+    frame = pd.read_csv(out)
+    assert list(frame.columns) == REFERENCE_PLAIN_COLUMNS and len(frame) == 5
+
+
+def test_score_invalid_file_exits_1_and_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("antibody_name,HIC\na,1\na,2\n")
+    out = tmp_path / "o.csv"
+    assert main(["abdev", "score", "--pred", str(bad), "--truth", str(DEMO_CSV), "-o", str(out)]) == 1
+    assert "Found 1 duplicate antibody_name values" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_score_scoring_error_exits_1_with_one_line(tmp_path, capsys):
+    few = tmp_path / "few.csv"
+    few.write_text("antibody_name,HIC\n" + "".join(f"demomab-{i:03d},{i}\n" for i in range(1, 6)))
+    assert main(["abdev", "score", "--pred", str(few), "--truth", str(DEMO_CSV)]) == 1
+    err = capsys.readouterr().err
+    assert "error:" in err and "only 5 antibodies have both a prediction and a measurement" in err
+
+
+def test_predict_and_unknown_model(tmp_path, capsys):
+    out = tmp_path / "p.csv"
+    assert main(["abdev", "predict", "--model", "random", "--truth", str(DEMO_CSV), "--out", str(out)]) == 0
+    assert len(pd.read_csv(out)) == 246
+    assert main(["abdev", "predict", "--model", "nope", "--truth", str(DEMO_CSV), "--out", str(out)]) == 1
+    assert "known baselines: ['random', 'ridge_descriptors']" in capsys.readouterr().err
+
+
+def test_score_extended_prints_cis(baseline_files, capsys):
+    assert main(["abdev", "score", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV),
+                 "--dataset", "GDPa1_cross_validation", "--extended", "--n-resamples", "50"]) == 0
+    assert "top_10_recall_tie_robust" in capsys.readouterr().out

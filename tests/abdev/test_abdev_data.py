@@ -1,0 +1,167 @@
+"""GDPa1 download against a local HTTP server (127.0.0.1, random port): never the network."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import json
+import logging
+import socket
+import threading
+
+import pytest
+from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV, fetch_gdpa1, load_truth
+from scievals.common.errors import ScievalsError
+
+TRUTH_BYTES = b"antibody_name,HIC,Tm2,Titer,PR_CHO,AC-SINS_pH7.4,fold\nab0,2.5,70,100,0,1.0,0\n"
+HELDOUT_BYTES = b"antibody_name,vh_protein_sequence,vl_protein_sequence\nh0,EVQL,DIQM\n"
+TOKEN = "hf_test_secret_token"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the folder; paths under /gated/ need 'Authorization: Bearer <TOKEN>'."""
+
+    def do_GET(self):
+        if self.path.startswith("/gated/"):
+            if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                self.send_error(401, "token required")
+                return
+            self.path = self.path[len("/gated"):]
+        super().do_GET()
+
+    def log_message(self, *args):  # keep test output quiet
+        pass
+
+
+@pytest.fixture
+def server(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    (root / "gdpa1.csv").write_bytes(TRUTH_BYTES)
+    (root / "heldout.csv").write_bytes(HELDOUT_BYTES)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture
+def unused_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def no_token_no_proxy(monkeypatch):
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def config(base: str, **overrides) -> dict:
+    cfg = {
+        "source": "remote",
+        "url": f"{base}/gdpa1.csv",
+        "sha256": sha(TRUTH_BYTES),
+        "heldout_url": f"{base}/heldout.csv",
+        "heldout_sha256": sha(HELDOUT_BYTES),
+        "hf_url": f"{base}/gated/gdpa1.csv",
+        "download_timeout_s": 5,
+    }
+    cfg.update(overrides)
+    return cfg
+
+
+def outputs(tmp_path):
+    out = tmp_path / "out"
+    return out / "GDPa1.csv", out / "heldout.csv", out / "source.json"
+
+
+def test_remote_download_ok(server, tmp_path):
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1(config(server), csv, heldout, source)
+    assert csv.read_bytes() == TRUTH_BYTES and heldout.read_bytes() == HELDOUT_BYTES
+    written = json.loads(source.read_text())
+    assert written == record
+    assert record["dataset"] == "GDPa1"
+    assert record["sha256"] == sha(TRUTH_BYTES)
+    assert record["origin"] == f"{server}/gdpa1.csv"
+    assert record["fallback_reason"] is None and record["synthetic"] is False
+    assert record["retrieved_at"].endswith("Z")
+
+
+def test_checksum_mismatch_in_remote_mode_is_an_error_and_writes_nothing(server, tmp_path):
+    csv, heldout, source = outputs(tmp_path)
+    with pytest.raises(ScievalsError, match="checksum mismatch.*expected sha256 0{64}"):
+        fetch_gdpa1(config(server, sha256="0" * 64), csv, heldout, source)
+    assert not csv.exists() and not heldout.exists() and not source.exists()
+    assert list(csv.parent.iterdir()) == []  # no temp files left behind
+
+
+def test_checksum_mismatch_in_auto_mode_falls_back_to_demo(server, tmp_path):
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1(config(server, source="auto", heldout_sha256="1" * 64), csv, heldout, source)
+    assert record["dataset"] == "GDPa1-demo"
+    assert "checksum mismatch" in record["fallback_reason"]
+    assert csv.read_bytes() == DEMO_CSV.read_bytes() and heldout.read_bytes() == DEMO_HELDOUT_CSV.read_bytes()
+    assert record["sha256"] == hashlib.sha256(DEMO_CSV.read_bytes()).hexdigest()
+
+
+def test_unreachable_host_auto_falls_back_remote_fails(unused_port, tmp_path):
+    base = f"http://127.0.0.1:{unused_port}"
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1(config(base, source="auto"), csv, heldout, source)
+    assert record["dataset"] == "GDPa1-demo" and record["synthetic"] is True
+    assert "ConnectError" in record["fallback_reason"]
+    assert record["origin"] == str(DEMO_CSV)
+    csv2, heldout2, source2 = outputs(tmp_path / "remote")
+    with pytest.raises(ScievalsError, match="ConnectError"):
+        fetch_gdpa1(config(base), csv2, heldout2, source2)
+    assert not csv2.exists()
+
+
+def test_http_error_status_is_a_failure(server, tmp_path):
+    csv, heldout, source = outputs(tmp_path)
+    with pytest.raises(ScievalsError, match="HTTP 404"):
+        fetch_gdpa1(config(server, url=f"{server}/nothing.csv"), csv, heldout, source)
+
+
+def test_hf_token_is_sent_as_bearer_and_never_logged(server, tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    csv, heldout, source = outputs(tmp_path)
+    with caplog.at_level(logging.DEBUG):
+        record = fetch_gdpa1(config(server, url=f"{server}/nothing.csv"), csv, heldout, source)
+    assert record["origin"] == f"{server}/gated/gdpa1.csv"
+    assert TOKEN not in caplog.text and TOKEN not in source.read_text()
+
+
+def test_wrong_hf_token_falls_back_to_public_url(server, tmp_path, monkeypatch, caplog):
+    monkeypatch.setenv("HF_TOKEN", "wrong")
+    csv, heldout, source = outputs(tmp_path)
+    with caplog.at_level(logging.WARNING):
+        record = fetch_gdpa1(config(server), csv, heldout, source)
+    assert record["origin"] == f"{server}/gdpa1.csv"
+    assert "HTTP 401" in caplog.text  # the gated copy refused the token, the public copy served
+
+
+def test_demo_source_needs_no_network(tmp_path):
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1({"source": "demo"}, csv, heldout, source)
+    assert record["dataset"] == "GDPa1-demo"
+    assert record["fallback_reason"] == "abdev.source is 'demo'"
+    assert load_truth(csv, "hierarchical_cluster_IgG_isotype_stratified_fold").shape == (246, 30)
+
+
+def test_load_truth_reports_missing_columns(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("antibody_name,HIC\nab,1\n")
+    with pytest.raises(ScievalsError, match=r"truth file lacks columns \['Tm2', 'Titer', 'PR_CHO', 'AC-SINS_pH7.4'\]"):
+        load_truth(path)

@@ -1,0 +1,141 @@
+"""Beyond the reference: tie-robust recall (exact expectation) and bootstrap CIs."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scievals.abdev.constants import DEFAULT_FOLD_COL
+from scievals.abdev.data import DEMO_CSV
+from scievals.abdev.metrics import (
+    evaluate_model,
+    extended_scores,
+    recall_at_k,
+    recall_statistic,
+    spearman_statistic,
+    tie_robust_recall,
+    top_inclusion_probability,
+)
+
+
+def brute_force_expected_recall(y_true, y_pred, k):
+    """Average |T & P| / k over every tie-consistent top-k choice of T and of P (uniform, independent)."""
+
+    def top_sets(v):
+        v = np.asarray(v)
+        threshold = np.sort(v)[len(v) - k]
+        above = [i for i in range(len(v)) if v[i] > threshold]
+        tied = [i for i in range(len(v)) if v[i] == threshold]
+        return [set(above) | set(c) for c in itertools.combinations(tied, k - len(above))]
+
+    pairs = [(t, p) for t in top_sets(y_true) for p in top_sets(y_pred)]
+    return sum(len(t & p) for t, p in pairs) / (k * len(pairs))
+
+
+def test_tie_robust_recall_worked_example():
+    # n = 20 -> k = 2. True: 10 at pos 0, then three 9s (pos 1-3) for the one remaining place:
+    #   P(in true top) = 1, 1/3, 1/3, 1/3, 0, ...
+    # Pred: 8 at pos 1 and 2 -> exactly the predicted top 2: P = 0, 1, 1, 0, 0, ...
+    # E|T & P| = 1*0 + 1/3*1 + 1/3*1 + 1/3*0 = 2/3, / k = 1/3.
+    y_true = np.array([10.0, 9, 9, 9] + [-float(i) for i in range(1, 17)])
+    y_pred = np.array([0.0, 8, 8, 7] + [-float(i) for i in range(1, 17)])
+    assert top_inclusion_probability(y_true, 2).tolist()[:5] == pytest.approx([1, 1 / 3, 1 / 3, 1 / 3, 0])
+    assert tie_robust_recall(y_true, y_pred) == pytest.approx(1 / 3, abs=1e-15)
+    assert tie_robust_recall(y_true, y_pred) == pytest.approx(brute_force_expected_recall(y_true, y_pred, 2))
+    # The reference's value is one of the possible outcomes: 0.5 if argsort picks pos 1 or 2
+    # for the last true place, 0 if it picks pos 3.
+    assert recall_at_k(y_true, y_pred) in (0.0, 0.5)
+
+
+def test_tie_robust_recall_with_ties_on_both_sides_matches_enumeration():
+    # k = 2; four tied true tops and four tied predicted tops, overlapping on two items.
+    y_true = np.array([1.0, 1, 1, 1, 0, 0, 0, 0, 0, 0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10])
+    y_pred = np.array([0.0, 0, 1, 1, 1, 1, 0, 0, 0, 0, -1, -2, -3, -4, -5, -6, -7, -8, -9, -10])
+    # P_true = 1/2 on pos 0-3, P_pred = 1/2 on pos 2-5; overlap pos 2,3: 2 * 1/4 = 1/2, / 2 = 1/4.
+    assert tie_robust_recall(y_true, y_pred) == pytest.approx(0.25)
+    assert brute_force_expected_recall(y_true, y_pred, 2) == pytest.approx(0.25)
+
+
+def test_tie_robust_equals_plain_recall_without_ties():
+    rng = np.random.default_rng(1)
+    for n in (10, 19, 54, 242):
+        y_true, y_pred = rng.normal(size=n), rng.normal(size=n)
+        assert tie_robust_recall(y_true, y_pred) == pytest.approx(recall_at_k(y_true, y_pred), abs=1e-15)
+
+
+def test_vectorised_statistics_match_scalar_versions():
+    rng = np.random.default_rng(2)
+    x = np.round(rng.normal(size=(6, 40)), 1)  # rounding creates ties
+    y = np.round(x + rng.normal(size=(6, 40)), 1)
+    from scipy import stats
+
+    rho = spearman_statistic(x, y, axis=-1)
+    recall = recall_statistic(y, x, axis=-1)
+    robust = tie_robust_recall(y, x, axis=-1)
+    for i in range(6):
+        assert rho[i] == pytest.approx(stats.spearmanr(x[i], y[i]).correlation, abs=1e-12)
+        assert recall[i] == recall_at_k(y[i], x[i])
+        assert robust[i] == pytest.approx(tie_robust_recall(y[i], x[i]), abs=1e-15)
+    # axis=0 gives the same numbers as axis=-1 on the transpose
+    assert spearman_statistic(x.T, y.T, axis=0) == pytest.approx(rho)
+    assert tie_robust_recall(y.T, x.T, axis=0) == pytest.approx(robust)
+
+
+@pytest.fixture(scope="module")
+def ridge_extended(baseline_files):
+    return extended_scores(baseline_files["ridge_descriptors"], DEMO_CSV, DEFAULT_FOLD_COL, 5, 300, 7)
+
+
+def test_extended_values_equal_reference_values(ridge_extended, baseline_files):
+    reference = pd.DataFrame(
+        evaluate_model(baseline_files["ridge_descriptors"], DEMO_CSV, "r", "GDPa1_cross_validation", DEFAULT_FOLD_COL)
+    )
+    for metric in ("spearman", "top_10_recall"):
+        ours = ridge_extended[ridge_extended["metric"] == metric].set_index(["fold", "assay"])["value"]
+        ref = reference.set_index(["fold", "assay"])[metric]
+        assert ours.sort_index().tolist() == ref.sort_index().tolist()  # exact, not approx
+    assert len(ridge_extended) == 5 * 7 * 3
+    assert ridge_extended["fold"].drop_duplicates().tolist() == ["0", "1", "2", "3", "4", "aggregated", "average"]
+
+
+def test_ci_contains_point_estimate_for_spearman(ridge_extended):
+    rho = ridge_extended[ridge_extended["metric"] == "spearman"]
+    assert rho[["ci_low", "ci_high"]].notna().all().all()
+    assert ((rho["ci_low"] <= rho["value"]) & (rho["value"] <= rho["ci_high"])).all()
+    assert ((rho["ci_high"] - rho["ci_low"]) > 0.02).all()
+
+
+def test_n_counts_scored_rows(ridge_extended, demo_truth):
+    hic = ridge_extended[(ridge_extended["assay"] == "HIC") & (ridge_extended["metric"] == "spearman")]
+    per_fold = demo_truth.groupby(DEFAULT_FOLD_COL)["HIC"].count().tolist()
+    assert hic["n"].tolist() == per_fold + [242, 242]
+
+
+def test_bootstrap_is_reproducible_with_the_seed(baseline_files, ridge_extended):
+    again = extended_scores(baseline_files["ridge_descriptors"], DEMO_CSV, DEFAULT_FOLD_COL, 5, 300, 7)
+    pd.testing.assert_frame_equal(again, ridge_extended)
+    other = extended_scores(baseline_files["ridge_descriptors"], DEMO_CSV, DEFAULT_FOLD_COL, 5, 300, 8)
+    assert (other["value"] == ridge_extended["value"]).all()
+    assert not np.allclose(other["ci_low"], ridge_extended["ci_low"], equal_nan=True)
+
+
+def test_average_row_ci_resamples_within_folds(ridge_extended):
+    average = ridge_extended[ridge_extended["fold"] == "average"]
+    folds = ridge_extended[ridge_extended["fold"].isin(list("01234"))]
+    for (assay, metric), row in average.set_index(["assay", "metric"]).iterrows():
+        fold_values = folds[(folds["assay"] == assay) & (folds["metric"] == metric)]["value"]
+        assert row["value"] == pytest.approx(fold_values.mean(), abs=1e-15)
+        if metric == "spearman":
+            assert row["ci_low"] <= row["value"] <= row["ci_high"]
+        # the mean of 5 folds varies less than a single fold
+        widths = folds[(folds["assay"] == assay) & (folds["metric"] == metric)]
+        assert row["ci_high"] - row["ci_low"] <= (widths["ci_high"] - widths["ci_low"]).max() + 1e-12
+
+
+def test_no_resampling_gives_nan_ci(baseline_files):
+    table = extended_scores(baseline_files["random"], DEMO_CSV, DEFAULT_FOLD_COL, 5, 0, 0)
+    assert table["ci_low"].isna().all() and table["ci_high"].isna().all()
+    assert not math.isnan(table["value"].iloc[0])

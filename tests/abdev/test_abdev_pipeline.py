@@ -1,0 +1,89 @@
+"""score_to_tables: what the Snakemake score rule calls."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+import pytest
+from scievals.abdev.constants import DEFAULT_FOLD_COL, REFERENCE_CV_COLUMNS
+from scievals.abdev.data import DEMO_CSV, fetch_gdpa1
+from scievals.abdev.metrics import evaluate_model
+from scievals.abdev.pipeline import score_to_tables
+from scievals.common.errors import ScievalsError
+from scievals.common.io import sha256_file
+from scievals.common.tables import RESULT_COLUMNS, read_result_table
+
+
+@pytest.fixture(scope="module")
+def demo_source(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("abdev_source")
+    fetch_gdpa1({"source": "demo"}, folder / "GDPa1.csv", folder / "heldout.csv", folder / "source.json")
+    return folder / "GDPa1.csv", folder / "source.json"
+
+
+def run(pred, demo_source, tmp_path, **kw):
+    truth, source = demo_source
+    out, ref = tmp_path / "scores.csv", tmp_path / "reference.csv"
+    table = score_to_tables(
+        pred, truth, source, kw.get("model", "ridge_descriptors"), DEFAULT_FOLD_COL, 5,
+        {"n_resamples": 100, "seed": 3}, "abc123", out, ref,
+    )
+    return table, out, ref
+
+
+def test_tables_on_the_demo(baseline_files, demo_source, tmp_path):
+    table, out, ref = run(baseline_files["ridge_descriptors"], demo_source, tmp_path)
+    assert len(table) == 105
+    reference = pd.read_csv(ref, dtype={"fold": str})
+    assert list(reference.columns) == REFERENCE_CV_COLUMNS
+    assert len(reference) == 35
+    assert set(reference["dataset"]) == {"GDPa1-demo_cross_validation"}
+    expected = pd.DataFrame(
+        evaluate_model(baseline_files["ridge_descriptors"], DEMO_CSV, "ridge_descriptors",
+                       "GDPa1_cross_validation", DEFAULT_FOLD_COL)
+    )
+    assert reference["spearman"].tolist() == pytest.approx(expected["spearman"].tolist(), rel=0, abs=1e-15)
+    assert reference["fold"].tolist() == expected["fold"].tolist()
+
+    written = read_result_table(out)
+    assert list(written.columns) == RESULT_COLUMNS and len(written) == 7 * 5 * 3
+    assert written["condition"].drop_duplicates().tolist() == [
+        "fold=0", "fold=1", "fold=2", "fold=3", "fold=4", "fold=aggregated", "fold=average"
+    ]
+    assert written["metric"].head(3).tolist() == ["HIC:spearman", "HIC:top_10_recall", "HIC:top_10_recall_tie_robust"]
+    assert set(written["benchmark"]) == {"abdev"}
+    assert set(written["dataset"]) == {"GDPa1-demo_cross_validation"}
+    assert set(written["dataset_sha256"]) == {sha256_file(DEMO_CSV)}
+    assert set(written["config_hash"]) == {"abc123"}
+    average = written[(written["condition"] == "fold=average") & (written["metric"] == "HIC:spearman")].iloc[0]
+    ref_average = expected[(expected["fold"] == "average") & (expected["assay"] == "HIC")]["spearman"].iloc[0]
+    assert average["value"] == pytest.approx(ref_average, abs=1e-15)
+    assert average["ci_low"] < average["value"] < average["ci_high"]
+    assert average["n"] == 242
+
+
+def test_invalid_predictions_write_nothing(demo_source, tmp_path, caplog):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("antibody_name,HIC\ndemomab-001,1.0\ndemomab-001,oops\n")
+    with pytest.raises(ScievalsError, match="2 validation error"):
+        run(bad, demo_source, tmp_path)
+    assert not (tmp_path / "scores.csv").exists() and not (tmp_path / "reference.csv").exists()
+
+
+def test_warnings_are_logged(baseline_files, demo_source, tmp_path, caplog):
+    frame = pd.read_csv(baseline_files["random"]).iloc[5:]  # 5 antibodies without prediction
+    pred = tmp_path / "partial.csv"
+    frame.to_csv(pred, index=False)
+    with caplog.at_level(logging.WARNING):
+        run(pred, demo_source, tmp_path)
+    assert "5 of 246 truth antibodies have no prediction" in caplog.text
+
+
+def test_truth_changed_after_download_is_an_error(baseline_files, demo_source, tmp_path):
+    truth, source = demo_source
+    copy = tmp_path / "truth.csv"
+    copy.write_bytes(truth.read_bytes() + b"\n")
+    with pytest.raises(ScievalsError, match="differs from the one recorded"):
+        score_to_tables(baseline_files["random"], copy, source, "random", DEFAULT_FOLD_COL, 5,
+                        {"n_resamples": 0, "seed": 0}, "x", tmp_path / "o.csv", tmp_path / "r.csv")

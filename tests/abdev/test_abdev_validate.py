@@ -1,0 +1,122 @@
+"""Prediction-file validation: the reference's exact messages, then the added checks."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from scievals.abdev.validate import validate_prediction_file, validate_prediction_format
+
+NO_PROPS = "No property columns found. Must have at least one of: ['HIC', 'Tm2', 'Titer', 'PR_CHO', 'AC-SINS_pH7.4']"
+
+
+def test_valid_frame():
+    assert validate_prediction_format(pd.DataFrame({"antibody_name": ["a", "b"], "HIC": [1.0, 2.0]})) == (True, [])
+
+
+def test_missing_name_and_no_properties_accumulate_in_order():
+    ok, errors = validate_prediction_format(pd.DataFrame({"name": ["a"], "hic": [1.0]}))
+    assert ok is False
+    assert errors == ["Missing required column 'antibody_name'", NO_PROPS]
+
+
+def test_nan_names_and_duplicates():
+    # names: a, NaN, a, a, NaN -> duplicated() flags the 2nd and 3rd 'a' and the 2nd NaN: 3.
+    frame = pd.DataFrame({"antibody_name": ["a", None, "a", "a", None], "Tm2": [1.0] * 5})
+    ok, errors = validate_prediction_format(frame)
+    assert ok is False
+    assert errors == ["antibody_name column contains NaN values", "Found 3 duplicate antibody_name values"]
+
+
+def test_all_four_reference_errors_together():
+    frame = pd.DataFrame({"antibody_name": [None, None], "other": [1, 2]})
+    _, errors = validate_prediction_format(frame)
+    assert errors == [NO_PROPS, "antibody_name column contains NaN values", "Found 1 duplicate antibody_name values"]
+
+
+def test_file_not_found_message(tmp_path):
+    path = tmp_path / "missing.csv"
+    report = validate_prediction_file(path)
+    assert report.errors == [f"File not found: {path}"] and not report.ok
+    ok, errors = report  # unpacks like the reference's (ok, errors)
+    assert (ok, errors) == (False, [f"File not found: {path}"])
+
+
+def test_failed_to_read_message(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    assert validate_prediction_file(path).errors == ["Failed to read CSV: No columns to parse from file"]
+
+
+def write(tmp_path, text: str, name: str = "preds.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def truth(tmp_path):
+    rows = ["antibody_name,HIC,fold"] + [f"ab{i},{i},{i % 2}" for i in range(4)]
+    return write(tmp_path, "\n".join(rows) + "\n", "truth.csv")
+
+
+def test_non_numeric_cells_are_errors_naming_line_and_antibody(tmp_path):
+    path = write(tmp_path, "antibody_name,HIC,Tm2\nab0,1.5,70\nab1,n/a?,71\nab2,2.0,high\n")
+    report = validate_prediction_file(path)
+    assert report.errors == [
+        "column 'HIC' has 1 non-numeric value(s) (line 3 (ab1): 'n/a?'); write plain numbers and leave missing values empty",
+        "column 'Tm2' has 1 non-numeric value(s) (line 4 (ab2): 'high'); write plain numbers and leave missing values empty",
+    ]
+
+
+def test_nan_predictions_are_counted_per_property(tmp_path):
+    path = write(tmp_path, "antibody_name,HIC,Tm2\nab0,1.5,\nab1,,\nab2,2.0,72\n")
+    report = validate_prediction_file(path)
+    assert report.ok
+    assert report.warnings == [
+        "HIC: 1 of 3 predictions are missing (NaN) and are not scored for HIC: ab1",
+        "Tm2: 2 of 3 predictions are missing (NaN) and are not scored for Tm2: ab0, ab1",
+    ]
+
+
+def test_unknown_and_missing_antibodies_are_warnings(tmp_path, truth):
+    path = write(tmp_path, "antibody_name,HIC\nab0,1\nab1,2\nzz9,3\n")
+    report = validate_prediction_file(path, truth, fold_col="fold")
+    assert report.ok
+    assert report.warnings == [
+        "1 antibody name(s) are not in the truth file and are ignored by scoring: zz9",
+        "2 of 4 truth antibodies have no prediction and are scored as NaN (left out of every metric): ab2, ab3",
+    ]
+
+
+def test_fold_column_disagreeing_with_truth_is_an_error(tmp_path, truth):
+    # truth folds: ab0 0, ab1 1, ab2 0, ab3 1
+    path = write(tmp_path, "antibody_name,fold,HIC\nab0,0,1\nab1,0,2\nab2,0,3\nab3,0,4\n")
+    report = validate_prediction_file(path, truth, fold_col="fold")
+    assert report.errors == [
+        (
+            "column 'fold' disagrees with the truth for 2 antibodies: ab1 (file 0, truth 1), "
+            "ab3 (file 0, truth 1); scoring always uses the truth's folds, so these predictions "
+            "were probably made with the wrong training split"
+        )
+    ]
+
+
+def test_fold_column_agreeing_as_float_is_fine(tmp_path, truth):
+    path = write(tmp_path, "antibody_name,fold,HIC\nab0,0.0,1\nab1,1.0,2\nab2,0.0,3\nab3,1.0,4\n")
+    assert validate_prediction_file(path, truth, fold_col="fold").errors == []
+
+
+def test_case_mismatched_property_is_a_warning(tmp_path):
+    path = write(tmp_path, "antibody_name,HIC,tm2\nab0,1,2\n")
+    assert validate_prediction_file(path).warnings == [
+        "column 'tm2' is ignored: property names are case-sensitive (did you mean 'Tm2'?)"
+    ]
+
+
+def test_long_lists_are_shortened(tmp_path, truth):
+    rows = "\n".join(f"x{i},{i}" for i in range(8))
+    path = write(tmp_path, "antibody_name,HIC\n" + rows + "\n")
+    warning = validate_prediction_file(path, truth, fold_col="fold").warnings[0]
+    assert warning == (
+        "8 antibody name(s) are not in the truth file and are ignored by scoring: x0, x1, x2, x3, x4, ... (3 more)"
+    )
