@@ -28,14 +28,14 @@ from pathlib import Path
 import pandas as pd
 
 SUBMITTED = re.compile(
-    r"^Job (\S+) has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", re.M
+    r"^Job (\S+) has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", re.MULTILINE
 )
-FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: ([\w-]+)\)", re.M)
-LOCAL_BLOCK = re.compile(r"^localrule ([\w-]+):\n(?:[ \t]+.*\n)*?[ \t]+jobid: (\d+)", re.M)
-RUN_ID = re.compile(r"^SLURM run ID: (\S+)", re.M)
+FINISHED = re.compile(r"^Finished jobid: (\d+) \(Rule: ([\w-]+)\)", re.MULTILINE)
+LOCAL_BLOCK = re.compile(r"^localrule ([\w-]+):\n(?:[ \t]+.*\n)*?[ \t]+jobid: (\d+)", re.MULTILINE)
+RUN_ID = re.compile(r"^SLURM run ID: (\S+)", re.MULTILINE)
 # A rule block in a SLURM job log: "rule x:" or, for the job-step snakemake, "localrule x:".
-JOB_BLOCK = re.compile(r"^[ \t]*(?:local)?rule ([\w-]+):\n(?:[ \t]+.*\n)*?[ \t]+output: (.+)\n", re.M)
-RULE_START = re.compile(r"^\s*rule\s+([\w-]+)\s*:", re.M)
+JOB_BLOCK = re.compile(r"^[ \t]*(?:local)?rule ([\w-]+):\n(?:[ \t]+.*\n)*?[ \t]+output: (.+)\n", re.MULTILINE)
+RULE_START = re.compile(r"^\s*rule\s+([\w-]+)\s*:", re.MULTILINE)
 
 
 @dataclass
@@ -73,7 +73,7 @@ def declared_local_rules(rule_files: list[Path]) -> set[str]:
         starts = list(RULE_START.finditer(text))
         for i, match in enumerate(starts):
             end = starts[i + 1].start() if i + 1 < len(starts) else len(text)
-            if re.search(r"^\s*localrule:\s*True\b", text[match.end():end], re.M):
+            if re.search(r"^\s*localrule:\s*True\b", text[match.end():end], re.MULTILINE):
                 local.add(match.group(1))
     return local
 
