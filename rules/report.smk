@@ -6,37 +6,19 @@
 # an entry there gets the generic model comparison. Captions: report/<benchmark>/<figure>.rst,
 # else report/generic/<figure>.rst. Include this file after the benchmarks' rule files.
 from scievals.report.registry import figures_for
+from scievals.report.workflow import caption_path, data_source, per_model, report_models
 
+REPORT_MODELS = {b: report_models(b, SCORE_TABLES, config) for b in BENCHMARKS}
 # Input name (FigureSpec.inputs) -> files, per benchmark. "summary" works for every
-# benchmark; a benchmark whose figures read other files adds them here.
+# benchmark; a benchmark whose figures read other files adds its names here.
 REPORT_INPUTS = {
     "summary": lambda b: [f"results/{b}/summary.csv"],
-    "per_case": lambda b: expand(
-        "results/{b}/per_case/{model}.csv", b=b, model=report_models(b)
-    ),
+    "per_case": lambda b: per_model("results/{b}/per_case/{model}.csv", b, REPORT_MODELS[b]),
     "cases": lambda b: [f"data/curated/{b}/cases.jsonl"],
-    "predictions": lambda b: expand(
-        "results/{b}/predictions/{model}.jsonl", b=b, model=report_models(b)
+    "predictions": lambda b: per_model(
+        "results/{b}/predictions/{model}.jsonl", b, REPORT_MODELS[b]
     ),
 }
-
-
-def report_models(benchmark):
-    """The models a benchmark scores: the stems of its score tables (BYO files included)."""
-    if benchmark in SCORE_TABLES:
-        return [Path(p).stem for p in SCORE_TABLES[benchmark]()]
-    return list(config.get(benchmark, {}).get("models", []))
-
-
-def report_caption(benchmark, figure):
-    own = Path(workflow.basedir) / "report" / benchmark / f"{figure}.rst"
-    return f"../report/{benchmark}/{figure}.rst" if own.exists() else f"../report/generic/{figure}.rst"
-
-
-def report_data_source(benchmark):
-    section = config.get(benchmark, {})
-    return str(section.get("source", "the benchmark's configured sources"))
-
 
 REPORT_FIGURES = []
 
@@ -48,7 +30,7 @@ for _benchmark in BENCHMARKS:
             _output = report(
                 directory(_path),
                 patterns=["{item}.png"],
-                caption=report_caption(_benchmark, _figure.name),
+                caption=caption_path(workflow.basedir, _benchmark, _figure.name),
                 category=_benchmark,
                 subcategory=_figure.label,
                 labels={**_labels, "item": "{item}"},
@@ -57,7 +39,7 @@ for _benchmark in BENCHMARKS:
             _path += ".png"
             _output = report(
                 _path,
-                caption=report_caption(_benchmark, _figure.name),
+                caption=caption_path(workflow.basedir, _benchmark, _figure.name),
                 category=_benchmark,
                 subcategory=_figure.label,
                 labels=_labels,
@@ -83,8 +65,8 @@ for _benchmark in BENCHMARKS:
             params:
                 benchmark=_benchmark,
                 figure=_figure.name,
-                models=report_models(_benchmark),
-                data_source=report_data_source(_benchmark),
+                models=REPORT_MODELS[_benchmark],
+                data_source=data_source(_benchmark, config),
             script:
                 "../scripts/report_figure.py"
 

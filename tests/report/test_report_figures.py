@@ -234,3 +234,29 @@ def test_generic_comparison_default_metrics_are_capped(tmp_path):
     out = tmp_path / "x.png"
     generic.model_comparison({"summary": [str(path)]}, str(out), benchmark="x")
     assert_png(out)
+
+
+def test_captions_fall_back_to_generic_and_models_come_from_score_tables(tmp_path):
+    from scievals.report.workflow import caption_path, data_source, per_model, report_models
+
+    (tmp_path / "report" / "abdev").mkdir(parents=True)
+    (tmp_path / "report" / "abdev" / "assay_heatmap.rst").write_text("x")
+    assert caption_path(tmp_path, "abdev", "assay_heatmap") == "../report/abdev/assay_heatmap.rst"
+    assert caption_path(tmp_path, "waza", "model_comparison") == (
+        "../report/generic/model_comparison.rst")
+    tables = {"abdev": lambda: ["results/abdev/scores/random.csv", "results/abdev/scores/m.1.csv"]}
+    assert report_models("abdev", tables, {}) == ["random", "m.1"]
+    assert report_models("gating", tables, {"gating": {"models": ["x"]}}) == ["x"]
+    assert data_source("abdev", {"abdev": {"source": "auto"}}) == "auto"
+    assert per_model("results/{b}/p/{model}.csv", "g", ["a"]) == ["results/g/p/a.csv"]
+
+
+def test_every_registered_figure_has_a_caption():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for benchmark, specs in FIGURES.items():
+        for spec in specs:
+            assert (root / "report" / benchmark / f"{spec.name}.rst").exists(), (benchmark, spec.name)
+    assert (root / "report" / "generic" / "model_comparison.rst").exists()
+    assert (root / "report" / "workflow.rst").exists()
