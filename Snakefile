@@ -14,6 +14,7 @@ configfile: "config/config.yaml"
 # and give it config/schemas/<name>.schema.yaml.
 include: "rules/common.smk"
 include: "rules/abdev.smk"
+include: "rules/gating.smk"
 include: "rules/summary.smk"
 
 

@@ -85,6 +85,7 @@ def outputs(tmp_path):
     return out / "GDPa1.csv", out / "heldout.csv", out / "source.json"
 
 
+@pytest.mark.slow  # runs a local HTTP server
 def test_remote_download_ok(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
     record = fetch_gdpa1(config(server), csv, heldout, source)
@@ -98,6 +99,7 @@ def test_remote_download_ok(server, tmp_path):
     assert record["retrieved_at"].endswith("Z")
 
 
+@pytest.mark.slow  # runs a local HTTP server
 def test_checksum_mismatch_in_remote_mode_is_an_error_and_writes_nothing(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
     with pytest.raises(ScievalsError, match="checksum mismatch.*expected sha256 0{64}"):
@@ -106,6 +108,7 @@ def test_checksum_mismatch_in_remote_mode_is_an_error_and_writes_nothing(server,
     assert list(csv.parent.iterdir()) == []  # no temp files left behind
 
 
+@pytest.mark.slow  # runs a local HTTP server
 def test_checksum_mismatch_in_auto_mode_falls_back_to_demo(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
     record = fetch_gdpa1(config(server, source="auto", heldout_sha256="1" * 64), csv, heldout, source)
@@ -128,12 +131,14 @@ def test_unreachable_host_auto_falls_back_remote_fails(unused_port, tmp_path):
     assert not csv2.exists()
 
 
+@pytest.mark.slow  # runs a local HTTP server
 def test_http_error_status_is_a_failure(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
     with pytest.raises(ScievalsError, match="HTTP 404"):
         fetch_gdpa1(config(server, url=f"{server}/nothing.csv"), csv, heldout, source)
 
 
+@pytest.mark.slow  # runs a local HTTP server
 def test_hf_token_is_sent_as_bearer_and_never_logged(server, tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     csv, heldout, source = outputs(tmp_path)
@@ -143,6 +148,7 @@ def test_hf_token_is_sent_as_bearer_and_never_logged(server, tmp_path, monkeypat
     assert TOKEN not in caplog.text and TOKEN not in source.read_text()
 
 
+@pytest.mark.slow  # runs a local HTTP server
 def test_wrong_hf_token_falls_back_to_public_url(server, tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("HF_TOKEN", "wrong")
     csv, heldout, source = outputs(tmp_path)

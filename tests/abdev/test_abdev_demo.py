@@ -6,13 +6,11 @@ import csv
 
 import numpy as np
 import pandas as pd
-import pytest
 from scievals.abdev.constants import DEFAULT_FOLD_COL, GDPA1_COLUMNS, HELDOUT_COLUMNS, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV
 from scievals.abdev.demo import make_demo, write_demo
 
 
-@pytest.mark.slow
 def test_regeneration_is_byte_identical(tmp_path):
     out, heldout = tmp_path / "demo.csv", tmp_path / "heldout.csv"
     write_demo(out, heldout)

@@ -8,6 +8,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scievals.abdev.constants import DEFAULT_FOLD_COL
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.metrics import (
@@ -21,8 +23,8 @@ from scievals.abdev.metrics import (
 )
 
 
-def brute_force_expected_recall(y_true, y_pred, k):
-    """Average |T & P| / k over every tie-consistent top-k choice of T and of P (uniform, independent)."""
+def possible_recalls(y_true, y_pred, k) -> list[float]:
+    """|T & P| / k for every tie-consistent top-k choice of T and of P (all equally likely)."""
 
     def top_sets(v):
         v = np.asarray(v)
@@ -31,8 +33,13 @@ def brute_force_expected_recall(y_true, y_pred, k):
         tied = [i for i in range(len(v)) if v[i] == threshold]
         return [set(above) | set(c) for c in itertools.combinations(tied, k - len(above))]
 
-    pairs = [(t, p) for t in top_sets(y_true) for p in top_sets(y_pred)]
-    return sum(len(t & p) for t, p in pairs) / (k * len(pairs))
+    return [len(t & p) / k for t in top_sets(y_true) for p in top_sets(y_pred)]
+
+
+def brute_force_expected_recall(y_true, y_pred, k):
+    """Average recall over independent uniform tie-breaking, by enumeration."""
+    outcomes = possible_recalls(y_true, y_pred, k)
+    return sum(outcomes) / len(outcomes)
 
 
 def test_tie_robust_recall_worked_example():
@@ -139,3 +146,22 @@ def test_no_resampling_gives_nan_ci(baseline_files):
     table = extended_scores(baseline_files["random"], DEMO_CSV, DEFAULT_FOLD_COL, 5, 0, 0)
     assert table["ci_low"].isna().all() and table["ci_high"].isna().all()
     assert not math.isnan(table["value"].iloc[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(min_value=10, max_value=25).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.integers(0, 3), min_size=n, max_size=n),
+            st.lists(st.integers(0, 3), min_size=n, max_size=n),
+        )
+    )
+)
+def test_tie_robust_recall_is_the_enumerated_expectation(pair):
+    # Values 0..3 only: ties everywhere, including at the top-k boundary.
+    y_true, y_pred = (np.array(v, dtype=float) for v in pair)
+    k = int(len(y_true) * 0.1)
+    expected = brute_force_expected_recall(y_true, y_pred, k)
+    assert tie_robust_recall(y_true, y_pred) == pytest.approx(expected, abs=1e-12)
+    # the reference value (numpy's tie order) is one of the outcomes being averaged
+    assert recall_at_k(y_true, y_pred) in possible_recalls(y_true, y_pred, k)

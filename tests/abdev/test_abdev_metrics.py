@@ -279,3 +279,26 @@ def test_aggregated_equals_plain_gdpa1_on_the_demo(baseline_files, demo_truth):
         (r["assay"], r["spearman"], r["top_10_recall"]) for r in aggregated
     ]
     assert len(cv) == 35
+
+
+def test_reference_spearman_is_bit_identical_to_scipy():
+    from scievals.abdev.metrics import reference_spearman
+
+    rng = np.random.default_rng(11)
+    for trial in range(200):
+        n = int(rng.integers(10, 250))
+        x = rng.normal(size=n)
+        if trial % 3 == 0:
+            x = np.round(x, 1)  # ties
+        if trial % 5 == 0:
+            x = rng.integers(0, 4, size=n)  # integer column with heavy ties
+        y = np.round(x + rng.normal(size=n), int(rng.integers(0, 3)))
+        assert reference_spearman(x, y) == stats.spearmanr(x, y, nan_policy="omit").correlation
+
+
+def test_truth_without_antibody_name_lists_its_columns(write_pair, tmp_path):
+    pred_path, _ = write_pair({"antibody_name": names(10)}, {"antibody_name": names(10), "HIC": range(10)})
+    bad_truth = tmp_path / "bad_truth.csv"
+    bad_truth.write_text("name,HIC\nab00,1\n")
+    with pytest.raises(ScievalsError, match=r"truth file has no 'antibody_name' column \(columns: \['name', 'HIC'\]\)"):
+        evaluate_model(pred_path, bad_truth, "m", "GDPa1")

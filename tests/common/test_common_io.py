@@ -62,3 +62,12 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert mean_ci([0.5, 0.5, 0.5], 100, 0) == (0.5, 0.5)
     assert all(v != v for v in mean_ci([1.0], 100, 0))  # one value: no interval (NaN)
     assert all(v != v for v in bootstrap_ci(([1.0, 2.0],), lambda x, axis: x.mean(axis=axis), 0, 0))
+
+
+def test_atomic_write_uses_the_normal_file_mode(tmp_path):
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    write_csv(tmp_path / "t.csv", pd.DataFrame({"a": [1]}))
+    assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o666 & ~mask

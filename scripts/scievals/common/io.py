@@ -20,6 +20,15 @@ import yaml
 from scievals.common.errors import ScievalsError
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _current_umask()
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it over ``path`` on success."""
@@ -28,6 +37,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp creates 0600; give the file the mode a plain open() would (shared clusters).
+    os.chmod(tmp_path, 0o666 & ~_UMASK)
     try:
         yield tmp_path
         os.replace(tmp_path, target)

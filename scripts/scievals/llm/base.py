@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -37,6 +37,8 @@ class ModelSpec(BaseModel):
     params: GenerateParams = Field(default_factory=GenerateParams)
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+    # mock provider only: case_id -> scripted reply, "*" -> default reply.
+    responses: dict[str, str] | None = None
 
     @property
     def is_llm(self) -> bool:
@@ -74,3 +76,52 @@ class LLMResponse(BaseModel):
     cache_hit: bool = False
     attempts: int = 0
     error: str | None = None
+    # sha256 of the canonical request (see scievals.llm.cache); set by the runner.
+    cache_key: str | None = None
+
+
+class ProviderReply(BaseModel):
+    """What a provider hands back for one successful call (the runner adds the rest)."""
+
+    text: str
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: str | None = None
+    request_id: str | None = None
+
+
+class TransientError(Exception):
+    """A failure worth another attempt: 408/409/429/5xx, timeout, dropped connection,
+    unreadable body. ``retry_after`` is the server's requested wait in seconds."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class RequestRejected(Exception):
+    """A failure another attempt cannot fix (401/403, 400, 404, 422...): the batch stops."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ModelAPI(Protocol):
+    """One provider: translates an :class:`LLMRequest` into one SDK call and back.
+
+    Providers only translate. They raise :class:`TransientError` or
+    :class:`RequestRejected` for failures; caching, retries, concurrency and
+    accounting happen once, in :mod:`scievals.llm.runner`.
+    """
+
+    async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply: ...
+
+    @staticmethod
+    def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
+        """Anything besides messages and params that decides the reply (mock: its script).
+
+        A static method, so cache lookups need no client (and no SDK import).
+        """
+        ...
+
+    async def aclose(self) -> None: ...

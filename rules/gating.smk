@@ -1,0 +1,167 @@
+# gating: flow-cytometry gating hierarchies (download -> extract -> curate -> predict -> score).
+# Cases: the embedded OMIP test cases plus FlowJo workspaces read with flowkit (embedded FlowKit
+# examples, configured local files, best-effort downloads). Models: config["gating"]["models"]
+# (marker_baseline and LLMs from the registry) plus every <model>.jsonl in
+# config["gating"]["predictions_dir"] (bring your own). Helpers: scievals.gating.workflow.
+from scievals.gating import workflow as gating_wf
+from scievals.gating.metrics import METRICS_VERSION
+from scievals.gating.prompts import PROMPT_VERSION
+
+GATING = config["gating"]
+GATING_BASELINES = gating_wf.baselines(config)
+GATING_LLMS = [m for m in GATING["models"] if m not in GATING_BASELINES]
+GATING_BYO = byo_prediction_models(
+    GATING["predictions_dir"], ".jsonl", GATING["models"]
+)
+GATING_MODELS = GATING["models"] + GATING_BYO
+
+SCORE_TABLES["gating"] = lambda: expand(
+    "results/gating/scores/{model}.csv", model=GATING_MODELS
+)
+
+
+rule gating_download:
+    output:
+        report="data/raw/gating/download.json",
+    log:
+        "logs/gating_download.log",
+    localrule: True
+    conda:
+        "../envs/llm.yaml"
+    params:
+        cfg=gating_wf.download_settings(GATING),
+        out_dir=lambda wildcards, output: str(Path(output.report).parent),
+    script:
+        "../scripts/gating_download.py"
+
+
+rule gating_extract:
+    input:
+        download=rules.gating_download.output.report,
+        workspaces=gating_wf.workspaces(GATING),
+    output:
+        records="data/curated/gating/workspaces.jsonl",
+        report="data/curated/gating/extraction_report.json",
+    log:
+        "logs/gating_extract.log",
+    conda:
+        "../envs/flowkit.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    script:
+        "../scripts/gating_extract.py"
+
+
+rule gating_curate:
+    input:
+        omip=gating_wf.omip_files(GATING),
+        extracted=rules.gating_extract.output.records,
+    output:
+        cases=gating_wf.CASES,
+        report=gating_wf.CURATION_REPORT,
+    log:
+        "logs/gating_curate.log",
+    conda:
+        "../envs/scievals.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        omip_dirs=gating_wf.omip_dirs(GATING),
+    script:
+        "../scripts/gating_curate.py"
+
+
+rule gating_predict_baseline:
+    input:
+        cases=rules.gating_curate.output.cases,
+    output:
+        predictions=gating_wf.PREDICTIONS,
+        usage=gating_wf.USAGE,
+    log:
+        "logs/gating_predict/{model}.log",
+    wildcard_constraints:
+        model=gating_wf.model_regex(GATING_BASELINES),
+    group:
+        "gating"
+    conda:
+        "../envs/flowkit.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
+        prompt_version=PROMPT_VERSION,
+    script:
+        "../scripts/gating_predict.py"
+
+
+rule gating_predict_llm:
+    input:
+        cases=rules.gating_curate.output.cases,
+    output:
+        predictions=gating_wf.PREDICTIONS,
+        usage=gating_wf.USAGE,
+    log:
+        "logs/gating_predict/{model}.log",
+    wildcard_constraints:
+        model=gating_wf.model_regex(GATING_LLMS),
+    conda:
+        "../envs/llm.yaml"
+    resources:
+        llm_api=1,
+        mem_mb=2000,
+        runtime=240,
+    params:
+        config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
+        prompt_version=PROMPT_VERSION,
+    script:
+        "../scripts/gating_predict.py"
+
+
+rule gating_import:
+    input:
+        user=f"{GATING['predictions_dir']}/{{model}}.jsonl",
+        cases=rules.gating_curate.output.cases,
+    output:
+        predictions=gating_wf.PREDICTIONS,
+    log:
+        "logs/gating_import/{model}.log",
+    wildcard_constraints:
+        model=gating_wf.model_regex(GATING_BYO),
+    group:
+        "gating"
+    conda:
+        "../envs/flowkit.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/gating_import.py"
+
+
+rule gating_score:
+    input:
+        unpack(lambda wildcards: gating_wf.score_inputs(wildcards.model, GATING_BYO)),
+    output:
+        table="results/gating/scores/{model}.csv",
+        per_case="results/gating/scores/{model}.per_case.csv",
+        review="results/gating/review/{model}.md",
+    log:
+        "logs/gating_score/{model}.log",
+    wildcard_constraints:
+        model=gating_wf.model_regex(GATING_MODELS),
+    group:
+        "gating"
+    conda:
+        "../envs/flowkit.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        bootstrap=BOOTSTRAP,
+        config_hash=section_hash("gating", GATING["models"]),
+        metrics_version=METRICS_VERSION,
+    script:
+        "../scripts/gating_score.py"

@@ -1,0 +1,11 @@
+"""Entry script of rule gating_download: best-effort FlowRepository and URL downloads."""
+
+from scievals.common.entry import run
+from scievals.gating.download import fetch
+
+
+def download(smk):
+    fetch(dict(smk.params.cfg), smk.params.out_dir, smk.output.report)
+
+
+run(snakemake, download)  # noqa: F821

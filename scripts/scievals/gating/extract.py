@@ -1,0 +1,213 @@
+"""Read FlowJo workspaces into gate hierarchies with flowkit.
+
+This is the only module that imports flowkit (about 4 s), and only inside
+:func:`read_workspace`, so scoring and prediction never pay for it.
+
+One JSONL record per workspace: ``status`` "ok" with its samples, or "skipped"
+with the reason (a corrupt or unsupported workspace never stops the run). Per
+sample: groups, whether its FCS file was loaded, panel entries from the
+``$PnN``/``$PnS`` keywords, the acquisition parameters, and every gate with its
+name, path, parent, gate type, dimensions, markers and (with FCS data) event count.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+import warnings
+from pathlib import Path
+
+from scievals.common.io import sha256_file, write_json, write_jsonl
+
+log = logging.getLogger(__name__)
+
+_SCATTER = re.compile(r"^(FSC|SSC)(-[AHW])?$|^(FSC|SSC)\b", re.IGNORECASE)
+_DETECTOR_SUFFIX = re.compile(r"(\s+FLR)?-[AHW]$|\s+FLR-[AHW]$")
+_COMP_PREFIX = re.compile(r"^(FJComp-|Comp-|comp-)")
+_VIABILITY = re.compile(r"viab|live|dead|vivid|zombie|aqua|amine|7-?aad|dapi|fixable|propidium",
+                        re.IGNORECASE)
+
+
+def _is_scatter_or_time(name: str) -> bool:
+    return bool(_SCATTER.match(name)) or name.strip().lower() in ("time", "event_length", "width")
+
+
+def _strip_channel(name: str) -> str:
+    return _DETECTOR_SUFFIX.sub("", _COMP_PREFIX.sub("", name.strip())).strip()
+
+
+def panel_from_keywords(keywords: dict) -> tuple[list[dict], list[str], dict[str, str]]:
+    """(panel entries, parameter names, channel -> marker) from FCS text keywords.
+
+    ``$PnS`` (stain) names the marker when present and ``$PnN`` the channel;
+    without ``$PnS``, ``$PnN`` of the form "<marker> <fluorophore>" is split at the
+    first space (a viability dye keeps its whole name). Scatter and time
+    parameters are listed in parameters, not in the panel; compensated copies
+    ("Comp-...") are folded into their channel.
+    """
+    upper = {str(k).upper(): v for k, v in keywords.items()}
+    count = int(str(upper.get("$PAR", "0")).strip() or 0)
+    if not count:  # FlowJo keyword sets sometimes lack $PAR; count the $PnN keys instead
+        count = max((int(m.group(1)) for k in upper if (m := re.match(r"^\$P(\d+)N$", k))),
+                    default=0)
+    entries: list[dict] = []
+    parameters: list[str] = []
+    channel_marker: dict[str, str] = {}
+    seen: set[str] = set()
+    for i in range(1, count + 1):
+        pn = str(upper.get(f"$P{i}N", "") or "").strip()
+        ps = str(upper.get(f"$P{i}S", "") or "").strip()
+        if not pn:
+            continue
+        parameters.append(pn)
+        base = _strip_channel(pn)
+        if _is_scatter_or_time(base) or base in seen:
+            if base in channel_marker:
+                channel_marker[pn] = channel_marker[base]
+            continue
+        seen.add(base)
+        if ps:
+            marker, fluorophore = _strip_channel(ps), base
+        elif _VIABILITY.search(base):
+            marker, fluorophore = base, base
+        else:
+            marker, _, rest = base.partition(" ")
+            fluorophore = rest.strip() or None
+        entries.append({"marker": marker, "fluorophore": fluorophore, "clone": None,
+                        "channel": pn, "vendor": None, "cat_number": None})
+        channel_marker[pn] = channel_marker[base] = marker
+    return entries, parameters, channel_marker
+
+
+def _dimension_marker(dim_id: str, channel_marker: dict[str, str]) -> str:
+    for candidate in (dim_id, _COMP_PREFIX.sub("", dim_id), _strip_channel(dim_id)):
+        if candidate in channel_marker:
+            return channel_marker[candidate]
+    return dim_id
+
+
+def _fcs_candidates(wsp: Path, fcs_dirs: list[Path]) -> list[str]:
+    folders = [wsp.parent, wsp.parent / "fcs_files", *fcs_dirs]
+    found = []
+    for folder in folders:
+        if folder.is_dir():
+            found += [str(p) for p in sorted(folder.glob("*.fcs"))]
+    return sorted(set(found))
+
+
+def _gates(ws, sample_id: str, channel_marker: dict[str, str], counts: dict) -> list[dict]:
+    hierarchy = ws.get_gate_hierarchy(sample_id, output="dict")
+    gates: list[dict] = []
+    stack = [(child, ("root",)) for child in reversed(hierarchy.get("children", []))]
+    while stack:
+        item, path = stack.pop()
+        name = item["name"]
+        try:
+            gate = ws.get_gate(sample_id, name, gate_path=path)
+            dims = [d.id for d in getattr(gate, "dimensions", []) or []]
+        except Exception:  # noqa: BLE001 - a gate flowkit cannot rebuild keeps its name and path
+            dims = []
+        gates.append({
+            "name": name, "path": list(path), "parent": path[-1] if len(path) > 1 else None,
+            "gate_type": str(item.get("gate_type") or "Unknown"),
+            "dimensions": dims,
+            "markers": [_dimension_marker(d, channel_marker) for d in dims],
+            "count": counts.get((name, path)),
+        })
+        for child in reversed(item.get("children", [])):
+            stack.append((child, path + (name,)))
+    return gates
+
+
+def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None) -> dict:
+    """Read one workspace; raises on a corrupt or unsupported file (caller records it)."""
+    import flowkit as fk  # heavy import, here only
+
+    wsp = Path(wsp_path)
+    fcs = _fcs_candidates(wsp, [Path(d) for d in fcs_dirs or []])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ws = fk.Workspace(str(wsp), fcs_samples=fcs or None, load_missing_file_data=True)
+        sample_ids = ws.get_sample_ids(loaded_only=False)
+        loaded = set(ws.get_sample_ids(loaded_only=True))
+        groups = {g: list(ws.get_sample_ids(group_name=g, loaded_only=False))
+                  for g in ws.get_sample_groups()}
+        samples = []
+        for sid in sample_ids:
+            counts = {}
+            if sid in loaded:
+                ws.analyze_samples(sample_id=sid, use_mp=False)
+                report = ws.get_gating_results(sid).report
+                counts = {(row.gate_name, tuple(row.gate_path)): int(row.count)
+                          for row in report.itertuples()}
+            keywords = ws.get_keywords(sid)
+            entries, parameters, channel_marker = panel_from_keywords(keywords)
+            samples.append({
+                "sample_id": sid,
+                "groups": [g for g, members in groups.items() if sid in members],
+                "fcs_loaded": sid in loaded,
+                "panel": entries,
+                "parameters": parameters,
+                "gates": _gates(ws, sid, channel_marker, counts),
+            })
+    return {
+        "groups": groups,
+        "samples": samples,
+        "fcs_files": [Path(f).name for f in fcs],
+        "flowkit_version": getattr(fk, "__version__", "unknown"),
+        "warnings": sorted({f"{w.category.__name__}: {w.message}" for w in caught})[:20],
+    }
+
+
+def _origin(path: Path, origins: dict) -> str:
+    """Where a workspace came from: the embedded FlowKit data, a download, or local."""
+    from scievals.gating.paths import FLOWKIT_DIR
+
+    if str(path) in origins:
+        return origins[str(path)]
+    try:
+        path.resolve().relative_to(FLOWKIT_DIR.resolve())
+        return "embedded-flowkit"
+    except ValueError:
+        return "local"
+
+
+def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list | None = None,
+                       origins: dict | None = None) -> list[dict]:
+    """Extract every workspace; a bad one is skipped with its reason, never a crash."""
+    origins = origins or {}
+    records = []
+    for path in wsp_paths:
+        path = Path(path)
+        record = {"workspace": str(path), "name": path.stem, "origin": _origin(path, origins)}
+        started = time.perf_counter()
+        try:
+            record["sha256"] = sha256_file(path)
+            data = read_workspace(path, fcs_dirs)
+            if not data["samples"]:
+                raise ValueError("workspace lists no samples")
+            if not any(s["gates"] for s in data["samples"]):
+                raise ValueError("workspace has no gates")
+            record.update(status="ok", reason=None, **data)
+        except Exception as exc:  # noqa: BLE001 - corrupt/unsupported files are recorded, not fatal
+            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            log.warning("skipped workspace %s: %s", path, reason)
+            record.update(status="skipped", reason=reason)
+        record["seconds"] = round(time.perf_counter() - started, 3)
+        if record["status"] == "ok":
+            log.info("%s: %d sample(s), %d gate(s), FCS loaded for %d (%.2f s)", path,
+                     len(record["samples"]), max(len(s["gates"]) for s in record["samples"]),
+                     sum(s["fcs_loaded"] for s in record["samples"]), record["seconds"])
+        records.append(record)
+    write_jsonl(out_jsonl, records)
+    write_json(report_json, {
+        "workspaces": len(records),
+        "extracted": [r["workspace"] for r in records if r["status"] == "ok"],
+        "skipped": [{"workspace": r["workspace"], "reason": r["reason"]}
+                    for r in records if r["status"] != "ok"],
+        "samples": sum(len(r.get("samples", [])) for r in records),
+        "samples_with_fcs": sum(1 for r in records for s in r.get("samples", []) if s["fcs_loaded"]),
+    })
+    return records

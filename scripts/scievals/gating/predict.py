@@ -1,0 +1,179 @@
+"""Predictions: one JSONL record per (case, condition, sample).
+
+- ``marker_baseline`` (provider ``baseline``) ignores prompts, so it makes one
+  prediction per case under the single condition ``baseline``; repeating it under
+  six prompt conditions would only copy the same tree six times.
+- LLM models (any other provider) answer every configured context x strategy,
+  condition ``f"{context}_{strategy}"``, through :func:`scievals.llm.runner.run_batch`
+  (cache, retries, concurrency, accounting). Each reply is kept raw and parsed, with
+  the parse method/status and a task-failure label.
+
+Record keys: case_id, model, condition, context, strategy, sample_index,
+prompt_version, prompt_sha256, raw_text, hierarchy (or null), parse_status,
+parse_method, parse_error, parse_warnings, task_failure, error, tokens_in,
+tokens_out, latency_s, cache_hit, attempts.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
+from scievals.gating import baseline
+from scievals.gating.cases import read_cases
+from scievals.gating.parser import ParseResult, parse_prediction, parse_reply
+from scievals.gating.prompts import (
+    CONTEXTS,
+    PROMPT_VERSION,
+    STRATEGIES,
+    build_request,
+    condition_name,
+)
+from scievals.gating.task_failure import classify
+
+log = logging.getLogger(__name__)
+
+BASELINES = {"marker_baseline": baseline.predict_hierarchy}
+BASELINE_CONDITION = "baseline"
+
+
+def _record(case_id: str, model: str, condition: str, parsed: ParseResult, **extra) -> dict:
+    rec = {
+        "case_id": case_id, "model": model, "condition": condition,
+        "context": None, "strategy": None, "sample_index": 0,
+        "prompt_version": None, "prompt_sha256": None, "raw_text": None,
+        "hierarchy": parsed.hierarchy, "task_failure": "none", "error": None,
+        "tokens_in": 0, "tokens_out": 0, "latency_s": 0.0, "cache_hit": False, "attempts": 0,
+    }
+    rec.update(parsed.as_record())
+    rec.update(extra)
+    return rec
+
+
+def baseline_predictions(cases: list[dict], model: str) -> list[dict]:
+    if model not in BASELINES:
+        raise ScievalsError(f"config: models.{model}", "no gating baseline of this name",
+                            f"gating baselines: {sorted(BASELINES)}")
+    predict = BASELINES[model]
+    records = []
+    for case in cases:
+        parsed = ParseResult("ok", method="baseline", hierarchy=predict(case))
+        records.append(_record(case["test_case_id"], model, BASELINE_CONDITION, parsed,
+                               prompt_version=baseline.BASELINE_VERSION))
+    return records
+
+
+def reply_record(case_id: str, model: str, context: str, strategy: str, request, response) -> dict:
+    """A prediction record from one LLM response (parsed, classified)."""
+    text = response.text
+    parsed = parse_reply(text) if response.error is None else ParseResult(
+        "failed", error=f"model error: {response.error}")
+    failure = classify(text, parsed.ok, response.error)
+    return _record(
+        case_id, model, condition_name(context, strategy), parsed,
+        context=context, strategy=strategy, sample_index=response.sample_index,
+        prompt_version=PROMPT_VERSION,
+        prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
+        raw_text=text, task_failure=failure, error=response.error,
+        tokens_in=response.usage.tokens_in, tokens_out=response.usage.tokens_out,
+        latency_s=response.latency_s, cache_hit=response.cache_hit, attempts=response.attempts,
+    )
+
+
+def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
+    from scievals.llm.runner import run_batch
+    from scievals.llm.settings import LLMSettings
+    from scievals.llm.usage import summarize_usage
+
+    section = config.get("gating") or {}
+    contexts = section.get("contexts") or list(CONTEXTS)
+    strategies = section.get("strategies") or list(STRATEGIES)
+    settings = LLMSettings.from_config(config.get("llm"))
+    records: list[dict] = []
+    all_responses = []
+    by_condition = {}
+    for context in contexts:
+        for strategy in strategies:
+            condition = condition_name(context, strategy)
+            requests = [build_request(case, context, strategy) for case in cases]
+            log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition)
+            result = run_batch(spec, requests, settings, scope="gating", label=condition)
+            by_request = {r.case_id: r for r in requests}
+            for response in result.responses:
+                records.append(reply_record(response.case_id, spec.name, context, strategy,
+                                            by_request[response.case_id], response))
+            all_responses += result.responses
+            by_condition[condition] = result.usage.model_dump(mode="json")
+    total = summarize_usage(spec, all_responses).model_dump(mode="json")
+    return records, {"total": total, "conditions": by_condition}
+
+
+def run(cases_jsonl, model_name: str, config: dict, out_jsonl, usage_json) -> list[dict]:
+    """Predict every case with ``model_name`` (all configured conditions for LLMs)."""
+    from scievals.llm.registry import model_spec
+
+    cases = read_cases(cases_jsonl)
+    spec = model_spec(model_name, config)
+    if spec.provider == "baseline":
+        records = baseline_predictions(cases, model_name)
+        usage = {"total": {"model": model_name, "provider": "baseline", "requests": 0},
+                 "conditions": {}}
+    else:
+        records, usage = llm_predictions(cases, spec, config)
+    failures = sum(1 for r in records if r["parse_status"] != "ok")
+    log.info("%s: %d predictions, %d unparseable", model_name, len(records), failures)
+    write_jsonl(out_jsonl, records)
+    write_json(usage_json, usage)
+    return records
+
+
+# --- bring your own predictions -------------------------------------------------------------
+
+TEXT_KEYS = ("raw_text", "reply", "response", "text")
+
+
+def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str]) -> dict:
+    """A user's prediction line -> a record as :func:`run` writes it (parsed here)."""
+    if not isinstance(raw, dict):
+        raise ScievalsError(where, "a prediction line must be a JSON object",
+                            'use {"case_id": ..., "hierarchy": {...}} or {"case_id": ..., "raw_text": "..."}')
+    case_id = raw.get("case_id", raw.get("test_case_id"))
+    if case_id not in case_ids:
+        raise ScievalsError(where, f"unknown case_id {case_id!r}",
+                            "use the test_case_id values of the case file (gating cases --list)")
+    condition = str(raw.get("condition") or "user")
+    if raw.get("hierarchy") is not None:
+        parsed = parse_prediction(raw["hierarchy"])
+        text = None
+    else:
+        text = next((raw[k] for k in TEXT_KEYS if raw.get(k) is not None), None)
+        if text is None:
+            raise ScievalsError(where, "no hierarchy and no reply text",
+                                f"give 'hierarchy' or one of {list(TEXT_KEYS)}")
+        parsed = parse_reply(str(text))
+    return _record(
+        str(case_id), model, condition, parsed,
+        sample_index=int(raw.get("sample_index") or 0), raw_text=text,
+        context=raw.get("context"), strategy=raw.get("strategy"),
+        task_failure=classify(text, parsed.ok) if text is not None else
+        ("none" if parsed.ok else "unparseable"),
+    )
+
+
+def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[dict]:
+    """Validate and parse a user's prediction file into the standard record format."""
+    case_ids = {c["test_case_id"] for c in read_cases(cases_jsonl)}
+    raw = read_jsonl(user_jsonl)
+    if not raw:
+        raise ScievalsError(user_jsonl, "prediction file is empty", "one JSON object per line")
+    records = [normalise_user_record(r, f"{user_jsonl}:{i}", model, case_ids)
+               for i, r in enumerate(raw, 1)]
+    write_jsonl(out_jsonl, records)
+    return records
+
+
+def model_from_path(path: str | os.PathLike) -> str:
+    return Path(path).name.removesuffix(".jsonl")

@@ -1,0 +1,153 @@
+"""Score one model's predictions: per-prediction CSV, long result table, review.
+
+Per (model, condition): each metric is averaged over a case's samples, then over
+cases, with a seeded percentile-bootstrap 95 % CI over cases and ``n`` = cases.
+Unparseable or missing predictions score 0 (NaN for the hallucination rates,
+which are averaged over parsed predictions only) and count in
+``task_failure_rate``; ``parse_success_rate`` is the share parsed.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import defaultdict
+
+import numpy as np
+import pandas as pd
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
+from scievals.common.provenance import Provenance
+from scievals.common.stats import mean_ci
+from scievals.common.tables import result_rows, write_result_table
+from scievals.gating.cases import read_cases
+from scievals.gating.metrics import METRICS, REFERENCE_METRICS, Truth, evaluate
+from scievals.gating.parser import parse_prediction
+from scievals.gating.review import render_review
+
+log = logging.getLogger(__name__)
+
+TABLE_METRICS = METRICS + ("parse_success_rate", "task_failure_rate") + REFERENCE_METRICS
+USAGE_METRICS = ("tokens_in", "tokens_out", "cost_usd", "cache_hits")
+BENCHMARK = "gating"
+
+
+def _checked_records(path, case_ids: set[str]) -> list[dict]:
+    records = read_jsonl(path)
+    for i, rec in enumerate(records, 1):
+        where = f"{path}:{i}"
+        if not isinstance(rec, dict) or "case_id" not in rec or "condition" not in rec:
+            raise ScievalsError(where, "prediction record lacks case_id/condition",
+                                "write predictions with scievals.gating.predict")
+        if rec["case_id"] not in case_ids:
+            raise ScievalsError(where, f"unknown case_id {rec['case_id']!r}",
+                                "predictions must be made from the same case file")
+        if "parse_status" not in rec:  # a hand-written record: parse it here
+            parsed = parse_prediction(rec.get("hierarchy") if rec.get("hierarchy") is not None
+                                      else rec.get("raw_text"))
+            rec.update(parsed.as_record(), hierarchy=parsed.hierarchy)
+            rec.setdefault("task_failure", "none" if parsed.ok else "unparseable")
+    return records
+
+
+def score_records(cases: list[dict], records: list[dict]) -> pd.DataFrame:
+    """One row per prediction (plus a 'missing' row per case a condition lacks)."""
+    truths = {c["test_case_id"]: Truth.from_case(c) for c in cases}
+    rows = []
+    conditions = sorted({r["condition"] for r in records})
+    seen = set()
+    for rec in records:
+        ok = rec.get("parse_status") == "ok" and rec.get("hierarchy") is not None
+        scores = evaluate(rec["hierarchy"] if ok else None, truths[rec["case_id"]])
+        seen.add((rec["case_id"], rec["condition"]))
+        rows.append({
+            "case_id": rec["case_id"], "condition": rec["condition"],
+            "sample_index": rec.get("sample_index", 0), **scores,
+            "parse_success_rate": 1.0 if ok else 0.0,
+            "task_failure_rate": 0.0 if ok and rec.get("task_failure", "none") == "none" else 1.0,
+            "parse_status": rec.get("parse_status"), "parse_method": rec.get("parse_method"),
+            "task_failure": rec.get("task_failure"), "error": rec.get("error"),
+        })
+    for condition in conditions:
+        for case_id, truth in truths.items():
+            if (case_id, condition) not in seen:
+                log.warning("no prediction for case %s under condition %s: scored as a failure",
+                            case_id, condition)
+                rows.append({"case_id": case_id, "condition": condition, "sample_index": 0,
+                             **evaluate(None, truth), "parse_success_rate": 0.0,
+                             "task_failure_rate": 1.0, "parse_status": "missing",
+                             "parse_method": None, "task_failure": "missing", "error": None})
+    frame = pd.DataFrame(rows)
+    return frame.sort_values(["condition", "case_id", "sample_index"], kind="stable").reset_index(drop=True)
+
+
+def aggregate(per_prediction: pd.DataFrame, bootstrap: dict) -> dict[str, list[dict]]:
+    """condition -> metric dicts (mean over cases of per-case means, CI over cases)."""
+    n_resamples = int(bootstrap.get("n_resamples", 1000))
+    seed = int(bootstrap.get("seed", 0))
+    out: dict[str, list[dict]] = {}
+    for condition, frame in per_prediction.groupby("condition", sort=True):
+        per_case = frame.groupby("case_id")[list(TABLE_METRICS)].mean()
+        items = []
+        for metric in TABLE_METRICS:
+            values = per_case[metric].to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            if values.size == 0:
+                items.append({"metric": metric, "value": math.nan, "n": 0})
+                continue
+            low, high = mean_ci(values, n_resamples, seed)
+            items.append({"metric": metric, "value": float(values.mean()),
+                          "ci_low": low, "ci_high": high, "n": int(values.size)})
+        out[str(condition)] = items
+    return out
+
+
+def _usage_items(usage: dict, condition: str) -> list[dict]:
+    summary = (usage.get("conditions") or {}).get(condition)
+    if not summary:
+        return []
+    n = summary.get("requests", 0)
+    return [{"metric": m, "value": summary.get(m), "n": n} for m in USAGE_METRICS]
+
+
+def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstrap: dict,
+                out_csv, per_case_csv, review_md, usage_json=None, model: str | None = None):
+    """Score ``predictions_jsonl`` against the case file; write the three outputs."""
+    cases = read_cases(cases_jsonl)
+    case_ids = {c["test_case_id"] for c in cases}
+    records = _checked_records(predictions_jsonl, case_ids)
+    if not records:
+        raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
+    models = {r.get("model") for r in records if r.get("model")}
+    if model is None:
+        if len(models) != 1:
+            raise ScievalsError(predictions_jsonl, f"expected one model, found {sorted(models)}",
+                                "one prediction file per model")
+        model = models.pop()
+    per_prediction = score_records(cases, records)
+    usage = read_json(usage_json) if usage_json else {}
+    tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
+              for condition, items in aggregate(per_prediction, bootstrap).items()]
+    write_result_table(out_csv, pd.concat(tables, ignore_index=True))
+    per_prediction.insert(0, "model", model)
+    write_csv(per_case_csv, per_prediction)
+    truths = {c["test_case_id"]: Truth.from_case(c) for c in cases}
+    write_text(review_md, render_review(model, truths, records))
+    return per_prediction
+
+
+def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Provenance:
+    """Provenance of gating rows: dataset label from the curation report, sha256 of cases."""
+    report = read_json(curation_report_json)
+    return Provenance(benchmark=BENCHMARK, dataset=report.get("dataset", "gating-cases"),
+                      dataset_sha256=sha256_file(cases_jsonl), config_hash=config_hash)
+
+
+def per_case_scores(cases: list[dict], records: list[dict]) -> dict[str, dict]:
+    """Convenience for callers: case -> mean scores over its records."""
+    frame = score_records(cases, records)
+    grouped: dict[str, dict] = defaultdict(dict)
+    for case_id, sub in frame.groupby("case_id"):
+        grouped[str(case_id)] = {m: float(sub[m].mean()) for m in TABLE_METRICS}
+    return dict(grouped)

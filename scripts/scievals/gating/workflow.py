@@ -1,0 +1,60 @@
+"""Helpers ``rules/gating.smk`` calls at DAG-build time (kept out of the .smk file)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scievals.gating.paths import OMIP_DIR, embedded_workspaces
+
+CASES = "data/curated/gating/cases.jsonl"
+CURATION_REPORT = "data/curated/gating/curation_report.json"
+PREDICTIONS = "results/gating/predictions/{model}.jsonl"
+USAGE = "results/gating/predictions/{model}.usage.json"
+
+
+def model_regex(models: list[str]) -> str:
+    """A wildcard constraint matching exactly these model names (never anything if empty)."""
+    return "|".join(re.escape(m) for m in models) or "^$"
+
+
+def baselines(config: dict) -> list[str]:
+    section = config["gating"]
+    return [m for m in section["models"] if config["models"][m]["provider"] == "baseline"]
+
+
+def workspaces(section: dict) -> list[str]:
+    embedded = embedded_workspaces() if section["embedded_workspaces"] else []
+    return [str(p) for p in embedded] + list(section["workspaces"])
+
+
+def omip_dirs(section: dict) -> list[str]:
+    return [str(OMIP_DIR / name) for name in section["omip_sets"]]
+
+
+def omip_files(section: dict) -> list[str]:
+    return sorted(str(p) for d in omip_dirs(section) for p in Path(d).glob("*.json"))
+
+
+def download_settings(section: dict) -> dict:
+    keys = ("flowrepository", "flowrepository_client_env", "sources", "download_timeout_s",
+            "max_download_mb")
+    return {k: section[k] for k in keys}
+
+
+def predict_config(config: dict, model: str) -> dict:
+    """What one predict job needs: its registry entry, the LLM settings and the prompt grid."""
+    section = config["gating"]
+    return {
+        "models": {model: config["models"][model]},
+        "llm": config.get("llm") or {},
+        "gating": {"contexts": section["contexts"], "strategies": section["strategies"]},
+    }
+
+
+def score_inputs(model: str, byo_models: list[str]) -> dict:
+    inputs = {"cases": CASES, "curation": CURATION_REPORT,
+              "predictions": PREDICTIONS.format(model=model)}
+    if model not in byo_models:
+        inputs["usage"] = USAGE.format(model=model)
+    return inputs

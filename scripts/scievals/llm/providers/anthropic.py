@@ -1,0 +1,125 @@
+"""Anthropic Messages API through the official SDK.
+
+Anthropic takes the system prompt as a separate field and has no ``seed``;
+``stop`` becomes ``stop_sequences``. ``base_url`` overrides the endpoint (tests
+point it at the local fake server; a proxy works the same way).
+
+Sampling parameters follow the API version the installed SDK speaks. Up to
+``2023-06-01`` (SDK < 2.0) ``temperature`` and ``top_p`` are sent (as keyword
+arguments, or through ``extra_body`` in SDK 1.x, which dropped the keywords).
+API version ``2026-10-21`` (SDK >= 2.0) rejects any sampling parameter, even at
+its default, so none is sent and the model samples its own way.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+from types import ModuleType
+
+from scievals.llm.base import (
+    GenerateParams,
+    LLMRequest,
+    ModelSpec,
+    ProviderReply,
+    TransientError,
+    Usage,
+)
+from scievals.llm.providers import require_sdk
+from scievals.llm.providers._sdk_errors import translate
+
+OFFICIAL_BASE_URL = "https://api.anthropic.com"
+# The last API version that accepts temperature / top_p.
+LAST_SAMPLING_API_VERSION = "2023-06-01"
+# Key-less Anthropic-compatible proxies still need some key for the SDK.
+PLACEHOLDER_KEY = "no-key-needed"
+
+log = logging.getLogger("scievals.llm")
+
+
+def sampling_mode(sdk: ModuleType) -> str:
+    """``kwargs``, ``extra_body`` or ``none``: how (whether) to send temperature and top_p."""
+    try:
+        version = importlib.import_module(f"{sdk.__name__}._constants").ANTHROPIC_API_VERSION
+    except (ImportError, AttributeError):
+        version = LAST_SAMPLING_API_VERSION
+    if version > LAST_SAMPLING_API_VERSION:  # ISO dates compare as strings
+        return "none"
+    try:
+        create = sdk.resources.messages.AsyncMessages.create
+    except AttributeError:
+        return "extra_body"  # unknown layout: extra_body works with every SDK version
+    return "kwargs" if "temperature" in inspect.signature(create).parameters else "extra_body"
+
+
+class AnthropicAPI:
+    def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
+        self._sdk = require_sdk("anthropic", spec)
+        self.spec = spec
+        self._secret = api_key
+        self.sampling = sampling_mode(self._sdk)
+        if self.sampling == "none":
+            log.info(
+                "%s: anthropic SDK %s speaks an API version without sampling parameters; "
+                "temperature/top_p are not sent",
+                spec.name,
+                getattr(self._sdk, "__version__", "?"),
+            )
+        self.client = self._sdk.AsyncAnthropic(
+            api_key=api_key or PLACEHOLDER_KEY,
+            base_url=spec.base_url or OFFICIAL_BASE_URL,  # never ANTHROPIC_BASE_URL implicitly
+            max_retries=0,  # the runner retries, once
+            timeout=spec.timeout_s,
+        )
+
+    def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
+        system = "\n\n".join(m.content for m in request.messages if m.role == "system")
+        kwargs: dict = {
+            "model": self.spec.model,
+            "max_tokens": params.max_tokens,
+            "messages": [
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
+            ],
+        }
+        if system:
+            kwargs["system"] = system
+        sampling = {"temperature": params.temperature}
+        if params.top_p is not None:
+            sampling["top_p"] = params.top_p
+        if self.sampling == "kwargs":
+            kwargs.update(sampling)
+        elif self.sampling == "extra_body":
+            kwargs["extra_body"] = sampling
+        if params.stop:
+            kwargs["stop_sequences"] = params.stop
+        return kwargs
+
+    async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
+        try:
+            response = await self.client.messages.create(**self.request_kwargs(request, params))
+        except Exception as exc:  # translated below; unknown kinds propagate unchanged
+            raise translate(exc, self._sdk, self._secret) from exc
+        content = getattr(response, "content", None)
+        if content is None:
+            raise TransientError("reply has no content")
+        text = "".join(block.text for block in content if getattr(block, "type", "") == "text")
+        usage = getattr(response, "usage", None)
+        return ProviderReply(
+            text=text,
+            usage=Usage(
+                tokens_in=(usage.input_tokens or 0) if usage else 0,
+                tokens_out=(usage.output_tokens or 0) if usage else 0,
+            ),
+            stop_reason=response.stop_reason,
+            request_id=getattr(response, "_request_id", None) or response.id,
+        )
+
+    @staticmethod
+    def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
+        return None
+
+    async def aclose(self) -> None:
+        await self.client.close()

@@ -1,0 +1,137 @@
+"""The model registry (config ``models:``) and the checks run before any job starts."""
+
+from __future__ import annotations
+
+import os
+import socket
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from scievals.common.errors import ScievalsError
+from scievals.llm.base import ModelSpec
+
+# Where the provider's own endpoint needs a key although the config names none.
+DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+# Providers that talk to a server (the others run in-process).
+NETWORK_PROVIDERS = ("openai", "anthropic")
+PREFLIGHT_TIMEOUT_S = 3.0
+
+
+def model_spec(name: str, config: dict) -> ModelSpec:
+    """The registry entry ``config["models"][name]`` as a validated :class:`ModelSpec`."""
+    registry = config.get("models") or {}
+    if name not in registry:
+        raise ScievalsError(
+            f"config: models.{name}",
+            f"model {name!r} is not in the model registry",
+            f"define it under models: (known: {sorted(registry)})",
+        )
+    entry = dict(registry[name] or {})
+    entry.pop("name", None)
+    try:
+        spec = ModelSpec(name=name, **entry)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise ScievalsError(
+            f"config: models.{name}.{key}", first["msg"], "see config/schema.yaml (models)"
+        ) from None
+    if spec.provider in NETWORK_PROVIDERS and not spec.model:
+        raise ScievalsError(
+            f"config: models.{name}",
+            f"provider {spec.provider} needs a model id",
+            "add model: <provider's model id>, e.g. a dated id",
+        )
+    if (spec.price_in_per_mtok is None) != (spec.price_out_per_mtok is None):
+        raise ScievalsError(
+            f"config: models.{name}",
+            "only one of price_in_per_mtok / price_out_per_mtok is set",
+            "set both (USD per million tokens) or neither",
+        )
+    if spec.responses is not None and spec.provider != "mock":
+        raise ScievalsError(
+            f"config: models.{name}.responses",
+            "scripted responses are only for provider mock",
+            "remove responses: or set provider: mock",
+        )
+    return spec
+
+
+def key_env(spec: ModelSpec) -> str | None:
+    """The environment variable holding this model's key, or None if it needs none.
+
+    A configured ``api_key_env`` always counts. Without one, the provider's own
+    endpoint needs its usual variable, while a custom ``base_url`` (a local
+    vLLM/Ollama server) is assumed to need no key.
+    """
+    if spec.api_key_env:
+        return spec.api_key_env
+    if spec.provider in NETWORK_PROVIDERS and not spec.base_url:
+        return DEFAULT_KEY_ENV[spec.provider]
+    return None
+
+
+def api_key(spec: ModelSpec) -> str | None:
+    """The key value from the environment; ScievalsError naming the variable if unset."""
+    var = key_env(spec)
+    if var is None:
+        return None
+    value = os.environ.get(var, "").strip()
+    if not value:
+        raise ScievalsError(
+            f"model {spec.name!r}",
+            f"environment variable {var} is not set",
+            f"export {var}=<your {spec.provider} API key>, or drop the model from the run",
+        )
+    return value
+
+
+def _host_port(spec: ModelSpec) -> tuple[str, int]:
+    parts = urlsplit(spec.base_url or "")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ScievalsError(
+            f"config: models.{spec.name}.base_url",
+            f"{spec.base_url!r} is not an http(s) URL",
+            "write it like http://localhost:8000/v1",
+        )
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise ScievalsError(
+            f"config: models.{spec.name}.base_url", f"{spec.base_url!r} has a bad port"
+        ) from None
+    return parts.hostname, port
+
+
+def check_reachable(spec: ModelSpec, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """Open (and close) a TCP connection to the model's ``base_url``."""
+    host, port = _host_port(spec)
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise ScievalsError(
+            f"model {spec.name!r}",
+            f"base_url {spec.base_url} is not reachable ({reason})",
+            "start the server or fix models." + spec.name + ".base_url",
+        ) from None
+
+
+def preflight(specs: list[ModelSpec]) -> None:
+    """Stop before any job starts if an LLM lacks its key or its server.
+
+    Baselines and the mock provider always pass. The first problem is raised as
+    one ScievalsError line naming the model and the variable or URL.
+    """
+    checked: set[tuple[str, int]] = set()
+    for spec in specs:
+        if spec.provider not in NETWORK_PROVIDERS:
+            continue
+        api_key(spec)
+        if spec.base_url:
+            target = _host_port(spec)
+            if target not in checked:
+                check_reachable(spec)
+                checked.add(target)

@@ -1,0 +1,353 @@
+"""Run a batch of prompts against one model: cache, retries, concurrency, accounting.
+
+``run_batch`` expands every request into ``spec.n_samples`` samples (sample_index
+0..n-1, request-major order), answers what it can from the cache, sends the rest
+concurrently (at most ``spec.max_connections`` in flight), stores each reply the
+moment it arrives, and returns one :class:`LLMResponse` per sample in input
+order. A request that keeps failing after its retries comes back with ``error``
+set and the batch goes on; a rejected request (bad key, 400, unknown model)
+stops the batch with a :class:`ScievalsError`. Replies already stored stay
+stored either way, so a re-run asks only for what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_text
+from scievals.llm.base import (
+    GenerateParams,
+    LLMRequest,
+    LLMResponse,
+    ModelSpec,
+    ProviderReply,
+    RequestRejected,
+    TransientError,
+)
+from scievals.llm.cache import ResponseCache, cache_key, key_material
+from scievals.llm.progress import Progress
+from scievals.llm.providers import create_api, provider_class
+from scievals.llm.providers._sdk_errors import redact
+from scievals.llm.registry import api_key, key_env
+from scievals.llm.retry import call_with_retries
+from scievals.llm.settings import LLMSettings
+from scievals.llm.usage import UsageSummary, summarize_usage
+
+log = logging.getLogger("scievals.llm")
+
+
+class BatchResult(BaseModel):
+    responses: list[LLMResponse]
+    usage: UsageSummary
+
+
+def expand_samples(spec: ModelSpec, requests: list[LLMRequest]) -> list[LLMRequest]:
+    """Each request ``spec.n_samples`` times with sample_index 0..n-1 (request-major).
+
+    With ``n_samples == 1`` requests pass unchanged, so callers that expand
+    themselves keep their own sample indices.
+    """
+    if spec.n_samples == 1:
+        return list(requests)
+    expanded = []
+    for request in requests:
+        if request.sample_index != 0:
+            raise ValueError(
+                f"case {request.case_id!r} has sample_index {request.sample_index}, but "
+                f"model {spec.name!r} has n_samples={spec.n_samples}: run_batch expands "
+                "samples itself; pass requests with sample_index 0"
+            )
+        expanded += [request.model_copy(update={"sample_index": k}) for k in range(spec.n_samples)]
+    return expanded
+
+
+def sample_params(spec: ModelSpec, sample_index: int) -> GenerateParams:
+    """Sampling parameters of one sample: with a seed, sample k sends seed + k, so repeats
+    differ from each other yet are reproducible."""
+    params = spec.params
+    if params.seed is not None and sample_index:
+        return params.model_copy(update={"seed": params.seed + sample_index})
+    return params
+
+
+def _rejected(spec: ModelSpec, exc: RequestRejected, secret: str | None) -> ScievalsError:
+    where = (
+        f"model {spec.name!r} ({spec.provider}"
+        + (f" at {spec.base_url}" if spec.base_url else "")
+        + ")"
+    )
+    message = redact(str(exc), secret)
+    var = key_env(spec)
+    if exc.status in (401, 403):
+        fix = (
+            f"set a valid API key in the environment variable {var}"
+            if var
+            else f"the server wants a key: set models.{spec.name}.api_key_env to the variable holding it"
+        )
+        return ScievalsError(where, f"credentials refused ({message})", fix)
+    if exc.status == 404:
+        return ScievalsError(
+            where,
+            f"not found ({message})",
+            f"check models.{spec.name}.model ({spec.model!r}) and base_url",
+        )
+    return ScievalsError(
+        where, f"request rejected ({message})", f"check models.{spec.name}.model and params"
+    )
+
+
+@dataclass
+class _Job:
+    index: int
+    request: LLMRequest
+    params: GenerateParams
+    material: dict
+    key: str
+
+
+def _response(request: LLMRequest, key: str, **fields) -> LLMResponse:
+    return LLMResponse(
+        case_id=request.case_id, sample_index=request.sample_index, cache_key=key, **fields
+    )
+
+
+class _Batch:
+    """State of one batch: the responses so far and who shares whose reply."""
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        samples: list[LLMRequest],
+        settings: LLMSettings,
+        scope: str,
+        label: str,
+    ) -> None:
+        self.spec = spec
+        self.samples = samples
+        self.settings = settings
+        self.cache = ResponseCache.for_mode(settings.cache_dir, settings.cache_mode)
+        self.responses: list[LLMResponse | None] = [None] * len(samples)
+        self.followers: dict[int, list[int]] = defaultdict(list)  # identical requests: asked once
+        self.pending: list[_Job] = []
+        self.label = label
+        self.secret: str | None = None
+        self.aborted = False
+        self.progress: Progress | None = None
+        cls = provider_class(spec)  # ScievalsError for baselines
+        leaders: dict[str, int] = {}
+        for i, request in enumerate(samples):
+            params = sample_params(spec, request.sample_index)
+            material = key_material(spec, request, params, scope, cls.cache_extra(spec, request))
+            key = cache_key(material)
+            if key in leaders:
+                self.followers[leaders[key]].append(i)
+                continue
+            leaders[key] = i
+            hit = self.cache.get(spec, key, request)
+            if hit is None:
+                self.pending.append(_Job(i, request, params, material, key))
+            else:
+                self.settle(i, hit.model_copy(update={"cache_key": key}))
+
+    def settle(self, index: int, response: LLMResponse, fresh: bool = False) -> None:
+        """Store a response and hand the same reply to identical requests."""
+        self.responses[index] = response
+        shared = {"cache_hit": True, "attempts": 0} if response.error is None else {"attempts": 0}
+        for j in self.followers.get(index, []):
+            self.responses[j] = response.model_copy(
+                update={
+                    "case_id": self.samples[j].case_id,
+                    "sample_index": self.samples[j].sample_index,
+                    **shared,
+                }
+            )
+        if self.progress is not None:
+            self.progress.update(1 + len(self.followers.get(index, [])))
+
+    async def send_all(self) -> None:
+        self.secret = api_key(self.spec)
+        api = create_api(self.spec, self.secret)
+        gate = asyncio.Semaphore(self.spec.max_connections)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for job in self.pending:
+                    group.create_task(self.send(api, gate, job))
+        except BaseExceptionGroup as failures:
+            rejected = [e for e in failures.exceptions if isinstance(e, RequestRejected)]
+            if rejected:
+                raise _rejected(self.spec, rejected[0], self.secret) from None
+            raise failures.exceptions[0] from failures
+        finally:
+            await api.aclose()
+
+    async def send(self, api, gate: asyncio.Semaphore, job: _Job) -> None:
+        latency = 0.0
+
+        async def attempt() -> ProviderReply:
+            nonlocal latency
+            t0 = time.perf_counter()
+            reply = await api.generate(job.request, job.params)
+            latency = time.perf_counter() - t0
+            return reply
+
+        where = f"{self.spec.name} {job.request.case_id}#{job.request.sample_index}"
+        async with gate:
+            if self.aborted:  # another request was rejected: send nothing more
+                return
+            try:
+                reply, attempts = await call_with_retries(
+                    attempt, self.settings.max_attempts, self.settings.max_wait_s, label=where
+                )
+            except RequestRejected:
+                self.aborted = True  # set before the gate opens for the next request
+                raise
+            except TransientError as exc:
+                error = redact(str(exc), self.secret)
+                attempts = getattr(exc, "attempts", self.settings.max_attempts)
+                log.warning("%s failed after %d attempts: %s", where, attempts, error)
+                self.settle(
+                    job.index, _response(job.request, job.key, error=error, attempts=attempts)
+                )
+                return
+        # Stored before anything else happens, so a kill from here on loses nothing.
+        # In a worker thread: file system calls release the GIL, the event loop goes on.
+        await asyncio.to_thread(self.cache.put, self.spec, job.key, job.material, reply, latency)
+        self.settle(
+            job.index,
+            _response(
+                job.request,
+                job.key,
+                text=reply.text,
+                usage=reply.usage,
+                latency_s=latency,
+                stop_reason=reply.stop_reason,
+                request_id=reply.request_id,
+                attempts=attempts,
+            ),
+        )
+
+
+async def run_batch_async(
+    spec: ModelSpec,
+    requests: list[LLMRequest],
+    settings: LLMSettings,
+    scope: str,
+    records_path: Path | None = None,
+    label: str = "",
+) -> BatchResult:
+    """The coroutine behind :func:`run_batch` (for callers already inside an event loop)."""
+    if not scope:
+        raise ValueError(
+            "scope must name the benchmark and prompt version, e.g. 'gating/prompt-v1'"
+        )
+    label = label or f"{spec.name} [{scope}]"
+    started = time.perf_counter()
+    samples = expand_samples(spec, requests)
+    batch = _Batch(spec, samples, settings, scope, label)
+    done = sum(r is not None for r in batch.responses)
+    log.info(
+        "%s: %d responses, %d from cache, %d to request (cache %s at %s)",
+        label,
+        len(samples),
+        done,
+        len(batch.pending),
+        settings.cache_mode,
+        settings.cache_dir,
+    )
+    batch.progress = Progress(len(samples), label, done=done)
+    try:
+        if batch.pending:
+            await batch.send_all()
+    finally:
+        batch.progress.close()
+
+    final = [r for r in batch.responses if r is not None]
+    assert len(final) == len(samples), "every sample gets a response"
+    usage = summarize_usage(spec, final, wall_s=time.perf_counter() - started)
+    log.info(
+        "%s: done in %.2f s: %d cached, %d new, %d errors, %d retries; tokens in %d, out %d%s",
+        label,
+        usage.latency.wall_s,
+        usage.cache_hits,
+        usage.cache_misses - usage.errors,
+        usage.errors,
+        usage.retries,
+        usage.tokens_in,
+        usage.tokens_out,
+        "" if usage.cost_usd is None else f", cost ${usage.cost_usd:.4f}",
+    )
+    if records_path is not None:
+        append_records(Path(records_path), spec, scope, label, samples, final)
+    return BatchResult(responses=final, usage=usage)
+
+
+def run_batch(
+    spec: ModelSpec,
+    requests: list[LLMRequest],
+    settings: LLMSettings,
+    scope: str,
+    records_path: Path | None = None,
+    label: str = "",
+) -> BatchResult:
+    """Answer ``requests`` with ``spec`` (see the module docstring). Blocks until done."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(run_batch_async(spec, requests, settings, scope, records_path, label))
+    raise RuntimeError("run_batch called inside an event loop; await run_batch_async instead")
+
+
+def record(
+    spec: ModelSpec, scope: str, label: str, request: LLMRequest, response: LLMResponse
+) -> dict:
+    """One JSONL line per sample: what was asked (as a hash), what came back, and its cost."""
+    return {
+        "model": spec.name,
+        "provider": spec.provider,
+        "model_id": spec.model,
+        "scope": scope,
+        "label": label,
+        "case_id": response.case_id,
+        "sample_index": response.sample_index,
+        "cache_key": response.cache_key,
+        "prompt_sha256": sha256_text(canonical_json([m.model_dump() for m in request.messages])),
+        "text": response.text,
+        "tokens_in": response.usage.tokens_in,
+        "tokens_out": response.usage.tokens_out,
+        "latency_s": response.latency_s,
+        "stop_reason": response.stop_reason,
+        "request_id": response.request_id,
+        "cache_hit": response.cache_hit,
+        "attempts": response.attempts,
+        "error": response.error,
+    }
+
+
+def append_records(
+    path: Path,
+    spec: ModelSpec,
+    scope: str,
+    label: str,
+    samples: list[LLMRequest],
+    responses: list[LLMResponse],
+) -> None:
+    """Add this batch's records after any already in ``path``, replacing the file in one step."""
+    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    if existing:
+        read_jsonl(path)  # refuse to extend a corrupt file
+        if not existing.endswith("\n"):
+            existing += "\n"
+    lines = "".join(
+        json.dumps(record(spec, scope, label, q, r), sort_keys=True, ensure_ascii=False) + "\n"
+        for q, r in zip(samples, responses)
+    )
+    write_text(path, existing + lines)

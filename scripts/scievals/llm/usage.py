@@ -1,0 +1,111 @@
+"""Token, cost, latency and cache accounting for one prediction job.
+
+Totals (``tokens_in``, ``tokens_out``, ``cost_usd``) cover every response of the
+batch, whether it came from the cache or the provider, so they describe the
+predictions and do not change when a run is repeated from cache. The ``new_*``
+fields count only what this run actually asked the provider for (what it paid).
+Latency statistics use each successful response's recorded latency (a cache hit
+keeps the latency it had when it was fetched); ``wall_s`` is this run's time.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from scievals.common.io import write_json
+from scievals.llm.base import LLMResponse, ModelSpec
+
+
+class LatencyStats(BaseModel):
+    mean_s: float | None = None
+    p50_s: float | None = None
+    p95_s: float | None = None
+    wall_s: float = 0.0
+
+
+class UsageSummary(BaseModel):
+    model: str = ""
+    provider: str = ""
+    model_id: str | None = None
+    requests: int = 0
+    cache_hits: int = 0
+    cache_misses: int = 0
+    errors: int = 0
+    retries: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float | None = None
+    new_tokens_in: int = 0
+    new_tokens_out: int = 0
+    new_cost_usd: float | None = None
+    price_in_per_mtok: float | None = None
+    price_out_per_mtok: float | None = None
+    latency: LatencyStats = Field(default_factory=LatencyStats)
+
+
+def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
+    """USD from the registry's prices per million tokens; None when the model is unpriced."""
+    if spec.price_in_per_mtok is None or spec.price_out_per_mtok is None:
+        return None
+    return (tokens_in * spec.price_in_per_mtok + tokens_out * spec.price_out_per_mtok) / 1e6
+
+
+def summarize_usage(
+    spec: ModelSpec,
+    responses: list[LLMResponse],
+    wall_s: float = 0.0,
+) -> UsageSummary:
+    """Account for ``responses`` (callers may concatenate several batches of one model)."""
+    ok = [r for r in responses if r.error is None]
+    fresh = [r for r in ok if not r.cache_hit]
+    tokens_in = sum(r.usage.tokens_in for r in ok)
+    tokens_out = sum(r.usage.tokens_out for r in ok)
+    new_in = sum(r.usage.tokens_in for r in fresh)
+    new_out = sum(r.usage.tokens_out for r in fresh)
+    latencies = np.array([r.latency_s for r in ok], dtype=float)
+    if latencies.size:
+        p50, p95 = np.percentile(latencies, [50, 95])
+        latency = LatencyStats(
+            mean_s=float(latencies.mean()), p50_s=float(p50), p95_s=float(p95), wall_s=wall_s
+        )
+    else:
+        latency = LatencyStats(wall_s=wall_s)
+    hits = sum(1 for r in responses if r.cache_hit)
+    return UsageSummary(
+        model=spec.name,
+        provider=spec.provider,
+        model_id=spec.model,
+        requests=len(responses),
+        cache_hits=hits,
+        cache_misses=len(responses) - hits,
+        errors=len(responses) - len(ok),
+        retries=sum(max(r.attempts - 1, 0) for r in responses if not r.cache_hit),
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        cost_usd=cost_usd(spec, tokens_in, tokens_out),
+        new_tokens_in=new_in,
+        new_tokens_out=new_out,
+        new_cost_usd=cost_usd(spec, new_in, new_out),
+        price_in_per_mtok=spec.price_in_per_mtok,
+        price_out_per_mtok=spec.price_out_per_mtok,
+        latency=latency,
+    )
+
+
+def write_usage(path: str | os.PathLike, summary: UsageSummary) -> None:
+    """``usage.json`` beside the predictions (atomic)."""
+    write_json(path, summary.model_dump(mode="json"))
+
+
+def usage_metric_rows(summary: UsageSummary) -> list[dict]:
+    """Rows for :func:`scievals.common.tables.result_rows` (cost is NaN when unpriced)."""
+    n = summary.requests
+    return [
+        {"metric": "tokens_in", "value": summary.tokens_in, "n": n},
+        {"metric": "tokens_out", "value": summary.tokens_out, "n": n},
+        {"metric": "cost_usd", "value": summary.cost_usd, "n": n},
+        {"metric": "cache_hits", "value": summary.cache_hits, "n": n},
+    ]

@@ -1,0 +1,102 @@
+"""Best-effort downloads: checksums, archives, FlowRepository failures (no network)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+
+import httpx
+import pytest
+from scievals.gating import download as D
+from scievals.gating.paths import FLOWKIT_DIR
+
+WSP = FLOWKIT_DIR / "8_color_data_set" / "8_color_ICS.wsp"
+LISTING = """<?xml version="1.0"?><FlowRepository><api-version>1.0</api-version>
+<public-experiments><experiment><id>FR-FCM-ZZZZ</id>
+<fcs-files><fcs-file><file-name>s1.fcs</file-name><url>https://flowrepository.org/x/1/download</url>
+<md5sum>{md5}</md5sum><file-size>10</file-size></fcs-file>
+<fcs-file><file-name>huge.fcs</file-name><url>https://flowrepository.org/x/2/download</url>
+<md5sum>00</md5sum><file-size>999999999999</file-size></fcs-file></fcs-files>
+<attachments><attachment><file-name>study.wsp</file-name><url>https://flowrepository.org/x/3/download</url>
+<md5sum>{md5_wsp}</md5sum><file-size>20</file-size></attachment>
+<attachment><file-name>paper.pdf</file-name><url>https://flowrepository.org/x/4</url></attachment>
+</attachments></experiment></public-experiments></FlowRepository>"""
+
+
+def _sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_url_sources_local_and_checked(tmp_path):
+    cfg = {"sources": [
+        {"name": "ics.wsp", "url": WSP.as_uri(), "sha256": _sha(WSP)},
+        {"name": "bad.wsp", "url": str(WSP), "sha256": "0" * 64}]}
+    report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+    assert report["workspaces"] == [str(tmp_path / "raw" / "sources" / "ics.wsp")]
+    failed = {e["source"]: e["reason"] for e in report["sources"] if e["status"] == "failed"}
+    assert failed["bad.wsp"].startswith("sha256 mismatch")
+    assert not (tmp_path / "raw" / "sources" / "bad.wsp").exists()
+    assert json.loads((tmp_path / "report.json").read_text()) == report
+    again = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+    assert again["sources"][0]["status"] == "ok" and again["sources"][0]["files"][0]["status"] == "cached"
+
+
+def test_zip_archives_are_unpacked(tmp_path):
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(WSP, "../../escape/8_color_ICS.wsp")
+        zf.writestr("notes.txt", "ignored")
+    cfg = {"sources": [{"name": "cytobank_export", "url": str(archive), "sha256": _sha(archive)}]}
+    report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+    assert report["workspaces"] == [str(tmp_path / "raw" / "sources" / "cytobank_export" / "8_color_ICS.wsp")]
+    assert not (tmp_path / "escape").exists()
+
+
+def test_flowrepository_unreachable_is_one_line(tmp_path, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise httpx.ConnectError("connection refused")
+
+    monkeypatch.setattr(httpx, "get", refuse)
+    monkeypatch.delenv("FLOWREPOSITORY_CLIENT_ID", raising=False)
+    report = D.fetch({"flowrepository": ["FR-FCM-Z7YM"]}, tmp_path, tmp_path / "report.json")
+    entry = report["sources"][0]
+    assert entry["status"] == "failed" and "\n" not in entry["reason"]
+    assert entry["reason"] == ("FlowRepository API unreachable (ConnectError: connection refused); "
+                               "no API client id in $FLOWREPOSITORY_CLIENT_ID")
+    assert report["failed"] == ["FR-FCM-Z7YM"] and report["workspaces"] == []
+
+
+def test_flowrepository_listing_and_md5(tmp_path, monkeypatch):
+    fcs_bytes, wsp_bytes = b"0123456789", WSP.read_bytes()[:20]
+    xml = LISTING.format(md5=hashlib.md5(fcs_bytes).hexdigest(), md5_wsp="f" * 32)
+    seen = {}
+
+    def fake_get(url, params=None, **kwargs):
+        seen["params"] = params
+        return httpx.Response(200, text=xml, request=httpx.Request("GET", url))
+
+    def fake_http_get(url, dest, timeout_s, max_bytes, params=None):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(fcs_bytes if url.endswith("1/download") else wsp_bytes)
+
+    monkeypatch.setattr(httpx, "get", fake_get)
+    monkeypatch.setattr(D, "_http_get", fake_http_get)
+    monkeypatch.setenv("FR_CLIENT", "abc")
+    cfg = {"flowrepository": ["FR-FCM-ZZZZ"], "flowrepository_client_env": "FR_CLIENT",
+           "max_download_mb": 100}
+    report = D.fetch(cfg, tmp_path, tmp_path / "report.json")
+    assert seen["params"] == {"client": "abc"}
+    entry = report["sources"][0]
+    assert entry["status"] == "ok"
+    assert [f["file"].split("/")[-1] for f in entry["files"]] == ["s1.fcs"]
+    skipped = {s["file"]: s["reason"] for s in entry["skipped"]}
+    assert "MB limit" in skipped["huge.fcs"] and "md5 mismatch" in skipped["study.wsp"]
+    assert report["origins"][entry["files"][0]["file"]] == "flowrepository:FR-FCM-ZZZZ"
+
+
+def test_listing_errors():
+    with pytest.raises(D.SourceFailed, match="invalid XML"):
+        D.parse_experiment_listing("<html>")
+    with pytest.raises(D.SourceFailed, match="API error: API access disabled"):
+        D.parse_experiment_listing("<FlowRepository><error>API access disabled</error></FlowRepository>")

@@ -1,0 +1,111 @@
+"""flowkit extraction on the real embedded workspaces (flowkit import: slow)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from scievals.common.io import read_jsonl
+from scievals.gating.curate import build_cases
+from scievals.gating.extract import panel_from_keywords
+from scievals.gating.paths import (
+    FLOWKIT_DIR,
+    OMIP_STAGING_DIR,
+    OMIP_VERIFIED_DIR,
+    embedded_workspaces,
+)
+from scievals.gating.tree import count_nodes, depth, render
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def extracted(tmp_path_factory):
+    from scievals.gating.extract import extract_workspaces
+
+    tmp = tmp_path_factory.mktemp("extract")
+    corrupt = tmp / "corrupt.wsp"
+    shutil.copy(FLOWKIT_DIR / "8_color_data_set" / "8_color_ICS.wsp", corrupt)
+    with open(corrupt, "r+b") as handle:
+        handle.truncate(20000)
+    out, report = tmp / "extracted.jsonl", tmp / "report.json"
+    extract_workspaces(embedded_workspaces() + [corrupt], out, report)
+    records = {r["name"]: r for r in read_jsonl(out)}
+    return records, json.loads(report.read_text()), out, tmp
+
+
+def test_8_color_ics_hierarchy(extracted):
+    records, _, _, _ = extracted
+    ics = records["8_color_ICS"]
+    assert ics["status"] == "ok" and ics["origin"] == "embedded-flowkit"
+    assert ics["groups"]["DEN"] == [
+        "101_DEN084Y5_15_E01_008_clean.fcs", "101_DEN084Y5_15_E03_009_clean.fcs",
+        "101_DEN084Y5_15_E05_010_clean.fcs"]
+    sample = ics["samples"][0]
+    assert sample["groups"] == ["All Samples", "DEN"] and not sample["fcs_loaded"]
+    gates = sample["gates"]
+    assert len(gates) == 14
+    by_path = {(tuple(g["path"]), g["name"]): g for g in gates}
+    live = by_path[(("root", "Time", "Singlets"), "aAmine-")]
+    assert live["gate_type"] == "PolygonGate" and live["markers"] == ["Aqua Amine", "SSC-A"]
+    assert live["parent"] == "Singlets" and live["count"] is None
+    cd4 = by_path[(("root", "Time", "Singlets", "aAmine-", "CD3+"), "CD4+")]
+    assert cd4["dimensions"] == ["CD4 PE-Cy7 FLR-A", "CD8 PerCP-Cy55 FLR-A"]
+    assert cd4["markers"] == ["CD4", "CD8"]
+    cytokines = sorted(g["name"] for g in gates if g["parent"] == "CD8+")
+    assert cytokines == ["CD107a+", "IFNg+", "IL2+", "TNFa+"]
+    panel = {e["marker"]: e["fluorophore"] for e in sample["panel"]}
+    assert panel == {"TNFa": "FITC", "CD8": "PerCP-Cy55", "IL2": "BV421", "Aqua Amine": "Aqua Amine",
+                     "IFNg": "APC", "CD3": "APC-H7", "CD107a": "PE", "CD4": "PE-Cy7"}
+    assert "Time" in sample["parameters"]
+
+
+def test_event_counts_where_fcs_files_exist(extracted):
+    records, report, _, _ = extracted
+    counts = {name: {g["name"]: g["count"] for g in records[name]["samples"][0]["gates"]}
+              for name in ("simple_poly_and_rect", "simple_poly_and_rect_v2_poly50",
+                           "single_ellipse_51_events")}
+    assert counts == {"simple_poly_and_rect": {"poly1": 0, "rect1": 0},
+                      "simple_poly_and_rect_v2_poly50": {"poly1": 50, "rect1": 0},
+                      "single_ellipse_51_events": {"ellipse1": 51}}
+    assert records["simple_poly_and_rect"]["samples"][0]["fcs_loaded"]
+    assert report["samples_with_fcs"] == 3
+
+
+def test_corrupt_workspace_is_recorded_not_fatal(extracted):
+    records, report, _, _ = extracted
+    bad = records["corrupt"]
+    assert bad["status"] == "skipped" and bad["reason"].startswith("XMLSyntaxError")
+    assert [s["workspace"] for s in report["skipped"]] == [bad["workspace"]]
+    assert len(report["extracted"]) == len(embedded_workspaces())
+
+
+def test_curated_workspace_case(extracted):
+    _, _, out, tmp = extracted
+    report = build_cases([OMIP_VERIFIED_DIR, OMIP_STAGING_DIR], out, tmp / "cases.jsonl",
+                         tmp / "curation.json")
+    assert report["dataset"] == "OMIP-verified+OMIP-staging+flowkit-wsp"
+    assert report["by_set"] == {"staging": 4, "verified": 10, "workspace": 1}
+    case = next(c for c in read_jsonl(tmp / "cases.jsonl") if c["case_set"] == "workspace")
+    assert case["test_case_id"] == "WSP-8_color_ICS"
+    assert case["workspace"]["sample_group"] == "DEN" and len(case["workspace"]["samples"]) == 3
+    root = case["gating_hierarchy"]["root"]
+    assert count_nodes(root) - 1 == 14 and depth(root) == 6
+    assert render(root)[:5] == ["All Events", "└── Time", "    └── Singlets", "        └── aAmine-",
+                                "            └── CD3+"]
+    rejected = {r["test_case_id"]: r["reasons"] for r in report["rejected"]}
+    assert "flat: every gate sits directly under the root (no hierarchy)" in \
+        rejected["WSP-simple_diamond_example_quad_gate"]
+    assert any("XMLSyntaxError" in reason for r in report["rejected"] if r["test_case_id"] is None
+               for reason in r["reasons"])
+
+
+def test_panel_from_stain_keywords():
+    entries, parameters, channel_marker = panel_from_keywords({
+        "$PAR": "5", "$P1N": "FSC-A", "$P2N": "FITC-A", "$P2S": "CD3", "$P3N": "PE-A", "$P3S": "",
+        "$P4N": "Comp-FITC-A", "$P4S": "CD3", "$P5N": "Time"})
+    assert [(e["marker"], e["fluorophore"], e["channel"]) for e in entries] == [
+        ("CD3", "FITC", "FITC-A"), ("PE", None, "PE-A")]
+    assert parameters == ["FSC-A", "FITC-A", "PE-A", "Comp-FITC-A", "Time"]
+    assert channel_marker["Comp-FITC-A"] == "CD3"
