@@ -13,7 +13,9 @@ REPORT_MODELS = {b: report_models(b, SCORE_TABLES, config) for b in BENCHMARKS}
 # benchmark; a benchmark whose figures read other files adds its names here.
 REPORT_INPUTS = {
     "summary": lambda b: [f"results/{b}/summary.csv"],
-    "per_case": lambda b: per_model("results/{b}/per_case/{model}.csv", b, REPORT_MODELS[b]),
+    "per_case": lambda b: per_model(
+        "results/{b}/scores/{model}.per_case.csv", b, REPORT_MODELS[b]
+    ),
     "cases": lambda b: [f"data/curated/{b}/cases.jsonl"],
     "predictions": lambda b: per_model(
         "results/{b}/predictions/{model}.jsonl", b, REPORT_MODELS[b]

@@ -153,6 +153,18 @@ def test_gating_case_matrix_is_case_by_model(tmp_path):
     assert matrix.loc["OMIP-2", "marker_baseline"] == 0.5
 
 
+def test_gating_per_case_averages_repeated_samples(tmp_path):
+    path = tmp_path / "pc.csv"
+    pd.DataFrame({
+        "model": ["m"] * 3, "case_id": ["c1", "c1", "c2"], "condition": ["s"] * 3,
+        "sample_index": [0, 1, 0], "hierarchy_f1": [0.2, 0.6, 1.0], "parse_status": ["ok"] * 3,
+    }).to_csv(path, index=False)
+    per_case = gating.read_per_case([str(path)])
+    assert set(per_case["metric"]) == {"hierarchy_f1"}
+    matrix, _ = gating.case_matrix(per_case)
+    assert matrix.loc["c1", "m"] == pytest.approx(0.4) and matrix.loc["c2", "m"] == 1.0
+
+
 def test_gating_case_matrix_labels_columns_by_condition_when_several(tmp_path):
     per_case = gating.read_per_case([str(per_case_table(tmp_path))])
     other = per_case.assign(condition="rich_cot", value=per_case["value"] / 4)

@@ -11,6 +11,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.common.tables import read_result_table
+from scievals.gating.normalize import norm
 from scievals.report import generic
 from scievals.report.frames import metric_matrix
 from scievals.report.plots import panel_order, plot_heatmap, plot_hierarchies
@@ -24,6 +25,8 @@ HEADLINE = [
     "depth_accuracy",
 ]
 ID_COLUMNS = ["case_id", "model", "condition"]
+# Numeric columns of the per-case tables that are not scores.
+NOT_METRICS = {"sample_index"}
 
 
 def headline_metrics(table_metrics: Sequence[str]) -> list[str]:
@@ -41,7 +44,9 @@ def model_comparison(inputs: Mapping[str, Sequence[str]], out: str) -> None:
 def read_per_case(paths: Sequence[str]) -> pd.DataFrame:
     """Per-case scores of all models as long rows: case_id, model, condition, metric, value.
 
-    Accepts the wide form (one column per metric) and the long form (metric, value).
+    Accepts the wide form (one column per metric, as scievals.gating.score writes it) and
+    the long form (metric, value). Repeated samples of a case (``sample_index``) are
+    averaged, as the scorer does before aggregating.
     """
     frames = []
     for path in paths:
@@ -56,14 +61,16 @@ def read_per_case(paths: Sequence[str]) -> pd.DataFrame:
         else:
             metric_columns = [
                 c for c in frame.columns
-                if c not in ID_COLUMNS and pd.api.types.is_numeric_dtype(frame[c])
+                if c not in ID_COLUMNS and c not in NOT_METRICS
+                and pd.api.types.is_numeric_dtype(frame[c])
             ]
             long = frame.melt(id_vars=ID_COLUMNS, value_vars=metric_columns,
                               var_name="metric", value_name="value")
         frames.append(long)
     if not frames:
         raise ScievalsError("gating per-case tables", "no files given", "score a model first")
-    return pd.concat(frames, ignore_index=True)
+    rows = pd.concat(frames, ignore_index=True)
+    return rows.groupby([*ID_COLUMNS, "metric"], sort=False, as_index=False)["value"].mean()
 
 
 def case_matrix(per_case: pd.DataFrame, metric: str | None = None) -> tuple[pd.DataFrame, str]:
@@ -133,8 +140,9 @@ def hierarchies(inputs: Mapping[str, Sequence[str]], out_dir: str, *,
                 preferred_condition: Sequence[str] = ("standard", "direct")) -> None:
     """One PNG per case in ``out_dir``: the true tree beside each model's predicted tree.
 
-    Each model contributes one condition: the first whose name contains all of
-    ``preferred_condition`` (else its first condition), so the figure stays readable.
+    Each model contributes one condition, its first sample: the first condition whose name
+    contains all of ``preferred_condition`` (else its first condition), so the figure stays
+    readable.
     """
     truths: dict[str, Mapping] = {}
     for path in inputs["cases"]:
@@ -154,7 +162,7 @@ def hierarchies(inputs: Mapping[str, Sequence[str]], out_dir: str, *,
             conditions[0] if conditions else "",
         )
         for record in records:
-            if str(record.get("condition", "")) != chosen:
+            if str(record.get("condition", "")) != chosen or record.get("sample_index", 0):
                 continue
             case = _case_id(record, path)
             if case in predicted:
@@ -166,5 +174,7 @@ def hierarchies(inputs: Mapping[str, Sequence[str]], out_dir: str, *,
         plot_hierarchies(
             truth, dict(sorted(predicted[case].items())), out / f"{case}.png",
             title=f"gating: {case}, true vs predicted hierarchy",
-            subtitle="green: gate in both trees; orange: true gate missed; red: predicted gate not in the truth",
+            subtitle="green: gate in both trees (names compared as hierarchy_f1 compares them); "
+                     "orange: true gate missed; red: predicted gate not in the truth",
+            key=norm,
         )

@@ -195,20 +195,31 @@ def tree_layout(root: Mapping) -> list[tuple[str, int, float, int | None]]:
     return nodes
 
 
-def _draw_tree(ax, root: Mapping, other_keys: set[str], key: Callable[[str], str],
-               hit: str, miss: str, title: str) -> None:
-    nodes = tree_layout(root)
-    for name, depth, y, parent in nodes:
+def depth_columns(layouts: list[list[tuple[str, int, float, int | None]]]) -> list[float]:
+    """x of each depth, in character widths: a column is as wide as its longest name."""
+    widths: dict[int, int] = {}
+    for layout in layouts:
+        for name, depth, _, _ in layout:
+            widths[depth] = max(widths.get(depth, 0), len(name))
+    xs, x = [], 0.0
+    for depth in range(max(widths) + 1):
+        xs.append(x)
+        x += widths.get(depth, 0) + 3.0
+    return xs + [x]
+
+
+def _draw_tree(ax, layout, xs: list[float], other_keys: set[str], key: Callable[[str], str],
+               hit: str, miss: str, title: str, n_leaves: float) -> None:
+    for name, depth, y, parent in layout:
         if parent is not None:
-            _, pd_depth, py, _ = nodes[parent]
-            ax.plot([pd_depth, depth], [py, y], color="0.6", lw=0.8, zorder=1)
-    for name, depth, y, _ in nodes:
+            _, parent_depth, parent_y, _ = layout[parent]
+            x0 = xs[parent_depth] + len(layout[parent][0]) + 0.8
+            ax.plot([x0, xs[depth] - 0.3], [parent_y, y], color="0.6", lw=0.8, zorder=1)
+    for name, depth, y, _ in layout:
         colour = hit if key(name) in other_keys else miss
-        ax.text(depth, y, name, ha="left", va="center", fontsize=7, zorder=2,
+        ax.text(xs[depth], y, name, ha="left", va="center", fontsize=7, zorder=2,
                 bbox={"boxstyle": "round,pad=0.25", "fc": colour, "ec": "0.4", "lw": 0.5})
-    max_depth = max(n[1] for n in nodes)
-    n_leaves = max(n[2] for n in nodes) + 1
-    ax.set_xlim(-0.2, max_depth + 1.6)
+    ax.set_xlim(-1.0, xs[-1])
     ax.set_ylim(n_leaves - 0.5, -0.5)
     ax.set_title(title, fontsize=9)
     ax.axis("off")
@@ -235,20 +246,22 @@ def plot_hierarchies(
     """
     truth_keys = gate_keys(truth, key)
     labels = list(predictions)
-    panels = 1 + len(labels)
-    depth = max(n[1] for n in tree_layout(truth))
-    leaves = max(n[2] for n in tree_layout(truth)) + 1
-    for tree in predictions.values():
-        if tree:
-            layout = tree_layout(tree)
-            depth = max(depth, max(n[1] for n in layout))
-            leaves = max(leaves, max(n[2] for n in layout) + 1)
+    layouts = {"truth": tree_layout(truth)}
+    layouts.update({label: tree_layout(tree) for label, tree in predictions.items() if tree})
+    leaves = max(max(n[2] for n in layout) + 1 for layout in layouts.values())
+    # One character of 7-pt text is about 0.065 inch wide; an unparsable reply gets 2.5 in.
+    widths = [depth_columns([layouts["truth"]])[-1] * 0.065 + 0.4] + [
+        depth_columns([layouts[label]])[-1] * 0.065 + 0.4 if label in layouts else 2.5
+        for label in labels
+    ]
     fig, axes = plt.subplots(
-        1, panels, figsize=(min(6.0, 1.2 + 1.0 * (depth + 2)) * panels, 0.32 * leaves + 1.6),
-        squeeze=False,
+        1, len(widths), figsize=(sum(widths), 0.3 * leaves + 1.4), squeeze=False,
+        gridspec_kw={"width_ratios": widths},
     )
     predicted_keys = set().union(*(gate_keys(t, key) for t in predictions.values() if t))
-    _draw_tree(axes[0][0], truth, predicted_keys, key, "#b7e4c7", "#fcd5a5", "truth")
+    layout = layouts["truth"]
+    _draw_tree(axes[0][0], layout, depth_columns([layout]), predicted_keys, key,
+               "#b7e4c7", "#fcd5a5", "truth", leaves)
     for ax, label in zip(axes[0][1:], labels, strict=True):
         tree = predictions[label]
         if not tree:
@@ -256,7 +269,9 @@ def plot_hierarchies(
             ax.set_title(label, fontsize=9)
             ax.axis("off")
             continue
-        _draw_tree(ax, tree, truth_keys, key, "#b7e4c7", "#f4a3a3", label)
+        layout = layouts[label]
+        _draw_tree(ax, layout, depth_columns([layout]), truth_keys, key,
+                   "#b7e4c7", "#f4a3a3", label, leaves)
     fig.tight_layout()
     _subtitle(fig, title, subtitle)
     save_figure(fig, out)
