@@ -243,7 +243,7 @@ def test_each_rule_env_provides_what_its_script_imports():
     """With --sdm conda a job sees only its env: every package its code imports must be in it."""
     pattern = re.compile(
         r'conda:\s*\n\s*"\.\./envs/([\w-]+\.yaml)"(?:(?!\nrule).)*?script:\s*\n\s*"\.\./(scripts/[\w/]+\.py)"',
-        re.S,
+        re.DOTALL,
     )
     checked = 0
     for smk in sorted((ROOT / "rules").glob("*.smk")):
