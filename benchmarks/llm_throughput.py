@@ -1,7 +1,8 @@
 """LLM layer throughput against the local fake server (no network, no key).
 
 200 requests, each answered after 200 ms, at max_connections=16: the ideal wall
-time is 200 * 0.2 / 16 = 2.5 s; the target is within 1.3x (3.25 s). Then the
+time is 200 * 0.2 / 16 = 2.5 s; the target is within 1.3x (3.25 s) for the median
+of the cold runs. Then the
 same 200 again, which must come from the cache in under 1 s with zero HTTP
 requests reaching the server.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -34,7 +36,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--latency", type=float, default=0.2, help="server reply delay, s")
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--repeats", type=int, default=3, help="cold runs; the best is reported")
+    parser.add_argument("--repeats", type=int, default=3, help="cold runs; judged by the median")
     args = parser.parse_args()
     os.environ[KEY_VAR] = "fake-benchmark-key"
 
@@ -76,8 +78,8 @@ def main() -> int:
         warm_http = server.stats()["count"]
         assert warm.usage.cache_hits == args.requests
 
-    best = min(cold_times)
-    cold_ok = best <= 1.3 * ideal
+    median = statistics.median(cold_times)
+    cold_ok = median <= 1.3 * ideal
     warm_ok = warm_s < 1.0 and warm_http == 0
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
@@ -85,8 +87,8 @@ def main() -> int:
         f"cpus={os.cpu_count()} load average {load}"
     )
     print(
-        f"cold: {', '.join(f'{t:.2f}' for t in cold_times)} s (best {best:.2f} s); "
-        f"ideal {ideal:.2f} s; ratio {best / ideal:.2f}x (target <= 1.30x) "
+        f"cold: {', '.join(f'{t:.2f}' for t in cold_times)} s (median {median:.2f} s); "
+        f"ideal {ideal:.2f} s; ratio {median / ideal:.2f}x (target <= 1.30x) "
         f"max in flight {max_in_flight} -> {'PASS' if cold_ok else 'FAIL'}"
     )
     print(

@@ -1,6 +1,7 @@
 # Shared setup: config validation (first), the package on sys.path, helpers every
 # benchmark's rule file uses. Benchmark rule files register their score tables in
 # SCORE_TABLES so summary.smk can collect them without knowing the benchmark.
+import os
 import sys
 from pathlib import Path
 
@@ -9,7 +10,11 @@ sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from scievals.common.config import validate_config
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
-from scievals.common.workflow import byo_prediction_models
+from scievals.common.workflow import (
+    byo_prediction_models,
+    llm_key_envs,
+    preflight_models,
+)
 
 try:
     validate_config(config, where="config")
@@ -17,6 +22,23 @@ except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
 
 BENCHMARKS = config["benchmarks"]
+
+
+# API keys reach cluster jobs through envvars (never params, which Snakemake stores).
+# Only keys that are set are declared: a missing one is reported by the preflight below.
+envvars:
+    *[name for name in llm_key_envs(config) if name in os.environ],
+
+
+# Before any job runs (not on dry runs): every LLM an enabled benchmark uses has its
+# API key set and its server reachable, else one line and exit 1.
+onstart:
+    try:
+        preflight_models(config)
+    except ScievalsError as exc:
+        sys.exit(f"error: {exc.one_line()}")
+
+
 BOOTSTRAP = config["bootstrap"]
 
 # benchmark name -> function returning the list of its score tables (long format).

@@ -42,3 +42,17 @@ def test_bad_config_stops_before_any_job_with_one_line(workdir):
     assert errors == [
         "error: config: abdev.source: 'web' is not allowed (allowed values: ['auto', 'remote', 'demo'])"
     ]
+
+
+def test_missing_api_key_stops_the_run_before_any_job(workdir, monkeypatch):
+    cfg = workdir / "llm.yaml"
+    cfg.write_text(
+        "models:\n  gpt:\n    provider: openai\n    model: gpt-4o-2024-08-06\n"
+        "    api_key_env: SCIEVALS_TEST_UNSET_KEY\n"
+        "gating:\n  models: [marker_baseline, gpt]\n"
+    )
+    monkeypatch.delenv("SCIEVALS_TEST_UNSET_KEY", raising=False)
+    proc = snakemake(workdir, "gating", "--cores", "1", "--configfile", str(cfg), check=False)
+    assert proc.returncode == 1
+    assert "error: model 'gpt': environment variable SCIEVALS_TEST_UNSET_KEY is not set" in proc.stderr
+    assert not (workdir / "data" / "raw").exists()  # no job ran

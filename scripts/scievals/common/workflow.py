@@ -34,3 +34,26 @@ def byo_prediction_models(predictions_dir: str, suffix: str, configured: list[st
             )
         names.append(name)
     return names
+
+
+def _used_models(config: dict):
+    from scievals.llm.registry import model_spec
+
+    names = dict.fromkeys(
+        name for bench in config["benchmarks"] for name in config[bench].get("models", [])
+    )
+    return [model_spec(name, config) for name in names]
+
+
+def preflight_models(config: dict) -> None:
+    """Check keys and servers of every model the enabled benchmarks list (LLM layer)."""
+    from scievals.llm.registry import preflight
+
+    preflight(_used_models(config))
+
+
+def llm_key_envs(config: dict) -> list[str]:
+    """Names of the API-key variables the enabled benchmarks' models read."""
+    from scievals.llm.registry import key_env
+
+    return sorted({env for spec in _used_models(config) if (env := key_env(spec))})

@@ -158,7 +158,7 @@ class _Batch:
             else:
                 self.settle(i, hit.model_copy(update={"cache_key": key}))
 
-    def settle(self, index: int, response: LLMResponse, fresh: bool = False) -> None:
+    def settle(self, index: int, response: LLMResponse) -> None:
         """Store a response and hand the same reply to identical requests."""
         self.responses[index] = response
         shared = {"cache_hit": True, "attempts": 0} if response.error is None else {"attempts": 0}
