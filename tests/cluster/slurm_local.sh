@@ -20,7 +20,10 @@ set -euo pipefail
 STATE_DIR="${SCIEVALS_SLURM_DIR:-/tmp/scievals-slurm}"
 CONF="$STATE_DIR/slurm.conf"
 SYSTEM_CONF=/etc/slurm/slurm.conf
+# Two partitions on the one node: jobs land in `debug` only if the profile's slurm_partition
+# reaches sbatch; a job without one goes to the default partition `batch`.
 PARTITION="${SCIEVALS_SLURM_PARTITION:-debug}"
+DEFAULT_PARTITION="${SCIEVALS_SLURM_DEFAULT_PARTITION:-batch}"
 # Ports away from the 6817/6818 defaults so a real slurm on the host cannot clash.
 CTLD_PORT="${SCIEVALS_SLURM_CTLD_PORT:-16817}"
 SLURMD_PORT="${SCIEVALS_SLURM_SLURMD_PORT:-16818}"
@@ -132,7 +135,8 @@ SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus Boards=${boards:-1} SocketsPerBoard=${sockets:-1} CoresPerSocket=${cores:-$cpus} ThreadsPerCore=${threads:-1} RealMemory=$real_mem State=UNKNOWN
-PartitionName=$PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=$DEFAULT_PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=$PARTITION Nodes=$host Default=NO MaxTime=INFINITE State=UP
 EOF
     : >"$STATE_DIR/cgroup.conf"   # read by slurmd even with proctrack/linuxproc
     link_system_conf
@@ -215,7 +219,7 @@ cmd_start() {
     slurmd -D -f "$CONF" >>"$STATE_DIR/slurmd.log" 2>&1 &
     echo $! >"$STATE_DIR/slurmd.pid"
     wait_idle
-    log "cluster up: partition '$PARTITION' on $(hostname -s) idle (SLURM_CONF=$CONF)"
+    log "cluster up: partitions '$DEFAULT_PARTITION' (default) and '$PARTITION' on $(hostname -s), idle"
 }
 
 cmd_stop() {

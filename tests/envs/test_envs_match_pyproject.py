@@ -158,7 +158,7 @@ def test_env_pins_equal_the_constraints_file():
                 )
 
 
-RULE_START = re.compile(r"^\s*rule(?:\s+(\w+))?\s*:", re.M)
+RULE_START = re.compile(r"^\s*rule(?:\s+(\w+))?\s*:", re.MULTILINE)
 
 
 def rule_blocks(text: str) -> list[tuple[str, str]]:
@@ -176,13 +176,82 @@ def test_every_rule_that_runs_code_names_an_existing_env():
     checked = 0
     for smk in smk_files:
         for name, body in rule_blocks(smk.read_text()):
-            if not re.search(r"^\s*(script|shell|run|notebook|wrapper)\s*:", body, re.M):
+            if not re.search(r"^\s*(script|shell|run|notebook|wrapper)\s*:", body, re.MULTILINE):
                 continue  # target-only rules (inputs only) run nothing
             checked += 1
-            conda = re.search(r"^\s*conda:\s*\n?\s*[\"']([^\"']+)[\"']", body, re.M)
+            conda = re.search(r"^\s*conda:\s*\n?\s*[\"']([^\"']+)[\"']", body, re.MULTILINE)
             assert conda, f"{smk.name}: rule {name} runs code but names no conda env"
             target = (smk.parent / conda.group(1)).resolve()
             assert target.parent == ENV_DIR.resolve() and target.exists(), (
                 f"{smk.name}: rule {name} names {conda.group(1)}, which is not a file in envs/"
             )
     assert checked > 0
+
+
+# Import names whose distribution is named differently.
+IMPORT_TO_DIST = {"yaml": "pyyaml", "Bio": "biopython", "sklearn": "scikit-learn",
+                  "json_repair": "json-repair", "PIL": "pillow"}
+
+
+def _module_file(module: str) -> Path | None:
+    base = ROOT / "scripts" / Path(*module.split("."))
+    if (base / "__init__.py").exists():
+        return base / "__init__.py"
+    if base.with_suffix(".py").exists():
+        return base.with_suffix(".py")
+    return None
+
+
+def third_party_imports(script: Path) -> set[str]:
+    """Top-level third-party modules a script imports, following scievals.* modules."""
+    import ast
+    import sys
+
+    seen: set[Path] = set()
+    found: set[str] = set()
+    todo = [script]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top == "scievals":
+                    target = _module_file(name)
+                    if target:
+                        todo.append(target)
+                elif top not in sys.stdlib_module_names and top != "__future__":
+                    found.add(top)
+    return found
+
+
+def test_third_party_imports_follow_scievals_modules(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import os\nimport yaml\nfrom scievals.common.io import write_csv\n")
+    assert third_party_imports(script) == {"yaml"}
+
+
+def test_each_rule_env_provides_what_its_script_imports():
+    """With --sdm conda a job sees only its env: every package its code imports must be in it."""
+    pattern = re.compile(
+        r'conda:\s*\n\s*"\.\./envs/([\w-]+\.yaml)"(?:(?!\nrule).)*?script:\s*\n\s*"\.\./(scripts/[\w/]+\.py)"',
+        re.DOTALL,
+    )
+    checked = 0
+    for smk in sorted((ROOT / "rules").glob("*.smk")):
+        for env_name, script in pattern.findall(smk.read_text()):
+            pins = parse_env(ENV_DIR / env_name)
+            needed = {canonicalize_name(IMPORT_TO_DIST.get(m, m))
+                      for m in third_party_imports(ROOT / script)}
+            missing = sorted(needed - set(pins))
+            assert not missing, f"{smk.name}: {script} imports {missing}, not in envs/{env_name}"
+            checked += 1
+    assert checked >= 5

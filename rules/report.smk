@@ -1,0 +1,79 @@
+# Figures of the HTML report: `snakemake --cores 8` makes them (rule all collects
+# REPORT_FIGURES), then `snakemake --report results/report.html` bundles figures, captions,
+# the rule graph and the run statistics into one self-contained file.
+#
+# One job per (benchmark, figure) in scievals.report.registry.FIGURES; a benchmark without
+# an entry there gets the generic model comparison. Captions: report/<benchmark>/<figure>.rst,
+# else report/generic/<figure>.rst. Include this file after the benchmarks' rule files.
+from scievals.report.registry import figures_for
+from scievals.report.workflow import caption_path, data_source, per_model, report_models
+
+REPORT_MODELS = {b: report_models(b, SCORE_TABLES, config) for b in BENCHMARKS}
+# Input name (FigureSpec.inputs) -> files, per benchmark. "summary" works for every
+# benchmark; a benchmark whose figures read other files adds its names here.
+REPORT_INPUTS = {
+    "summary": lambda b: [f"results/{b}/summary.csv"],
+    "per_case": lambda b: per_model(
+        "results/{b}/scores/{model}.per_case.csv", b, REPORT_MODELS[b]
+    ),
+    "cases": lambda b: [f"data/curated/{b}/cases.jsonl"],
+    "predictions": lambda b: per_model(
+        "results/{b}/predictions/{model}.jsonl", b, REPORT_MODELS[b]
+    ),
+}
+
+REPORT_FIGURES = []
+
+for _benchmark in BENCHMARKS:
+    for _figure in figures_for(_benchmark):
+        _path = f"results/report/{_benchmark}/{_figure.name}"
+        _labels = {"benchmark": _benchmark, "figure": _figure.label}
+        if _figure.directory:
+            _output = report(
+                directory(_path),
+                patterns=["{item}.png"],
+                caption=caption_path(workflow.basedir, _benchmark, _figure.name),
+                category=_benchmark,
+                subcategory=_figure.label,
+                labels={**_labels, "item": "{item}"},
+            )
+        else:
+            _path += ".png"
+            _output = report(
+                _path,
+                caption=caption_path(workflow.basedir, _benchmark, _figure.name),
+                category=_benchmark,
+                subcategory=_figure.label,
+                labels=_labels,
+            )
+        REPORT_FIGURES.append(_path)
+
+        rule:
+            name:
+                f"report_{_benchmark}_{_figure.name}"
+            input:
+                **{name: REPORT_INPUTS[name](_benchmark) for name in _figure.inputs},
+            output:
+                _output,
+            log:
+                f"logs/report/{_benchmark}/{_figure.name}.log",
+            group:
+                "report"
+            conda:
+                "../envs/report.yaml"
+            resources:
+                mem_mb=1000,
+                runtime=10,
+            params:
+                benchmark=_benchmark,
+                figure=_figure.name,
+                models=REPORT_MODELS[_benchmark],
+                data_source=data_source(_benchmark, config),
+            script:
+                "../scripts/report_figure.py"
+
+
+rule report_figures:
+    input:
+        REPORT_FIGURES,
+    localrule: True

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The workflow on a real single-node SLURM cluster, compared with a local run.
+#
+#   sudo bash tests/cluster/run_slurm_test.sh       (as root; .ci/run calls it; ~1-2 minutes)
+#
+# 1. copies the checkout (tracked and untracked, not ignored, files) twice into a temp dir;
+# 2. runs `snakemake --cores 2 results/summary.csv` in the first copy (local reference);
+# 3. starts munged, slurmctld and slurmd (tests/cluster/slurm_local.sh: installs Debian's
+#    slurm packages if missing, writes slurm.conf for this host, waits until the node is idle);
+# 4. runs `snakemake --profile profiles/slurm results/summary.csv` in the second copy;
+# 5. checks every non-local job ran inside a SLURM job (sbatch), every SLURM job COMPLETED in
+#    the profile's partition, and summary.csv equals the local one (check_slurm_run.py);
+# 6. stops the daemons it started, by pid, also on failure or Ctrl-C.
+# KEEP_TMP=1 keeps the temp dir for inspection. PYTHON selects the interpreter (default python3).
+set -euo pipefail
+
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+PARTITION=debug   # the partition profiles/slurm/config.yaml names
+START=$SECONDS
+
+[[ "$(id -u)" == 0 ]] || { echo "run_slurm_test: must run as root" >&2; exit 1; }
+
+TMP="$(mktemp -d /tmp/scievals-slurm-test.XXXXXX)"
+cleanup() {
+    local rc=$?
+    "$HERE/slurm_local.sh" stop || true
+    if [[ "${KEEP_TMP:-0}" == 1 || $rc != 0 ]]; then
+        echo "run_slurm_test: files kept in $TMP" >&2
+    else
+        rm -rf "$TMP"
+    fi
+    exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+copy_checkout() {
+    mkdir -p "$1"
+    (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard) \
+        | (cd "$ROOT" && xargs -0 -r tar --no-recursion -cf - 2>/dev/null) \
+        | tar -xf - -C "$1"
+}
+
+# Same provenance in both runs, so the whole summary (provenance columns too) must agree.
+export SCIEVALS_GIT_COMMIT="slurm-test"
+
+echo "== local reference run"
+copy_checkout "$TMP/local"
+(cd "$TMP/local" && "$PYTHON" -m snakemake --cores 2 results/summary.csv >"$TMP/local.log" 2>&1) \
+    || { tail -n 40 "$TMP/local.log"; echo "run_slurm_test: local run failed" >&2; exit 1; }
+LOCAL_DONE=$SECONDS
+
+echo "== starting the SLURM cluster"
+"$HERE/slurm_local.sh" start
+CLUSTER_UP=$SECONDS
+
+echo "== snakemake --profile profiles/slurm results/summary.csv"
+copy_checkout "$TMP/slurm"
+# Test-only flags: keep the SLURM logs of successful jobs (the check reads them), surface
+# failures instead of retrying, and poll SLURM sooner than the profile's 10 s.
+(cd "$TMP/slurm" && "$PYTHON" -m snakemake --profile profiles/slurm results/summary.csv \
+    --slurm-keep-successful-logs --retries 0 --slurm-init-seconds-before-status-checks 2 \
+    >"$TMP/slurm.log" 2>&1) \
+    || { tail -n 60 "$TMP/slurm.log"; echo "run_slurm_test: SLURM run failed" >&2; exit 1; }
+SLURM_DONE=$SECONDS
+
+echo "== checks"
+"$PYTHON" "$HERE/check_slurm_run.py" --workdir "$TMP/slurm" \
+    --local-summary "$TMP/local/results/summary.csv" --partition "$PARTITION"
+
+echo "run_slurm_test: passed in $((SECONDS - START)) s (local run $((LOCAL_DONE - START)) s," \
+     "cluster start $((CLUSTER_UP - LOCAL_DONE)) s, SLURM run $((SLURM_DONE - CLUSTER_UP)) s)"

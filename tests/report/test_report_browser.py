@@ -1,0 +1,113 @@
+"""`snakemake --report results/report.html` on the default run, opened in a real browser.
+
+The README's run makes the figures (rule all collects them), the report command bundles
+them; headless Chromium (Debian's `chromium`, installed by .ci/run) then loads the file,
+with no console error, renders a page that is not blank, and shows a figure when a person
+clicks through abdev -> Model comparison -> the eye icon (with several benchmarks the menu
+lists one entry per benchmark).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from .browser import find_chromium, visit
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+IGNORE = shutil.ignore_patterns(
+    ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",
+    "__pycache__", ".pytest_cache", "*.egg-info", "predictions",
+)
+DATA_URI = re.compile(r'"data_uri": "data:image/png;charset=utf8;filename=([^;]+);base64,([^"]+)"')
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", *args], cwd=workdir, env=env,
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode == 0, f"snakemake {' '.join(args)} failed:\n{proc.stderr[-6000:]}"
+    return proc
+
+
+def blank_fraction(png: bytes) -> tuple[float, int]:
+    """Share of pixels that have the most common colour, and the number of colours."""
+    with Image.open(io.BytesIO(png)) as image:
+        rgb = image.convert("RGB")
+        colours = rgb.getcolors(maxcolors=1 << 24)
+        total = rgb.width * rgb.height
+    top = max(count for count, _ in colours)
+    return top / total, len(colours)
+
+
+def assert_not_blank(png: bytes, what: str, min_colours: int = 50) -> None:
+    share, colours = blank_fraction(png)
+    assert share < 0.97 and colours >= min_colours, (
+        f"{what} looks blank: {share:.1%} of pixels one colour, {colours} colours"
+    )
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    workdir = tmp_path_factory.mktemp("report") / "scievals"
+    shutil.copytree(ROOT, workdir, ignore=IGNORE)
+    snakemake(workdir, "--cores", "2")
+    snakemake(workdir, "--report", "results/report.html")
+    return workdir / "results" / "report.html"
+
+
+def test_blank_check_can_fail():
+    white = io.BytesIO()
+    Image.new("RGB", (300, 200), "white").save(white, format="PNG")
+    with pytest.raises(AssertionError, match="looks blank"):
+        assert_not_blank(white.getvalue(), "white")
+
+
+def test_report_is_self_contained_with_every_figure_and_caption(report):
+    html = report.read_text(encoding="utf-8")
+    # No file the browser would have to fetch from elsewhere.
+    external = re.findall(r'<(?:script|link|img)[^>]+(?:src|href)="(https?:|//)[^"]*"', html)
+    assert not external, external
+    figures = {name: base64.b64decode(data) for name, data in DATA_URI.findall(html)}
+    assert {"model_comparison.png", "assay_heatmap.png", "case_heatmap.png"} <= set(figures), (
+        sorted(figures))
+    assert any(name.startswith("OMIP-") for name in figures), sorted(figures)  # hierarchies
+    for name, png in figures.items():
+        assert_not_blank(png, name)
+    # Captions are rendered with the run's models, and say which data they show.
+    assert "abdev: model comparison." in html
+    assert "Models: random, ridge_descriptors" in html
+    assert "results/abdev/summary.csv" in html
+    assert "gating: true vs predicted hierarchies." in html
+    assert "Models: marker_baseline" in html
+
+
+def test_report_opens_in_chromium_without_errors_and_shows_a_figure(report, tmp_path):
+    if find_chromium() is None:
+        pytest.fail("chromium is not installed: `apt-get install -y chromium` (.ci/run does)")
+    page = visit(
+        report.resolve().as_uri(), tmp_path / "profile",
+        clicks=("abdev", "Model comparison", "css:a[iconname=eye]"),
+        probe="[...document.images].filter(i => i.complete && i.naturalWidth > 200)"
+              ".map(i => i.src.slice(0, 22))",
+    )
+    (tmp_path / "landing.png").write_bytes(page.screenshot)
+    assert not page.errors, f"console errors: {page.errors}"
+    assert_not_blank(page.screenshot, "report landing page")
+    assert "scievals benchmarks AI models on scientific tasks" in page.text
+    assert "abdev" in page.text.split() and "gating" in page.text.split()
+    assert len(page.after_clicks) == 3
+    figure_shot, _ = page.after_clicks[-1]
+    assert_not_blank(figure_shot, "report figure view", min_colours=100)
+    assert "data:image/png;charset" in (page.probe or []), page.probe
