@@ -29,7 +29,7 @@ IGNORE = shutil.ignore_patterns(
 def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
     env = dict(os.environ, SCIEVALS_GIT_COMMIT="benchmark")
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, check=False)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.exit(f"failed: {' '.join(cmd)}\n{proc.stderr[-3000:]}")

@@ -8,7 +8,7 @@ from scievals.common.tables import concat_tables, write_result_table
 def summarize(smk):
     table = concat_tables(smk.input)
     write_result_table(smk.output[0], table)
-    if "history_dir" in smk.params.keys():
+    if "history_dir" in smk.params.keys():  # noqa: SIM118 (Namedlist: `in` tests values)
         record_history(smk.output[0], smk.params.history_dir)
 
 

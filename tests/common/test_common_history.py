@@ -1,8 +1,7 @@
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 import pytest
-
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.common.history import compare, read_index, record_history, resolve
@@ -23,12 +22,12 @@ def _summary(path, values, commit="abc"):
 def test_record_history_stores_each_distinct_summary_once(tmp_path):
     summary = _summary(tmp_path / "summary.csv", {"random": 0.1})
     hist = tmp_path / "history"
-    t0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    t0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
     first = record_history(summary, hist, now=t0)
     assert first.name.startswith("20260102T040506000Z"[:9])
     assert record_history(summary, hist, now=t0) is None  # unchanged: not stored again
     _summary(summary, {"random": 0.2})
-    second = record_history(summary, hist, now=datetime(2026, 1, 3, tzinfo=timezone.utc))
+    second = record_history(summary, hist, now=datetime(2026, 1, 3, tzinfo=UTC))
     index = read_index(hist)
     assert list(index["file"]) == [first.name, second.name]
     assert list(index["rows"]) == ["1", "1"]

@@ -1,6 +1,7 @@
+import math
+
 import pandas as pd
 import pytest
-
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, read_json, read_yaml, write_csv
 from scievals.common.provenance import Provenance, config_hash
@@ -11,10 +12,9 @@ from scievals.common.tables import RESULT_COLUMNS, concat_tables, result_rows, w
 def test_atomic_write_leaves_old_file_on_error(tmp_path):
     target = tmp_path / "out.csv"
     target.write_text("old")
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("crash")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("crash")
     assert target.read_text() == "old"
     assert list(tmp_path.iterdir()) == [target]
 
@@ -60,8 +60,9 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert (low, high) == mean_ci(values, 2000, seed=1)
     assert low < 0.6 < high
     assert mean_ci([0.5, 0.5, 0.5], 100, 0) == (0.5, 0.5)
-    assert all(v != v for v in mean_ci([1.0], 100, 0))  # one value: no interval (NaN)
-    assert all(v != v for v in bootstrap_ci(([1.0, 2.0],), lambda x, axis: x.mean(axis=axis), 0, 0))
+    assert all(math.isnan(v) for v in mean_ci([1.0], 100, 0))  # one value: no interval
+    off = bootstrap_ci(([1.0, 2.0],), lambda x, axis: x.mean(axis=axis), 0, 0)
+    assert all(math.isnan(v) for v in off)
 
 
 def test_atomic_write_uses_the_normal_file_mode(tmp_path):

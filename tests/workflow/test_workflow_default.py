@@ -6,7 +6,6 @@ import re
 
 import pandas as pd
 import pytest
-
 from scievals.common.tables import RESULT_COLUMNS
 
 from .conftest import copy_workflow, snakemake
@@ -17,7 +16,7 @@ pytestmark = pytest.mark.slow
 def test_summary_has_every_benchmark_with_provenance(default_run):
     summary = pd.read_csv(default_run / "results" / "summary.csv", dtype={"git_commit": str})
     assert list(summary.columns) == RESULT_COLUMNS
-    config_benchmarks = re.search(r"^benchmarks: \[(.*)\]", (default_run / "config/config.yaml").read_text(), re.M)
+    config_benchmarks = re.search(r"^benchmarks: \[(.*)\]", (default_run / "config/config.yaml").read_text(), re.MULTILINE)
     expected = {b.strip() for b in config_benchmarks.group(1).split(",")}
     assert set(summary["benchmark"]) == expected
     assert summary["git_commit"].eq("testcommit").all()

@@ -44,7 +44,7 @@ from scievals.abdev.constants import (
     PROPERTY_LIST,
 )
 from scievals.common.errors import ScievalsError
-from scievals.common.stats import LEVEL, bootstrap_ci
+from scievals.common.stats import bootstrap_ci, percentile_interval
 
 log = logging.getLogger(__name__)
 
@@ -411,13 +411,7 @@ def _stratified_mean_ci(
     for pred, true in subsets:
         idx = rng.integers(0, len(pred), size=(n_resamples, len(pred)))
         per_fold.append(statistic(pred[idx], true[idx], axis=-1))
-    means = np.mean(per_fold, axis=0)
-    means = means[np.isfinite(means)]
-    if means.size == 0:
-        return (math.nan, math.nan)
-    alpha = (1 - LEVEL) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    return (float(low), float(high))
+    return percentile_interval(np.mean(per_fold, axis=0))
 
 
 def _oriented(pred: pd.Series, true: pd.Series, assay: str) -> tuple[np.ndarray, np.ndarray]:

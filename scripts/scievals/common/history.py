@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import shutil
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -40,7 +40,7 @@ def record_history(summary_path: str | Path, history_dir: str | Path, now: datet
     index = read_index(history_dir)
     if len(index) and index.iloc[-1]["sha256"] == digest:
         return None
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     stamp = now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
     commit = git_commit()
     name = f"{stamp}_{commit}.csv"

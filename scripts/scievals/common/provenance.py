@@ -12,7 +12,7 @@ from scievals import __version__
 from scievals.common.io import canonical_json, sha256_text
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def git_commit(repo_dir: str | None = None) -> str:
     """Short commit of the workflow checkout, ``-dirty`` if tracked files changed.
 

@@ -38,7 +38,12 @@ def bootstrap_ci(
         confidence_level=LEVEL,
         rng=np.random.default_rng(seed),
     )
-    dist = np.asarray(result.bootstrap_distribution, dtype=float)
+    return percentile_interval(result.bootstrap_distribution)
+
+
+def percentile_interval(distribution) -> tuple[float, float]:
+    """Central 95 % of a bootstrap distribution, ignoring NaN replicates."""
+    dist = np.asarray(distribution, dtype=float)
     dist = dist[np.isfinite(dist)]
     if dist.size == 0:
         return (math.nan, math.nan)
