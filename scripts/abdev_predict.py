@@ -1,5 +1,10 @@
 """Entry script of rule abdev_predict: out-of-fold predictions of one baseline model."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.abdev.baselines import run_baseline
 from scievals.common.entry import run
 
@@ -8,4 +13,4 @@ def predict(smk):
     run_baseline(smk.wildcards.model, smk.input.truth, smk.output[0], smk.params.fold_col, smk.params.seed)
 
 
-run(snakemake, predict)  # noqa: F821
+run(snakemake, predict)

@@ -1,5 +1,10 @@
 """Entry script of rule abdev_score: validate and score one prediction file."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.abdev.pipeline import score_to_tables
 from scievals.common.entry import run
 
@@ -19,4 +24,4 @@ def score(smk):
     )
 
 
-run(snakemake, score)  # noqa: F821
+run(snakemake, score)

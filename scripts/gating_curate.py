@@ -1,5 +1,10 @@
 """Entry script of rule gating_curate: OMIP cases + extracted workspaces -> cases.jsonl."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.common.entry import run
 from scievals.gating.curate import build_cases
 
@@ -8,4 +13,4 @@ def curate(smk):
     build_cases(list(smk.params.omip_dirs), smk.input.extracted, smk.output.cases, smk.output.report)
 
 
-run(snakemake, curate)  # noqa: F821
+run(snakemake, curate)

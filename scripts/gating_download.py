@@ -1,5 +1,10 @@
 """Entry script of rule gating_download: best-effort FlowRepository and URL downloads."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.common.entry import run
 from scievals.gating.download import fetch
 
@@ -8,4 +13,4 @@ def download(smk):
     fetch(dict(smk.params.cfg), smk.params.out_dir, smk.output.report)
 
 
-run(snakemake, download)  # noqa: F821
+run(snakemake, download)

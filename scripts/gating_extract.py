@@ -1,5 +1,10 @@
 """Entry script of rule gating_extract: FlowJo workspaces -> gate hierarchies (flowkit)."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.common.entry import run
 from scievals.common.io import read_json
 from scievals.gating.extract import extract_workspaces
@@ -12,4 +17,4 @@ def extract(smk):
                        fcs_dirs=downloaded["fcs_dirs"], origins=downloaded["origins"])
 
 
-run(snakemake, extract)  # noqa: F821
+run(snakemake, extract)

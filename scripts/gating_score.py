@@ -1,5 +1,10 @@
 """Entry script of rule gating_score: per-case scores, result table and review of one model."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.common.entry import run
 from scievals.gating.score import provenance_for, score_model
 
@@ -12,4 +17,4 @@ def score(smk):
                 model=smk.wildcards.model)
 
 
-run(snakemake, score)  # noqa: F821
+run(snakemake, score)

@@ -1,5 +1,10 @@
 """Entry script of the report_<benchmark>_<figure> rules: draw one registered figure."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.common.entry import run
 from scievals.report.registry import figure
 
@@ -13,4 +18,4 @@ def draw(smk):
     spec.draw(inputs, smk.output[0])
 
 
-run(snakemake, draw)  # noqa: F821  (injected by Snakemake)
+run(snakemake, draw)

@@ -1,5 +1,10 @@
 """Entry script: merge result tables (rules summarize_benchmark and summarize_all)."""
 
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
 from scievals.common.entry import run
 from scievals.common.history import record_history
 from scievals.common.tables import concat_tables, write_result_table
@@ -12,4 +17,4 @@ def summarize(smk):
         record_history(smk.output[0], smk.params.history_dir)
 
 
-run(snakemake, summarize)  # noqa: F821  (injected by Snakemake)
+run(snakemake, summarize)
