@@ -50,6 +50,8 @@ rule abdev_predict:
         "results/abdev/predictions/{model}.csv",
     log:
         "logs/abdev_predict/{model}.log",
+    benchmark:
+        "logs/benchmarks/abdev_predict/{model}.tsv"
     wildcard_constraints:
         model="|".join(ABDEV_BASELINES) or "^$",
     group:
@@ -76,6 +78,8 @@ rule abdev_score:
         reference="results/abdev/scores/{model}.reference.csv",
     log:
         "logs/abdev_score/{model}.log",
+    benchmark:
+        "logs/benchmarks/abdev_score/{model}.tsv"
     wildcard_constraints:
         model="|".join(ABDEV_MODELS) or "^$",
     group:

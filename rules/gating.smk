@@ -44,6 +44,8 @@ rule gating_extract:
         report="data/curated/gating/extraction_report.json",
     log:
         "logs/gating_extract.log",
+    benchmark:
+        "logs/benchmarks/gating_extract.tsv"
     conda:
         "../envs/flowkit.yaml"
     resources:
@@ -81,6 +83,8 @@ rule gating_predict_baseline:
         usage=gating_wf.USAGE,
     log:
         "logs/gating_predict/{model}.log",
+    benchmark:
+        "logs/benchmarks/gating_predict/{model}.tsv"
     wildcard_constraints:
         model=gating_wf.model_regex(GATING_BASELINES),
     group:
@@ -105,6 +109,8 @@ rule gating_predict_llm:
         usage=gating_wf.USAGE,
     log:
         "logs/gating_predict/{model}.log",
+    benchmark:
+        "logs/benchmarks/gating_predict/{model}.tsv"
     wildcard_constraints:
         model=gating_wf.model_regex(GATING_LLMS),
     conda:
@@ -150,6 +156,8 @@ rule gating_score:
         review="results/gating/review/{model}.md",
     log:
         "logs/gating_score/{model}.log",
+    benchmark:
+        "logs/benchmarks/gating_score/{model}.tsv"
     wildcard_constraints:
         model=gating_wf.model_regex(GATING_MODELS),
     group:
