@@ -111,12 +111,14 @@ def test_nan_mask_is_pairwise():
 def test_fewer_than_ten_scored_rows_names_assay_and_fold():
     true = pd.Series(np.arange(12.0))
     pred = pd.Series([np.nan] * 3 + list(range(9)), dtype=float)
-    with pytest.raises(ScievalsError, match="HIC: only 9 antibodies have both a prediction"):
+    with pytest.raises(ScievalsError) as info:
         evaluate(pred, true, "HIC", where="preds.csv: HIC, fold 3")
-    try:
-        evaluate(pred, true, "HIC", where="preds.csv: HIC, fold 3")
-    except ScievalsError as exc:
-        assert exc.where == "preds.csv: HIC, fold 3"
+    assert info.value.one_line().startswith(
+        "preds.csv: HIC, fold 3: only 9 antibodies have both a prediction and a measurement"
+    )
+    with pytest.raises(ScievalsError) as info:
+        evaluate(pred, true, "HIC")  # no location given: the assay names it
+    assert info.value.one_line().startswith("HIC: only 9 antibodies")
 
 
 def test_all_nan_prediction_column_is_a_clear_error():

@@ -61,3 +61,16 @@ def test_compare_cli_exit_codes(tmp_path, capsys):
 def test_resolve_unknown_history_entry(tmp_path):
     with pytest.raises(ScievalsError, match="no history entry @3"):
         resolve("@3", tmp_path)
+
+
+def test_compare_rejects_a_csv_that_is_not_a_result_table(tmp_path, capsys):
+    other = tmp_path / "preds.csv"
+    other.write_text("antibody_name,HIC\nabc,1\n")
+    assert main(["compare", str(other), str(other)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {other}: result table lacks columns")
+    assert "\n" not in err
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    assert main(["compare", str(empty), str(other)]) == 1
+    assert "not a readable CSV" in capsys.readouterr().err

@@ -115,15 +115,15 @@ def _evaluate_arrays(pred: np.ndarray, true: np.ndarray, assay: str, where: str)
     n = int(mask.sum())
     if n < MIN_ROWS:
         if not (~pd.isna(pred)).any():
-            problem = f"{assay}: every prediction is missing (NaN), nothing to score"
+            problem = "every prediction is missing (NaN), nothing to score"
             fix = f"fill the {assay} column, or drop it from the prediction file"
         else:
             problem = (
-                f"{assay}: only {n} antibodies have both a prediction and a measurement; "
+                f"only {n} antibodies have both a prediction and a measurement; "
                 f"top-10% recall needs at least {MIN_ROWS} (k = int({n} * 0.1) = 0)"
             )
             fix = "predict every antibody of the truth file (missing predictions are not scored)"
-        raise ScievalsError(where, problem, fix)
+        raise ScievalsError(where or assay, problem, fix)
     spearman = reference_spearman(pred_clean, true_clean, where)
     y_true, y_pred = true_clean, pred_clean
     if not ASSAY_HIGHER_IS_BETTER[assay]:

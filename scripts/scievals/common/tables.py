@@ -81,9 +81,15 @@ def check_result_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
 
 
 def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
-    frame = pd.read_csv(path, dtype={"git_commit": str, "config_hash": str, "condition": str})
+    try:
+        frame = pd.read_csv(path, dtype={"git_commit": str, "config_hash": str, "condition": str})
+    except FileNotFoundError:
+        raise ScievalsError(path, "file not found", "check the path") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ScievalsError(path, f"not a readable CSV ({exc})", "give a scievals result table") from None
+    frame = check_result_table(frame, str(path))
     frame["condition"] = frame["condition"].fillna("")
-    return check_result_table(frame, str(path))
+    return frame
 
 
 def concat_tables(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
