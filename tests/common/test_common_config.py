@@ -39,6 +39,8 @@ def test_empty_config_gets_every_default():
          "config: benchmarks.1: 'chess' is not allowed (allowed values: ['abdev', 'gating'])"),
         (lambda c: c["models"]["random"].update(provider="hal"),
          "config: models.random.provider: 'hal' is not allowed"),
+        (lambda c: c["models"].update(gpt={"provider": "openai"}),
+         "config: models.gpt: 'model' is a required property (add the key)"),
         (lambda c: c["abdev"].update(models=["random", "nope"]),
          "config: abdev.models: model 'nope' is not in the model registry"),
     ],
