@@ -1,7 +1,7 @@
 import copy
 
 import pytest
-from scievals.common.config import validate_config
+from scievals.benchmarks import validate_config
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 
