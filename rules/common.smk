@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 from scievals import benchmarks as registry
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
 from scievals.common.workflow import benchmark_models, model_regex
@@ -40,6 +41,19 @@ onstart:
         preflight_config(config)
     except ScievalsError as exc:
         sys.exit(f"error: {exc.one_line()}")
+
+
+# The end of every run (not of dry runs) repeats each notice jobs recorded - demo fallbacks,
+# skipped sources or cases, failed requests - and writes results/run_report.json.
+RUN_STARTED = notices.now_utc()
+
+
+onsuccess:
+    notices.report("success", since=RUN_STARTED)
+
+
+onerror:
+    notices.report("error", since=RUN_STARTED)
 
 
 wildcard_constraints:

@@ -34,7 +34,7 @@ rule summarize_all:
         "../scripts/summarize.py"
 
 
-# One target rule per benchmark: `snakemake --cores 8 abdev`.
+# One target rule per benchmark: `snakemake --cores 8 <benchmark>`.
 for _benchmark in BENCHMARKS:
 
     rule:

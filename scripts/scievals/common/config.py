@@ -108,14 +108,30 @@ def top_level_schema(benchmarks: Sequence[BenchmarkSchema]) -> dict:
     return schema
 
 
-def validate_config(config: dict, benchmarks: Sequence[BenchmarkSchema], where: str = "config") -> dict:
+def section_schema(bench: BenchmarkSchema) -> dict:
+    """A benchmark's section schema plus the data-source keys every section shares
+    (config/schemas/data_source.schema.yaml); the benchmark may only set their defaults."""
+    schema = read_yaml(bench.schema)
+    own = schema.setdefault("properties", {})
+    for key, spec in read_yaml(CONFIG_DIR / "schemas" / "data_source.schema.yaml")[
+            "properties"].items():
+        extra = set(own.get(key, {})) - {"default", "description"}
+        if extra:
+            raise ScievalsError(bench.schema, f"redefines the data-source key {key!r} ({sorted(extra)})",
+                                "set only its default (and description) there")
+        own[key] = {**spec, **own.get(key, {})}
+    return schema
+
+
+def validate_config(config: dict, benchmarks: Sequence[BenchmarkSchema],
+                    where: str = "config") -> dict:
     """Validate the whole workflow config: the top level, then each benchmark section."""
     validate(config, top_level_schema(benchmarks), where)
     for bench in benchmarks:
         for name in bench.baselines:
             config["models"].setdefault(name, {"provider": "baseline"})
     for bench in benchmarks:
-        validate(config[bench.name], bench.schema, where, prefix=bench.name)
+        validate(config[bench.name], section_schema(bench), where, prefix=bench.name)
     _check_model_references(config, where)
     return config
 
