@@ -10,17 +10,27 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.abdev.constants import DEFAULT_FOLD_COL
+from scievals.abdev.constants import CV_DATASET, DEFAULT_FOLD_COL
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.metrics import (
-    evaluate_model,
-    extended_scores,
+    extended_table,
     recall_at_k,
     recall_statistic,
+    reference_rows,
     spearman_statistic,
     tie_robust_recall,
     top_inclusion_probability,
 )
+from scievals.abdev.score import evaluate_model, merge, read_inputs
+
+
+def extended_scores(pred, truth, fold_col, num_folds, n_resamples, seed) -> pd.DataFrame:
+    """The score step's extended table for two files (one read, one merge, one reference pass)."""
+    preds, truth_frame, report = read_inputs(pred, truth, fold_col)
+    assert report.ok, report.errors
+    merged, properties = merge(preds, truth_frame, pred, truth, fold_col)
+    rows = reference_rows(merged, properties, "m", CV_DATASET, fold_col, num_folds)
+    return extended_table(merged, properties, fold_col, rows, n_resamples, seed)
 
 
 def possible_recalls(y_true, y_pred, k) -> list[float]:
@@ -75,20 +85,22 @@ def test_tie_robust_equals_plain_recall_without_ties():
 
 def test_vectorised_statistics_match_scalar_versions():
     rng = np.random.default_rng(2)
-    x = np.round(rng.normal(size=(6, 40)), 1)  # rounding creates ties
-    y = np.round(x + rng.normal(size=(6, 40)), 1)
+    x = np.round(rng.normal(size=40), 1)  # rounding creates ties
+    y = np.round(x + rng.normal(size=40), 1)
+    idx = rng.integers(0, 40, size=(6, 40))  # six bootstrap resamples (repeats add more ties)
     from scipy import stats
 
-    rho = spearman_statistic(x, y, axis=-1)
-    recall = recall_statistic(y, x, axis=-1)
-    robust = tie_robust_recall(y, x, axis=-1)
+    rho = spearman_statistic(x, y, idx)
+    recall = recall_statistic(y[idx], x[idx], axis=-1)
+    robust = tie_robust_recall(y[idx], x[idx], axis=-1)
     for i in range(6):
-        assert rho[i] == pytest.approx(stats.spearmanr(x[i], y[i]).correlation, abs=1e-12)
-        assert recall[i] == recall_at_k(y[i], x[i])
-        assert robust[i] == pytest.approx(tie_robust_recall(y[i], x[i]), abs=1e-15)
+        xi, yi = x[idx[i]], y[idx[i]]
+        assert rho[i] == pytest.approx(stats.spearmanr(xi, yi).correlation, abs=1e-12)
+        assert recall[i] == recall_at_k(yi, xi)
+        assert robust[i] == pytest.approx(tie_robust_recall(yi, xi), abs=1e-15)
     # axis=0 gives the same numbers as axis=-1 on the transpose
-    assert spearman_statistic(x.T, y.T, axis=0) == pytest.approx(rho)
-    assert tie_robust_recall(y.T, x.T, axis=0) == pytest.approx(robust)
+    assert recall_statistic(y[idx].T, x[idx].T, axis=0).tolist() == recall.tolist()
+    assert tie_robust_recall(y[idx].T, x[idx].T, axis=0) == pytest.approx(robust)
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,9 @@ _UMASK = _current_umask()
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it over ``path`` on success."""
     target = Path(path)
+    if target.is_dir() or str(path).endswith(("/", os.sep)):
+        # Checked first: the temporary file would otherwise land in the folder's parent.
+        raise ScievalsError(str(path), "is a directory, not a file", "give the path of the file to write")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)

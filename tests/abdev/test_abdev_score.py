@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 from scievals.abdev.constants import DEFAULT_FOLD_COL, REFERENCE_CV_COLUMNS
 from scievals.abdev.data import DEMO_CSV, fetch_gdpa1
-from scievals.abdev.metrics import evaluate_model
-from scievals.abdev.pipeline import score_to_tables
+from scievals.abdev.score import evaluate_model, score_to_tables
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file
 from scievals.common.tables import RESULT_COLUMNS, read_result_table
