@@ -65,8 +65,10 @@ def _warn_if_demo(truth: str) -> None:
 def cmd_score(args: argparse.Namespace) -> int:
     from scievals.abdev.metrics import extended_table, reference_rows
     from scievals.abdev.score import merge, read_inputs
-    from scievals.common.io import write_csv
+    from scievals.common.io import check_file_target, write_csv
 
+    if args.output:
+        check_file_target(args.output)
     if args.n_resamples < 0:
         raise ScievalsError("--n-resamples", f"{args.n_resamples} is negative", "use 0 (no CIs) or a positive count")
     preds, truth, report = read_inputs(args.pred, args.truth, args.fold_col)
@@ -102,7 +104,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from scievals.abdev.predict import run_baseline
+    from scievals.common.io import check_file_target
 
+    check_file_target(args.out)
     predictions = run_baseline(args.model, args.truth, args.out, args.fold_col, args.seed)
     print(f"wrote {len(predictions)} out-of-fold predictions of {args.model} to {args.out}")
     return 0

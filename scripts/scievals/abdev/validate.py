@@ -35,14 +35,6 @@ class ValidationReport:
     def ok(self) -> bool:
         return not self.errors
 
-    def __iter__(self):
-        """``ok, errors = validate_prediction_file(p)`` works as with the reference."""
-        yield self.ok
-        yield self.errors
-
-    def lines(self) -> list[str]:
-        return [f"error: {e}" for e in self.errors] + [f"warning: {w}" for w in self.warnings]
-
 
 def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
     """The reference's four format checks; all run, errors accumulate in this order."""
@@ -101,7 +93,7 @@ def _non_finite_errors(df: pd.DataFrame, columns: list[str]) -> list[str]:
             continue
         infinite = np.isinf(series.to_numpy())
         if infinite.any():
-            cells = [f"{_row_label(df, i)}: {series[i]!r}" for i in series.index[infinite]]
+            cells = [f"{_row_label(df, i)}: {series[i]}" for i in series.index[infinite]]
             errors.append(
                 f"column {col!r} has {len(cells)} infinite value(s) ({_listing(cells)}); "
                 "predictions must be finite numbers (leave a missing one empty)"
