@@ -40,8 +40,8 @@ def test_bad_config_stops_before_any_job_with_one_line(workdir):
     assert proc.returncode == 1
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert errors == [
-        "error: config: abdev.source: 'web' is not allowed "
-        "(allowed values: ['auto', 'remote', 'file', 'demo'])"
+        ("error: config: abdev.source: 'web' is not allowed "
+         "(allowed values: ['auto', 'remote', 'file', 'demo'])")
     ]
 
 
