@@ -16,8 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from scievals.common.errors import ScievalsError
 
 
@@ -103,6 +101,8 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
 
 
 def read_yaml(path: str | os.PathLike) -> Any:
+    import yaml  # here, not at the top: most jobs that import this module never read YAML
+
     try:
         with open(path, encoding="utf-8") as handle:
             return yaml.safe_load(handle)
