@@ -101,6 +101,16 @@ def test_curated_workspace_case(extracted):
                for reason in r["reasons"])
 
 
+def test_every_embedded_case_scores_perfectly_against_itself(extracted, assert_scores_itself_perfectly):
+    # All cases the default run curates from embedded data: verified, staging and workspace.
+    _, _, out, tmp = extracted
+    build_cases([OMIP_VERIFIED_DIR, OMIP_STAGING_DIR], out, tmp / "all.jsonl", tmp / "all.json")
+    cases = read_jsonl(tmp / "all.jsonl")
+    assert {c["case_set"] for c in cases} == {"verified", "staging", "workspace"}
+    for case in cases:
+        assert_scores_itself_perfectly(case)
+
+
 def test_panel_from_stain_keywords():
     entries, parameters, channel_marker = panel_from_keywords({
         "$PAR": "5", "$P1N": "FSC-A", "$P2N": "FITC-A", "$P2S": "CD3", "$P3N": "PE-A", "$P3S": "",
