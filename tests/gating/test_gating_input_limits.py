@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.common.io import write_jsonl
@@ -131,3 +133,33 @@ def test_score_refuses_duplicate_records(cases_jsonl, tmp_path):
     with pytest.raises(ScievalsError, match="on lines 1 and 3"):
         score_model(cases_jsonl, preds, None, {"n_resamples": 10, "seed": 0},
                     tmp_path / "t.csv", tmp_path / "p.csv", tmp_path / "r.md")
+
+
+# --- any bring-your-own file: imported, or one error line naming the file ---------------------
+
+_json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True),
+                       st.text(max_size=12))
+_json = st.recursive(_json_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
+        ["name", "children", "markers", "gate_name", "root", "x"]), inner, max_size=4)),
+    max_leaves=12)
+_line = st.fixed_dictionaries({}, optional={
+    "case_id": st.one_of(st.sampled_from(["OMIP-008", "OMIP-022", "nope"]), _json),
+    "hierarchy": st.one_of(st.just(TREE), _json),
+    "raw_text": st.one_of(st.just("All Events > Singlets > Live"), _json),
+    "condition": _json, "sample_index": _json})
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.one_of(_line, _json), max_size=4))
+def test_any_bring_your_own_file_imports_or_fails_in_one_line(cases_jsonl, tmp_path, lines):
+    user = tmp_path / "any.jsonl"
+    user.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    try:
+        records = P.import_predictions(user, cases_jsonl, "any", tmp_path / "out.jsonl")
+    except ScievalsError as exc:
+        assert exc.one_line().startswith(str(user)) and "\n" not in exc.one_line()
+        return
+    assert len(records) == len(lines)
+    keys = [(r["case_id"], r["condition"], r["sample_index"]) for r in records]
+    assert len(set(keys)) == len(keys)
