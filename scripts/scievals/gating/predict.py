@@ -153,11 +153,15 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
         parsed = parse_prediction(raw["hierarchy"])
         text = None
     else:
-        text = next((raw[k] for k in TEXT_KEYS if raw.get(k) is not None), None)
-        if text is None:
+        key = next((k for k in TEXT_KEYS if raw.get(k) is not None), None)
+        if key is None:
             raise ScievalsError(where, "no hierarchy and no reply text",
                                 f"give 'hierarchy' or one of {list(TEXT_KEYS)}")
-        parsed = parse_reply(str(text))
+        text = raw[key]
+        if not isinstance(text, str):
+            raise ScievalsError(where, f"'{key}' is a {type(text).__name__}, not text",
+                                "give the model's reply as a string, or the tree as 'hierarchy'")
+        parsed = parse_reply(text)
     if parsed.error == TOO_DEEP:
         raise ScievalsError(where, TOO_DEEP, DEEP_FIX)
     return _record(
