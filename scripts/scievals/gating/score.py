@@ -4,7 +4,8 @@ Per (model, condition): each metric is averaged over a case's samples, then over
 cases, with a seeded percentile-bootstrap 95 % CI over cases and ``n`` = cases.
 Unparseable or missing predictions score 0 (NaN for the hallucination rates,
 which are averaged over parsed predictions only) and count in
-``task_failure_rate``; ``parse_success_rate`` is the share parsed.
+``task_failure_rate``; ``parse_success_rate`` is the share parsed. A prediction
+file with two lines for one (case, condition, sample) is refused (:mod:`records`).
 """
 
 from __future__ import annotations
