@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from scievals.gating import markers, metrics, normalize
+from scievals.gating import markers, metrics, normalize, panel
 from scievals.gating.cases import validation_problems
 from scievals.gating.metrics import Truth, evaluate
 from scievals.gating.paths import OMIP_STAGING_DIR, OMIP_VERIFIED_DIR
@@ -59,7 +59,7 @@ def load_cases() -> list[dict]:
 
 def clear_caches() -> None:
     for func in (normalize.norm, normalize.norm_reference, normalize.sem,
-                 markers.marker_references, markers.marker_keys, markers.hallucinated,
+                 markers.marker_references, panel.marker_keys, markers.hallucinated,
                  metrics._reference_flag):
         func.cache_clear()
 

@@ -31,6 +31,14 @@ def verified_cases() -> list[dict]:
 
 
 @pytest.fixture(scope="session")
+def omip_cases() -> list[dict]:
+    """Every embedded OMIP case the curation keeps (verified and valid staging)."""
+    from scievals.gating.curate import load_omip_dir
+
+    return [c for folder in (OMIP_VERIFIED_DIR, OMIP_STAGING_DIR) for c in load_omip_dir(folder)[0]]
+
+
+@pytest.fixture(scope="session")
 def staging_files() -> list[Path]:
     return sorted(OMIP_STAGING_DIR.glob("*.json"))
 
@@ -60,3 +68,24 @@ def chain():
 @pytest.fixture(scope="session")
 def make_case():
     return _make_case
+
+
+# The truth as its own prediction: every headline metric at its best value.
+PERFECT = {"hierarchy_f1": 1.0, "structure_accuracy": 1.0, "structure_coverage": 1.0,
+           "critical_gate_recall": 1.0, "depth_accuracy": 1.0, "hallucination_rate": 0.0}
+
+
+def _assert_scores_itself_perfectly(case: dict) -> None:
+    from scievals.gating.metrics import Truth, evaluate
+    from scievals.gating.tree import clean_tree
+
+    scores = evaluate(clean_tree(case), Truth.from_case(case), details=True)
+    got = {m: scores[m] for m in PERFECT}
+    assert got == PERFECT, (case["test_case_id"], got, scores["details"])
+    for metric in ("synonym_f1", "hierarchy_f1_reference", "structure_accuracy_reference"):
+        assert scores[metric] == 1.0, (case["test_case_id"], metric)
+
+
+@pytest.fixture(scope="session")
+def assert_scores_itself_perfectly():
+    return _assert_scores_itself_perfectly

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from scievals.gating.baseline import predict_hierarchy
-from scievals.gating.markers import PanelIndex, is_valid_reference, marker_references
+from scievals.gating.markers import is_valid_reference, marker_references
 from scievals.gating.metrics import Truth, evaluate
+from scievals.gating.panel import PanelIndex
 from scievals.gating.tree import count_nodes, names, render
 
 

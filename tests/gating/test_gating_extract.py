@@ -101,6 +101,16 @@ def test_curated_workspace_case(extracted):
                for reason in r["reasons"])
 
 
+def test_every_embedded_case_scores_perfectly_against_itself(extracted, assert_scores_itself_perfectly):
+    # All cases the default run curates from embedded data: verified, staging and workspace.
+    _, _, out, tmp = extracted
+    build_cases([OMIP_VERIFIED_DIR, OMIP_STAGING_DIR], out, tmp / "all.jsonl", tmp / "all.json")
+    cases = read_jsonl(tmp / "all.jsonl")
+    assert {c["case_set"] for c in cases} == {"verified", "staging", "workspace"}
+    for case in cases:
+        assert_scores_itself_perfectly(case)
+
+
 def test_panel_from_stain_keywords():
     entries, parameters, channel_marker = panel_from_keywords({
         "$PAR": "5", "$P1N": "FSC-A", "$P2N": "FITC-A", "$P2S": "CD3", "$P3N": "PE-A", "$P3S": "",
@@ -109,3 +119,33 @@ def test_panel_from_stain_keywords():
         ("CD3", "FITC", "FITC-A"), ("PE", None, "PE-A")]
     assert parameters == ["FSC-A", "FITC-A", "PE-A", "Comp-FITC-A", "Time"]
     assert channel_marker["Comp-FITC-A"] == "CD3"
+
+
+def test_a_bad_fcs_file_costs_only_itself(tmp_path):
+    # Issue 14.1: a configured source whose archive holds one unreadable FCS file made flowkit
+    # fail for every workspace (all downloaded FCS folders were offered to all of them).
+    from scievals.gating.extract import extract_workspaces
+
+    source = tmp_path / "sources" / "b"
+    source.mkdir(parents=True)
+    wsp = source / "single_ellipse_51_events.wsp"
+    shutil.copy(FLOWKIT_DIR / "simple_line_example" / wsp.name, wsp)
+    good = FLOWKIT_DIR / "simple_line_example" / "data_set_simple_line_100.fcs"
+    bad = source / good.name  # the same sample, cut short: its data section is missing
+    bad.write_bytes(good.read_bytes()[:600])
+    origins = {str(wsp): "url:b", str(bad): "url:b"}
+    out, report = tmp_path / "x.jsonl", tmp_path / "x.json"
+    records = extract_workspaces(embedded_workspaces() + [wsp], out, report,
+                                 fcs_dirs=[str(source)], origins=origins)
+    by_name = {(r["name"], r["origin"]): r for r in records}
+    # Every embedded workspace is still read, with its own event counts.
+    assert all(r["status"] == "ok" for r in records) and len(records) == 6
+    ellipse = by_name[("single_ellipse_51_events", "embedded-flowkit")]
+    assert ellipse["samples"][0]["gates"][0]["count"] == 51
+    # The source's own workspace is read without the bad file, which is recorded as a skip.
+    copy = by_name[("single_ellipse_51_events", "url:b")]
+    assert not copy["samples"][0]["fcs_loaded"]
+    assert [s["file"] for s in copy["fcs_skipped"]] == [bad.name]
+    skipped = json.loads(report.read_text())["fcs_skipped"]
+    assert [(s["workspace"], s["file"]) for s in skipped] == [(str(wsp), bad.name)]
+    assert skipped[0]["reason"].startswith("FCSParsingError")

@@ -68,6 +68,11 @@ def test_summary_rows(run):
     assert metrics.loc["parse_success_rate", "value"] == pytest.approx(15 / 16)
     assert metrics.loc["tokens_in", "value"] > 0
     assert set(summary[summary["metric"] == "hierarchy_f1"]["n"]) == {16}
+    # Structure accuracy never comes without the share of the truth it was computed on.
+    for _, rows in summary.groupby(["model", "condition"]):
+        assert {"structure_accuracy", "structure_coverage"} <= set(rows["metric"])
+    baseline = summary[summary["model"] == "marker_baseline"].set_index("metric")["value"]
+    assert 0 < baseline["structure_coverage"] < 1
     assert summary["ci_low"].dropna().le(summary["value"][summary["ci_low"].notna()] + 1e-12).all()
 
 
@@ -90,5 +95,6 @@ def test_review_and_per_case_outputs(run):
     assert set(refused["task_failure"]) == {"refusal"} and refused["hierarchy_f1"].eq(0).all()
     review = (run / "results/gating/review/mock-llm.md").read_text()
     assert "## WSP-8_color_ICS" in review and "Prediction not parsed" in review
+    assert "structure_coverage" in per_case.columns
     byo = pd.read_csv(run / "results/gating/scores/my_model.per_case.csv")
     assert set(byo["parse_status"]) == {"ok", "missing"}

@@ -211,7 +211,7 @@ def test_gating_figures_are_written(tmp_path):
         result_rows(Provenance("gating", "omip-demo", "ef" * 32, "0" * 12, "0.1.0", "c"),
                     model, "standard_direct",
                     [{"metric": m, "value": v, "ci_low": v - .1, "ci_high": v + .1, "n": 2}
-                     for m, v in zip(gating.HEADLINE, (.6, .5, .7, .1, .4), strict=True)])
+                     for m, v in zip(gating.HEADLINE, (.6, .5, .3, .7, .1, .4), strict=True)])
         for model in ("llm", "marker_baseline")
     ])
     summary = tmp_path / "summary.csv"

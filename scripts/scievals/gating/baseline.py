@@ -21,8 +21,7 @@ Layout (gates appear only when their markers are in the panel):
 
 from __future__ import annotations
 
-from scievals.gating.markers import compact, fold, marker_keys
-from scievals.gating.metrics import is_cytof_panel
+from scievals.gating.panel import compact, fold, is_cytof_panel, marker_keys
 from scievals.gating.tree import node
 
 BASELINE_VERSION = "marker-baseline-v1"

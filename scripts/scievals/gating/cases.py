@@ -105,11 +105,14 @@ def validation_problems(case: Any) -> list[str]:
     if not isinstance(case, dict):
         return ["not a JSON object"]
     try:
+        root = T.clean_tree(case)  # depth first: the schema below validates recursively
+    except T.TooDeep:
+        return [T.TOO_DEEP]
+    try:
         TestCase.model_validate(case)
     except ValidationError as exc:
         return [_describe(exc)]
     problems = []
-    root = T.clean_tree(case)
     n = T.count_nodes(root)
     if n < MIN_NODES:
         problems.append(f"gating hierarchy has {n} node(s); at least {MIN_NODES} needed")
@@ -122,7 +125,10 @@ def validation_problems(case: Any) -> list[str]:
 
 def load_case_file(path: str | os.PathLike) -> dict:
     """One test-case JSON file, validated; a bad file is one clear error."""
-    case = read_json(path)
+    try:
+        case = read_json(path)
+    except RecursionError:
+        raise ScievalsError(path, T.TOO_DEEP, "see data/demo/gating/omip/README.md") from None
     problems = validation_problems(case)
     if problems:
         raise ScievalsError(path, "not a valid gating test case: " + problems[0],

@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.gating.records import DEEP_FIX
+from scievals.gating.tree import TOO_DEEP
 
 
 def _read_prediction(path: str):
@@ -33,6 +35,8 @@ def _read_prediction(path: str):
         raise ScievalsError(path, "not a text file", "give a JSON hierarchy or a reply text") from None
     try:
         value = json.loads(text)
+    except RecursionError:
+        raise ScievalsError(path, TOO_DEEP, DEEP_FIX) from None
     except json.JSONDecodeError:
         return text
     return value if isinstance(value, (dict, list)) else text
@@ -57,6 +61,8 @@ def cmd_score(args) -> int:
     case = load_case_file(args.truth)
     raw = _read_prediction(args.pred)
     parsed = parse_prediction(raw)
+    if parsed.error == TOO_DEEP:
+        raise ScievalsError(args.pred, TOO_DEEP, DEEP_FIX)
     scores = evaluate(parsed.hierarchy if parsed.ok else None, Truth.from_case(case),
                       details=args.details)
     text = raw if isinstance(raw, str) else None

@@ -54,6 +54,9 @@ def load_omip_dir(folder: str | os.PathLike) -> tuple[list[dict], list[dict]]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             rejected.append({**entry, "test_case_id": None, "reasons": [f"unreadable JSON: {exc}"]})
             continue
+        except RecursionError:
+            rejected.append({**entry, "test_case_id": None, "reasons": [T.TOO_DEEP]})
+            continue
         problems = validation_problems(case)
         cid = case.get("test_case_id") if isinstance(case, dict) else None
         if problems:

@@ -4,10 +4,15 @@ This is the only module that imports flowkit (about 4 s), and only inside
 :func:`read_workspace`, so scoring and prediction never pay for it.
 
 One JSONL record per workspace: ``status`` "ok" with its samples, or "skipped"
-with the reason (a corrupt or unsupported workspace never stops the run). Per
-sample: groups, whether its FCS file was loaded, panel entries from the
-``$PnN``/``$PnS`` keywords, the acquisition parameters, and every gate with its
-name, path, parent, gate type, dimensions, markers and (with FCS data) event count.
+with the reason (a corrupt or unsupported workspace never stops the run; flowkit
+missing does, with one error line). Per sample: groups, whether its FCS file was
+loaded, panel entries from the ``$PnN``/``$PnS`` keywords, the acquisition
+parameters, and every gate with its name, path, parent, gate type, dimensions,
+markers and (with FCS data) event count.
+
+FCS files are offered to a workspace from its own folder and from downloads of its
+own source only, and each is read on its own first: an unreadable FCS file is a
+recorded skip (``fcs_skipped``) of that file, never the loss of other workspaces.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import time
 import warnings
 from pathlib import Path
 
+from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, write_json, write_jsonl
 
 log = logging.getLogger(__name__)
@@ -88,13 +94,49 @@ def _dimension_marker(dim_id: str, channel_marker: dict[str, str]) -> str:
     return dim_id
 
 
-def _fcs_candidates(wsp: Path, fcs_dirs: list[Path]) -> list[str]:
-    folders = [wsp.parent, wsp.parent / "fcs_files", *fcs_dirs]
-    found = []
-    for folder in folders:
+def _one_line(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+
+
+def import_flowkit():
+    """flowkit, or one clear error: a missing dependency stops the job, it is no skip."""
+    try:
+        import flowkit  # heavy (about 4 s): imported only when a workspace is read
+    except ImportError as exc:
+        raise ScievalsError("flowkit", f"cannot be imported ({_one_line(exc)})",
+                            "install the gating extra (pip install 'scievals[gating]') or "
+                            "run with --use-conda (envs/flowkit.yaml)") from None
+    return flowkit
+
+
+def _fcs_candidates(wsp: Path, fcs_dirs: list[Path], origins: dict[str, str]) -> list[str]:
+    """FCS files next to the workspace and in ``fcs_dirs``, minus other sources' downloads.
+
+    ``origins`` maps each downloaded file to its source: a downloaded FCS file is offered
+    only to a workspace of the same source, so one source's bad file cannot cost another.
+    """
+    own = origins.get(str(wsp))
+    found = set()
+    for folder in (wsp.parent, wsp.parent / "fcs_files", *fcs_dirs):
         if folder.is_dir():
-            found += [str(p) for p in sorted(folder.glob("*.fcs"))]
-    return sorted(set(found))
+            found |= {str(p) for p in folder.glob("*.fcs") if origins.get(str(p), own) == own}
+    return sorted(found)
+
+
+def _load_fcs(fk, paths: list[str]) -> tuple[list, list[dict]]:
+    """(Sample objects, skipped files): each file on its own, so one bad file costs itself."""
+    samples, skipped = [], []
+    for path in paths:
+        try:
+            # As flowkit's Workspace loads paths itself (FlowJo's "/" -> "_" in labels).
+            samples.append(fk.Sample(path, use_flowjo_labels=True))
+        except ImportError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unreadable FCS file is recorded, not fatal
+            reason = _one_line(exc)
+            log.warning("skipped FCS file %s: %s", path, reason)
+            skipped.append({"file": Path(path).name, "reason": reason})
+    return samples, skipped
 
 
 def _gates(ws, sample_id: str, channel_marker: dict[str, str], counts: dict) -> list[dict]:
@@ -104,32 +146,39 @@ def _gates(ws, sample_id: str, channel_marker: dict[str, str], counts: dict) -> 
     while stack:
         item, path = stack.pop()
         name = item["name"]
+        problem = None
         try:
             gate = ws.get_gate(sample_id, name, gate_path=path)
             dims = [d.id for d in getattr(gate, "dimensions", []) or []]
-        except Exception:  # noqa: BLE001 - a gate flowkit cannot rebuild keeps its name and path
-            dims = []
-        gates.append({
+        except Exception as exc:  # noqa: BLE001 - a gate flowkit cannot rebuild keeps its name and path
+            dims, problem = [], _one_line(exc)
+            log.warning("sample %s, gate %s: dimensions unreadable (%s); markers left empty",
+                        sample_id, "/".join(path + (name,)), problem)
+        gate_record = {
             "name": name, "path": list(path), "parent": path[-1] if len(path) > 1 else None,
             "gate_type": str(item.get("gate_type") or "Unknown"),
             "dimensions": dims,
             "markers": [_dimension_marker(d, channel_marker) for d in dims],
             "count": counts.get((name, path)),
-        })
+        }
+        if problem:
+            gate_record["dimensions_error"] = problem
+        gates.append(gate_record)
         for child in reversed(item.get("children", [])):
             stack.append((child, path + (name,)))
     return gates
 
 
-def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None) -> dict:
+def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None,
+                   origins: dict | None = None) -> dict:
     """Read one workspace; raises on a corrupt or unsupported file (caller records it)."""
-    import flowkit as fk  # heavy import, here only
-
+    fk = import_flowkit()
     wsp = Path(wsp_path)
-    fcs = _fcs_candidates(wsp, [Path(d) for d in fcs_dirs or []])
+    fcs = _fcs_candidates(wsp, [Path(d) for d in fcs_dirs or []], origins or {})
+    fcs_samples, fcs_skipped = _load_fcs(fk, fcs)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ws = fk.Workspace(str(wsp), fcs_samples=fcs or None, load_missing_file_data=True)
+        ws = fk.Workspace(str(wsp), fcs_samples=fcs_samples or None, load_missing_file_data=True)
         sample_ids = ws.get_sample_ids(loaded_only=False)
         loaded = set(ws.get_sample_ids(loaded_only=True))
         groups = {g: list(ws.get_sample_ids(group_name=g, loaded_only=False))
@@ -156,6 +205,7 @@ def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None) ->
         "groups": groups,
         "samples": samples,
         "fcs_files": [Path(f).name for f in fcs],
+        "fcs_skipped": fcs_skipped,
         "flowkit_version": getattr(fk, "__version__", "unknown"),
         "warnings": sorted({f"{w.category.__name__}: {w.message}" for w in caught})[:20],
     }
@@ -176,8 +226,13 @@ def _origin(path: Path, origins: dict) -> str:
 
 def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list | None = None,
                        origins: dict | None = None) -> list[dict]:
-    """Extract every workspace; a bad one is skipped with its reason, never a crash."""
+    """Extract every workspace; a bad one is skipped with its reason, never a crash.
+
+    ``origins`` maps downloaded files to their source (see :func:`_fcs_candidates`).
+    """
     origins = origins or {}
+    if wsp_paths:
+        import_flowkit()
     records = []
     for path in wsp_paths:
         path = Path(path)
@@ -185,14 +240,17 @@ def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list |
         started = time.perf_counter()
         try:
             record["sha256"] = sha256_file(path)
-            data = read_workspace(path, fcs_dirs)
+            data = read_workspace(path, fcs_dirs, origins)
             if not data["samples"]:
                 raise ValueError("workspace lists no samples")
             if not any(s["gates"] for s in data["samples"]):
                 raise ValueError("workspace has no gates")
             record.update(status="ok", reason=None, **data)
+        except ImportError as exc:  # a dependency flowkit loads lazily: the job cannot work
+            raise ScievalsError("flowkit", f"a dependency cannot be imported ({_one_line(exc)})",
+                                "reinstall the gating environment (envs/flowkit.yaml)") from None
         except Exception as exc:  # noqa: BLE001 - corrupt/unsupported files are recorded, not fatal
-            reason = " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
+            reason = _one_line(exc)
             log.warning("skipped workspace %s: %s", path, reason)
             record.update(status="skipped", reason=reason)
         record["seconds"] = round(time.perf_counter() - started, 3)
@@ -207,6 +265,8 @@ def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list |
         "extracted": [r["workspace"] for r in records if r["status"] == "ok"],
         "skipped": [{"workspace": r["workspace"], "reason": r["reason"]}
                     for r in records if r["status"] != "ok"],
+        "fcs_skipped": [{"workspace": r["workspace"], **s}
+                        for r in records for s in r.get("fcs_skipped", [])],
         "samples": sum(len(r.get("samples", [])) for r in records),
         "samples_with_fcs": sum(1 for r in records for s in r.get("samples", []) if s["fcs_loaded"]),
     })

@@ -14,7 +14,7 @@ Here a gate name is split into marker tokens instead:
    a known marker name) or any bare "CD<number>" atom. Words such as "non" in
    "Non-classical" are not marker references.
 5. A reference is valid when it equals a panel marker (or one of its aliases in
-   parentheses, or a synonym from :data:`ALIAS_GROUPS`), or is that marker without a
+   parentheses, or a synonym from ``panel.ALIAS_GROUPS``), or is that marker without a
    one-letter suffix ("CD8" for "CD8a"), or is a scatter/time/viability dimension.
 
 A "-" is read as a negative sign only at the end of a word or before another
@@ -31,14 +31,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
 
+from scievals.gating.panel import ALIASES, PanelIndex, compact, fold, marker_keys
 from scievals.gating.reference import tables
-
-_GREEK = str.maketrans({"γ": "g", "δ": "d", "α": "a", "β": "b", "ε": "e", "κ": "k",
-                        "λ": "l", "µ": "u", "μ": "u", "‐": "-", "‑": "-", "‒": "-",
-                        "–": "-", "—": "-", "−": "-", "⁺": "+", "⁻": "-", "＋": "+"})
 
 # Expression-level suffixes written straight after a marker ("CD56bright", "CD16hi").
 _LEVEL_SUFFIX = re.compile(r"^(.*?\d.*?|[a-z]{2,}?)(bright|dim|high|hi|low|lo|int|neg|pos)$")
@@ -65,25 +60,6 @@ KNOWN_MARKERS = frozenset({
     "mertk", "tmem119", "st2", "clec9a", "ncam", "pd1", "tox", "tcf1",
 })
 
-# Compact keys that name the same marker (CD numbers and common names, word order).
-ALIAS_GROUPS = (
-    {"lin", "lineage", "dump"}, {"tcrgd", "gdtcr", "tcrgammadelta", "gammadeltatcr"},
-    {"tcrab", "abtcr", "tcralphabeta"}, {"ifng", "ifny", "ifngamma"},
-    {"tnf", "tnfa", "tnfalpha"}, {"pd1", "cd279"}, {"pdl1", "cd274"}, {"pdl2", "cd273"},
-    {"ctla4", "cd152"}, {"icos", "cd278"}, {"ccr7", "cd197"}, {"cxcr5", "cd185"},
-    {"cxcr3", "cd183"}, {"ccr6", "cd196"}, {"ccr4", "cd194"}, {"ccr5", "cd195"},
-    {"cxcr4", "cd184"}, {"nkg2a", "cd159a"}, {"nkg2c", "cd159c"}, {"nkg2d", "cd314"},
-    {"tim3", "cd366"}, {"lag3", "cd223"}, {"b220", "cd45r"}, {"ncam", "cd56"},
-    {"il7ra", "cd127"}, {"il2ra", "cd25"}, {"ckit", "kit", "cd117"}, {"dnam1", "cd226"},
-    {"mac1", "cd11b"}, {"slam", "cd150"}, {"ox40", "cd134"}, {"cd40l", "cd154"},
-    {"crth2", "cd294"}, {"lamp1", "cd107a"}, {"sca1", "ly6ae"}, {"gr1", "ly6g6c"},
-    {"mhcii", "mhcclassii", "iaie", "mhcclass2"}, {"fcer1a", "fceri", "fceria", "fcer1"},
-    {"nk11", "cd161c"}, {"nkp46", "cd335"}, {"nkp30", "cd337"}, {"bst2", "cd317", "pdca1"},
-    {"cd8", "cd8a"}, {"cd3", "cd3e"}, {"ki67", "mki67"}, {"gzmb", "granzymeb"},
-    {"gzma", "granzymea"}, {"gzmk", "granzymek"}, {"prf1", "perforin"},
-)
-_ALIASES = {key: frozenset(group) for group in ALIAS_GROUPS for key in group}
-
 # Markers that also identify a population, besides the reference's required list
 # (Th subsets by chemokine receptors, mouse/bovine NK, monocyte and pDC markers).
 EXTRA_REQUIRED = {
@@ -106,83 +82,6 @@ EXTRA_POPULATIONS = {
 _ATOM_SPLIT = re.compile(r"([+\-/]+)")
 _WORD_SPLIT = re.compile(r"[\s()\[\]{},;:|]+")
 _CD_ATOM = re.compile(r"^cd\d+[a-z]*$")
-
-
-def fold(text: str) -> str:
-    """Lowercase with Greek letters and Unicode signs folded to ASCII."""
-    return text.lower().translate(_GREEK)
-
-
-def compact(text: str) -> str:
-    """Only letters and digits: the key markers are compared by."""
-    return re.sub(r"[^a-z0-9]", "", fold(text))
-
-
-@functools.lru_cache(maxsize=4096)
-def marker_keys(marker: str) -> frozenset[str]:
-    """Keys a panel marker answers to: its name, aliases in parentheses, '/' parts.
-
-    "CCR7 (CD197)" -> {ccr7, cd197}; "CD56 (NCAM) b" -> {cd56, ncam} (a trailing
-    one-letter footnote is dropped); "TCR γδ" -> {tcrgd, tcr, gd}; "F4/80" -> {f480}.
-    """
-    text = fold(marker).strip()
-    # Table footnote letters ("CD123 a", "CD56 (NCAM) b") follow a digit or ")";
-    # "Siglec H" and "Granzyme B" keep their letter.
-    text = re.sub(r"(?<=[0-9)])\s+[a-z]$", "", text)
-    pieces = [re.sub(r"\([^)]*\)", " ", text)] + re.findall(r"\(([^)]*)\)", text)
-    keys: set[str] = set()
-    for piece in pieces:
-        for alias in re.split(r"[,;]", piece):
-            alias = alias.strip()
-            if not alias:
-                continue
-            keys.add(compact(alias))
-            words = alias.split()
-            if len(words) > 1:
-                keys.update(compact(w) for w in words if len(compact(w)) >= 2)
-            for part in alias.split("-"):
-                part = compact(part)
-                if part != compact(alias) and re.search(r"\d", part) and re.search(r"[a-z]", part):
-                    keys.add(part)  # "Mamu-KIR3DL05" also answers to "KIR3DL05"
-            if "/" in alias:
-                parts = [compact(p) for p in alias.split("/")]
-                # "CD16/32" -> cd16 and cd32; "Live/Dead" -> live and dead
-                prefix = re.match(r"[a-z]+", parts[0] or "")
-                for p in parts:
-                    if p.isdigit() and prefix:
-                        keys.add(prefix.group(0) + p)
-                    elif p:
-                        keys.add(p)
-    for key in list(keys):
-        if key.startswith("tcr") and len(key) > 4:
-            keys.add(key[3:])  # "TCR Va7.2" also answers to "Va7.2"
-        keys |= _ALIASES.get(key, frozenset())
-    keys.discard("")
-    return frozenset(keys)
-
-
-@dataclass(frozen=True)
-class PanelIndex:
-    """Normalised panel markers for fast membership tests."""
-
-    keys: frozenset[str]
-
-    @classmethod
-    def from_markers(cls, markers: Iterable[str]) -> PanelIndex:
-        keys: set[str] = set()
-        for m in markers:
-            if m:
-                keys |= marker_keys(str(m))
-        return cls(frozenset(keys))
-
-    def has(self, token: str) -> bool:
-        """Token names a panel marker: equal, or the marker minus a one-letter suffix."""
-        if not token:
-            return False
-        if token in self.keys:
-            return True
-        return any(len(k) == len(token) + 1 and k.startswith(token) and k[-1].isalpha()
-                   for k in self.keys)
 
 
 def _merge_ok(left: str, right: str, sep: str, panel: PanelIndex) -> bool:
@@ -238,7 +137,7 @@ def marker_references(name: str, panel: PanelIndex | None = None) -> tuple[str, 
 
 
 def _looks_like_marker(token: str, panel: PanelIndex) -> bool:
-    if panel.has(token) or token in KNOWN_MARKERS or token in ALWAYS_VALID or token in _ALIASES:
+    if panel.has(token) or token in KNOWN_MARKERS or token in ALWAYS_VALID or token in ALIASES:
         return True
     return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
 
@@ -294,3 +193,21 @@ def hallucinated(name: str, panel: PanelIndex) -> str | None:
     if population:
         return f"population '{population}' lacks its markers in the panel"
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def unknown_marker(marker: str, panel: PanelIndex) -> str | None:
+    """Why an entry of a gate's ``markers`` list is not backed by the panel, or None.
+
+    The entry names one marker ("CD3", "HLA-DR", "CCR7 (CD197)", "FSC-A"); a sign or
+    level suffix ("CD4+", "CD56bright") is ignored. It is backed when any key it answers
+    to is a panel marker or a scatter/time/viability/DNA dimension.
+    """
+    text = fold(marker).strip().rstrip("+-")
+    if not compact(text):
+        return None
+    keys = marker_keys(text)
+    if any(is_valid_reference(k, panel) or is_valid_reference(_split_level(k)[0], panel)
+           for k in keys):
+        return None
+    return f"marker {marker!r} (markers list) not in panel"

@@ -11,9 +11,13 @@ with a reference-exact variant kept alongside (``*_reference``):
   by ``norm``), the share whose parent matches. The reference keys relations by
   depth, so one extra level (a Time gate) breaks every relation below it; that
   variant is ``structure_accuracy_reference`` (with hash-order ties resolved: any
-  listed parent may justify a relation).
-- ``hallucination_rate`` checks marker tokens (:mod:`markers`), not substrings;
-  ``hallucination_rate_reference`` is the substring heuristic.
+  listed parent may justify a relation). ``structure_coverage`` (common gates /
+  truth gates) is reported beside it, so saying little cannot look good.
+- ``critical_gate_recall`` narrows a panel-derived critical list to the gates the
+  truth contains (the seed's step 1) and matches names as ``hierarchy_f1`` does.
+- ``hallucination_rate`` checks marker tokens (:mod:`markers`), not substrings, in
+  the gate name and in its ``markers`` list; ``hallucination_rate_reference`` is the
+  substring heuristic on names.
 
 P and G are the sets of distinct node names, root included, as in the reference.
 """
@@ -26,12 +30,13 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from scievals.gating import tree as T
-from scievals.gating.markers import PanelIndex, hallucinated
+from scievals.gating.markers import hallucinated, unknown_marker
 from scievals.gating.normalize import is_valid_parent, norm, norm_reference, sem
+from scievals.gating.panel import PanelIndex, entries, is_cytof_panel
 from scievals.gating.reference import tables
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
-METRICS_VERSION = "gating-metrics-v1"
+METRICS_VERSION = "gating-metrics-v2"
 
 METRICS = (
     "hierarchy_f1",
@@ -39,6 +44,7 @@ METRICS = (
     "hierarchy_recall",
     "synonym_f1",
     "structure_accuracy",
+    "structure_coverage",
     "critical_gate_recall",
     "hallucination_rate",
     "depth_accuracy",
@@ -107,13 +113,29 @@ def _parents_by_gate(rels) -> dict[str, Counter]:
     return parents
 
 
-def structure_accuracy(pred: dict, truth: dict, _pred_rels=None, _true_parents=None
-                       ) -> tuple[float, int, int]:
+@dataclass(frozen=True)
+class Structure:
+    """Seed structure accuracy and the share of the truth it was computed on."""
+
+    accuracy: float
+    correct: int
+    common: int
+    truth_gates: int
+
+    @property
+    def coverage(self) -> float:
+        """``structure_coverage``: common gates / truth gates (root included)."""
+        return self.common / self.truth_gates if self.truth_gates else 0.0
+
+
+def structure_accuracy(pred: dict, truth: dict, _pred_rels=None, _true_parents=None) -> Structure:
     """Seed definition: correct parents / gates common to both trees.
 
     Gates and parents are compared by :func:`norm`; a repeated gate name pairs its
     occurrences as multisets (min count common, multiset intersection of parents
-    correct), which is order-free. No common gate scores 0.
+    correct), which is order-free. No common gate scores 0. The accuracy alone rewards
+    saying little (a 3-gate chain of QC gates is mostly right), so the result also
+    carries how many truth gates it was computed on.
     """
     pred_parents = _parents_by_gate(_pred_rels if _pred_rels is not None else T.relations(pred))
     true_parents = _true_parents if _true_parents is not None else _parents_by_gate(T.relations(truth))
@@ -122,7 +144,8 @@ def structure_accuracy(pred: dict, truth: dict, _pred_rels=None, _true_parents=N
         p, g = pred_parents[gate], true_parents[gate]
         common += min(sum(p.values()), sum(g.values()))
         correct += sum((p & g).values())
-    return (correct / common if common else 0.0), correct, common
+    truth_gates = sum(sum(c.values()) for c in true_parents.values())
+    return Structure(correct / common if common else 0.0, correct, common, truth_gates)
 
 
 def _triple(gate: str, parent: str | None, d: int) -> tuple[str, str | None, int]:
@@ -154,45 +177,65 @@ def structure_accuracy_reference(pred: dict, truth: dict, _pred_rels=None, _true
     return correct / len(true_rels)
 
 
-def is_cytof_panel(entries: list[dict]) -> bool:
-    """More than half of the stated fluorophores are metal isotopes ("89Y", "176Yb")."""
-    pattern = tables().cytof_isotope
-    labels = [str(e.get("fluorophore")) for e in entries if e.get("fluorophore")]
-    return bool(labels) and sum(1 for f in labels if pattern.match(f)) / len(labels) > 0.5
+def _found(name: str, norms: set[str], sems: set[str]) -> bool:
+    """``name`` names one of a tree's gates: equal ``norm`` (as hierarchy F1) or ``sem``."""
+    return norm(name) in norms or sem(name) in sems
 
 
 def critical_gates(truth: dict, panel_entries: list[dict] | None) -> list[str]:
-    """Flagged truth gates; else derived from the panel; else defaults found in the truth."""
-    flagged = [n["name"] for n, _, _ in T.walk(truth) if n.get("is_critical")]
+    """The truth's critical gates (seed step 1: those that appear in the ground truth).
+
+    Gates the truth flags ``is_critical``; if it flags none, the reference's candidates
+    (from the panel: singlets unless CyTOF, live, then each ``MARKER_CRITICAL_GATES``
+    marker of the panel with all its alternative names; without a panel the default
+    list) narrowed to the truth gates they name, first gate in pre-order per candidate.
+    """
+    nodes = [n for n, _, _ in T.walk(truth)]
+    flagged = list(dict.fromkeys(n["name"] for n in nodes if n.get("is_critical")))
     if flagged:
         return flagged
     tab = tables()
     if panel_entries is not None:
-        gates = ["live"] if is_cytof_panel(panel_entries) else ["singlets", "live"]
+        candidates = [("live",)] if is_cytof_panel(panel_entries) else [("singlets",), ("live",)]
         markers = {str(e.get("marker", "")).lower() for e in panel_entries}
-        gates += [names[0] for marker, names in tab.marker_critical.items() if marker in markers]
-        return gates
-    by_norm = {norm_reference(n): n for n in T.names(truth)}
-    return [by_norm[g] for g in tab.default_critical if g in by_norm]
+        candidates += [names for marker, names in tab.marker_critical.items() if marker in markers]
+    else:
+        candidates = [(name,) for name in tab.default_critical]
+    chosen: list[str] = []
+    for names in candidates:
+        gate = next((n["name"] for n in nodes
+                     if any(_found(alt, {norm(n["name"])}, {sem(n["name"])}) for alt in names)),
+                    None)
+        if gate is not None and gate not in chosen:
+            chosen.append(gate)
+    return chosen
 
 
 def critical_gate_recall(pred_names: set[str], critical: list[str]) -> tuple[float, list[str]]:
+    """Share of the truth's critical gates the prediction has (an empty list scores 1)."""
     if not critical:
         return 1.0, []
-    pred_norm = {norm_reference(n) for n in pred_names}
-    pred_sem = {sem(n) for n in pred_names}
-    missing = [c for c in critical if norm_reference(c) not in pred_norm and sem(c) not in pred_sem]
+    norms = {norm(n) for n in pred_names}
+    sems = {sem(n) for n in pred_names}
+    missing = [c for c in critical if not _found(c, norms, sems)]
     return (len(critical) - len(missing)) / len(critical), missing
 
 
-def hallucination_rate(pred_names: set[str], panel: PanelIndex) -> tuple[float, dict[str, str]]:
-    """Share of distinct predicted names that cite a marker (or population) the panel lacks."""
+def hallucination_rate(pred_gates: dict[str, set[str]], panel: PanelIndex
+                       ) -> tuple[float, dict[str, str]]:
+    """Share of distinct predicted names whose gate cites a marker the panel lacks.
+
+    ``pred_gates`` maps each distinct name to the markers its nodes list; a name is
+    flagged when the name itself (:func:`markers.hallucinated`) or one of those
+    markers (:func:`markers.unknown_marker`) is not backed by the panel.
+    """
     flagged = {}
-    for name in sorted(pred_names):
-        reason = hallucinated(name, panel)
+    for name in sorted(pred_gates):
+        reason = hallucinated(name, panel) or next(
+            (r for m in sorted(pred_gates[name]) if (r := unknown_marker(m, panel))), None)
         if reason:
             flagged[name] = reason
-    return (len(flagged) / len(pred_names) if pred_names else 0.0), flagged
+    return (len(flagged) / len(pred_gates) if pred_gates else 0.0), flagged
 
 
 def hallucination_rate_reference(pred_names: set[str], panel_markers: list[str]) -> float:
@@ -239,9 +282,8 @@ class Truth:
         root = T.clean_tree(case)
         if root is None:
             raise ValueError("test case has no gating_hierarchy.root")
-        entries = (case.get("panel") or {}).get("entries")
-        entries = entries if isinstance(entries, list) else None
-        markers = [str(e.get("marker")) for e in entries or [] if e.get("marker")]
+        panel_entries = entries(case)
+        markers = [str(e.get("marker")) for e in panel_entries or [] if e.get("marker")]
         return cls(
             case_id=str(case.get("test_case_id", "")),
             root=root,
@@ -249,7 +291,7 @@ class Truth:
             depth=T.depth(root),
             panel_markers=markers,
             panel=PanelIndex.from_markers(markers),
-            critical=critical_gates(root, entries),
+            critical=critical_gates(root, panel_entries),
             parents=_parents_by_gate(T.relations(root)),
             triples=[_triple(*r) for r in T.relations(root)],
         )
@@ -269,19 +311,23 @@ def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
             scores["details"] = {"missing": sorted(truth.names), "missing_critical": truth.critical}
         return scores
     rels = T.relations(pred)
-    pred_names = {name for name, _, _ in rels}
+    pred_gates: dict[str, set[str]] = defaultdict(set)
+    for gate, _, _ in T.walk(pred):
+        pred_gates[gate["name"]].update(gate.get("markers") or ())
+    pred_names = set(pred_gates)
     pred_depth = max(d for _, _, d in rels)
     match = hierarchy_prf(pred_names, truth.names, norm)
     reference_match = hierarchy_prf(pred_names, truth.names, norm_reference)
-    structure, correct, common = structure_accuracy(pred, truth.root, rels, truth.parents)
+    structure = structure_accuracy(pred, truth.root, rels, truth.parents)
     critical, missing_critical = critical_gate_recall(pred_names, truth.critical)
-    halluc, flagged = hallucination_rate(pred_names, truth.panel)
+    halluc, flagged = hallucination_rate(pred_gates, truth.panel)
     scores = {
         "hierarchy_f1": match.f1,
         "hierarchy_precision": match.precision,
         "hierarchy_recall": match.recall,
         "synonym_f1": synonym_f1(pred_names, truth.names),
-        "structure_accuracy": structure,
+        "structure_accuracy": structure.accuracy,
+        "structure_coverage": structure.coverage,
         "critical_gate_recall": critical,
         "hallucination_rate": halluc,
         "depth_accuracy": depth_accuracy(pred_depth, truth.depth),
@@ -295,8 +341,9 @@ def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
             "matched": match.matched,
             "missing": match.missing,
             "extra": match.extra,
-            "structure_correct": correct,
-            "structure_common": common,
+            "structure_correct": structure.correct,
+            "structure_common": structure.common,
+            "structure_truth_gates": structure.truth_gates,
             "critical_gates": truth.critical,
             "missing_critical": missing_critical,
             "hallucinated": flagged,

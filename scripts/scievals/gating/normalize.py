@@ -4,9 +4,11 @@
   parentheticals, nine ordered substring replacements ("positive" -> "+",
   " cells" -> "", "lymphocytes" -> "lymphs", ...), collapse whitespace.
   "T Cells (CD3+)" -> "t".
-- :func:`norm` (used by ``hierarchy_f1`` and ``structure_accuracy``) adds one rule so
-  that the seed's worked example holds: a marker phenotype followed by its lineage
-  noun names the same gate as the phenotype alone ("CD4+ T cells" == "CD4+").
+- :func:`norm` (used by ``hierarchy_f1``, ``structure_accuracy`` and critical-gate
+  recall) adds one rule so that the seed's worked example holds: a lineage noun after
+  a positive marker that by itself defines that lineage adds nothing ("CD4+ T cells"
+  == "CD4+"). The noun stays after any other marker, so "CD16+ Monocytes" and
+  "CD16+ NK cells" remain two gates.
 - :func:`sem` is the reference ``normalize_gate_semantic``: the synonym table, first
   word-boundary hit in table order, tried on the lowercased name and then on
   ``norm_reference`` of it. Generic keys shadow specific ones on purpose of
@@ -22,9 +24,15 @@ from scievals.gating.reference import tables
 
 _PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*")
 
-# Lineage nouns (after reference normalisation) that add nothing to a marker
-# phenotype: "cd4+ t" names the same gate as "cd4+".
-_LINEAGE_NOUNS = frozenset({"t", "b", "nk", "monos"})
+# Lineage noun (after reference normalisation) -> markers whose positivity alone
+# defines that lineage, so "cd4+ t" names the same gate as "cd4+". A marker shared by
+# lineages (CD16, CD56, CD8 on NK cells, HLA-DR) is not listed: its noun is kept.
+_LINEAGE_MARKERS = {
+    "t": frozenset({"cd3", "cd3e", "cd4", "cd8", "cd8a", "cd8b", "tcrab", "tcrgd", "tcr"}),
+    "b": frozenset({"cd19", "cd20", "cd22", "cd79a", "cd79b", "b220"}),
+    "nk": frozenset({"nkp46", "cd335", "nk1.1"}),
+    "monos": frozenset({"cd14"}),
+}
 
 
 @functools.lru_cache(maxsize=65536)
@@ -39,7 +47,8 @@ def norm_reference(name: str) -> str:
 def norm(name: str) -> str:
     text = norm_reference(name)
     words = text.split(" ")
-    if len(words) >= 2 and words[-1] in _LINEAGE_NOUNS and words[-2][-1:] in "+-" and words[-2]:
+    if len(words) >= 2 and words[-2].endswith("+") and \
+            words[-2][:-1] in _LINEAGE_MARKERS.get(words[-1], ()):
         return " ".join(words[:-1])
     return text
 

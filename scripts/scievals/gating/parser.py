@@ -30,7 +30,7 @@ from typing import Any
 import json_repair
 
 from scievals.gating.reference import tables
-from scievals.gating.tree import clean_tree, count_nodes
+from scievals.gating.tree import MAX_DEPTH, TooDeep, clean_tree, count_nodes, depth
 
 
 @dataclass
@@ -91,10 +91,12 @@ def _as_hierarchy(obj: Any) -> dict | None:
 
 
 def _loads(text: str) -> tuple[Any, bool] | None:
-    """(value, repaired) or None."""
+    """(value, repaired) or None; JSON nested too deeply to read raises TooDeep."""
     try:
         return json.loads(text), False
-    except (json.JSONDecodeError, RecursionError):
+    except RecursionError:
+        raise TooDeep() from None
+    except json.JSONDecodeError:
         pass
     try:
         value = json_repair.loads(text)
@@ -104,7 +106,7 @@ def _loads(text: str) -> tuple[Any, bool] | None:
 
 
 def _balanced_object(text: str, start: int) -> str | None:
-    depth = 0
+    level = 0
     in_string = escape = False
     for i in range(start, len(text)):
         ch = text[i]
@@ -116,10 +118,10 @@ def _balanced_object(text: str, start: int) -> str | None:
             in_string = not in_string
         elif not in_string:
             if ch == "{":
-                depth += 1
+                level += 1
             elif ch == "}":
-                depth -= 1
-                if depth == 0:
+                level -= 1
+                if level == 0:
                     return text[start:i + 1]
     return None
 
@@ -147,7 +149,9 @@ def _json_candidates(text: str):
         if chunk is not None:
             try:
                 tree = _as_hierarchy(json.loads(chunk))
-            except (json.JSONDecodeError, RecursionError):
+            except RecursionError:
+                raise TooDeep() from None
+            except json.JSONDecodeError:
                 tree = None
             if tree is not None:
                 yield tree, "json_raw"
@@ -235,6 +239,13 @@ def parse_reply(text: str | None) -> ParseResult:
     if text is None or not str(text).strip():
         return ParseResult("failed", error="empty reply")
     text = str(text)
+    try:
+        return _parse_text(text)
+    except TooDeep as exc:
+        return ParseResult("failed", error=str(exc))
+
+
+def _parse_text(text: str) -> ParseResult:
     min_gates = tables().min_gates
     for tree, method in _json_candidates(text):
         n = count_nodes(tree)
@@ -248,6 +259,8 @@ def parse_reply(text: str | None) -> ParseResult:
                          ("indented_text", _indented_text)):
         tree = func(text)
         if tree is not None:
+            if depth(tree) > MAX_DEPTH:
+                raise TooDeep()
             return ParseResult("ok", method=method, hierarchy=tree)
     return ParseResult("failed", error="no JSON, list or indented hierarchy found")
 
@@ -255,7 +268,10 @@ def parse_reply(text: str | None) -> ParseResult:
 def parse_prediction(value: Any) -> ParseResult:
     """A prediction given as a tree object (dict/list) or as raw reply text."""
     if isinstance(value, (dict, list)):
-        tree = _as_hierarchy(value)
+        try:
+            tree = _as_hierarchy(value)
+        except TooDeep as exc:
+            return ParseResult("failed", method="tree_object", error=str(exc))
         if tree is None:
             return ParseResult("failed", error="object is not a hierarchy (needs name/children)")
         n = count_nodes(tree)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
+from scievals.common.io import canonical_json, sha256_text, write_json, write_jsonl
 from scievals.gating import baseline
 from scievals.gating.cases import read_cases
 from scievals.gating.parser import ParseResult, parse_prediction, parse_reply
@@ -30,7 +30,9 @@ from scievals.gating.prompts import (
     build_request,
     condition_name,
 )
+from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.task_failure import classify
+from scievals.gating.tree import TOO_DEEP
 
 log = logging.getLogger(__name__)
 
@@ -141,22 +143,32 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
         raise ScievalsError(where, "a prediction line must be a JSON object",
                             'use {"case_id": ..., "hierarchy": {...}} or {"case_id": ..., "raw_text": "..."}')
     case_id = raw.get("case_id", raw.get("test_case_id"))
-    if case_id not in case_ids:
+    if not isinstance(case_id, str) or case_id not in case_ids:
         raise ScievalsError(where, f"unknown case_id {case_id!r}",
                             "use the test_case_id values of the case file (gating cases --list)")
     condition = str(raw.get("condition") or "user")
+    sample_index = raw.get("sample_index") or 0
+    if not isinstance(sample_index, int) or isinstance(sample_index, bool) or sample_index < 0:
+        raise ScievalsError(where, f"sample_index {sample_index!r} is not a whole number >= 0",
+                            "number repeated samples of a case 0, 1, 2, ...")
     if raw.get("hierarchy") is not None:
         parsed = parse_prediction(raw["hierarchy"])
         text = None
     else:
-        text = next((raw[k] for k in TEXT_KEYS if raw.get(k) is not None), None)
-        if text is None:
+        key = next((k for k in TEXT_KEYS if raw.get(k) is not None), None)
+        if key is None:
             raise ScievalsError(where, "no hierarchy and no reply text",
                                 f"give 'hierarchy' or one of {list(TEXT_KEYS)}")
-        parsed = parse_reply(str(text))
+        text = raw[key]
+        if not isinstance(text, str):
+            raise ScievalsError(where, f"'{key}' is a {type(text).__name__}, not text",
+                                "give the model's reply as a string, or the tree as 'hierarchy'")
+        parsed = parse_reply(text)
+    if parsed.error == TOO_DEEP:
+        raise ScievalsError(where, TOO_DEEP, DEEP_FIX)
     return _record(
         str(case_id), model, condition, parsed,
-        sample_index=int(raw.get("sample_index") or 0), raw_text=text,
+        sample_index=sample_index, raw_text=text,
         context=raw.get("context"), strategy=raw.get("strategy"),
         task_failure=classify(text, parsed.ok) if text is not None else
         ("none" if parsed.ok else "unparseable"),
@@ -166,11 +178,12 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
 def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[dict]:
     """Validate and parse a user's prediction file into the standard record format."""
     case_ids = {c["test_case_id"] for c in read_cases(cases_jsonl)}
-    raw = read_jsonl(user_jsonl)
-    if not raw:
+    lines = read_lines(user_jsonl)
+    if not lines:
         raise ScievalsError(user_jsonl, "prediction file is empty", "one JSON object per line")
-    records = [normalise_user_record(r, f"{user_jsonl}:{i}", model, case_ids)
-               for i, r in enumerate(raw, 1)]
+    numbered = [(i, normalise_user_record(r, f"{user_jsonl}:{i}", model, case_ids))
+                for i, r in lines]
+    refuse_duplicates(user_jsonl, numbered)
+    records = [r for _, r in numbered]
     write_jsonl(out_jsonl, records)
     return records
-

@@ -22,7 +22,6 @@ class ReferenceTables:
     synonym_patterns: tuple[tuple[re.Pattern, str], ...]
     hierarchy: dict[str, tuple[str, ...]]
     default_critical: tuple[str, ...]
-    default_critical_cytof: tuple[str, ...]
     cytof_isotope: re.Pattern
     marker_critical: dict[str, tuple[str, ...]]
     population_required: dict[str, tuple[str, ...]]
@@ -48,7 +47,6 @@ def tables() -> ReferenceTables:
         synonym_patterns=patterns,
         hierarchy={k: tuple(v) for k, v in raw["CELL_TYPE_HIERARCHY"].items()},
         default_critical=tuple(raw["DEFAULT_CRITICAL_GATES"]),
-        default_critical_cytof=tuple(raw["DEFAULT_CRITICAL_GATES_CYTOF"]),
         cytof_isotope=re.compile(raw["CYTOF_ISOTOPE_PATTERN"]),
         marker_critical={k: tuple(v) for k, v in raw["MARKER_CRITICAL_GATES"].items()},
         population_required={k: tuple(v) for k, v in raw["POPULATION_REQUIRED_MARKERS"].items()},

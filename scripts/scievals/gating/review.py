@@ -12,8 +12,8 @@ import html
 from scievals.gating import tree as T
 from scievals.gating.metrics import Truth, evaluate
 
-_SHOWN = ("hierarchy_f1", "synonym_f1", "structure_accuracy", "critical_gate_recall",
-          "hallucination_rate", "depth_accuracy")
+_SHOWN = ("hierarchy_f1", "synonym_f1", "structure_accuracy", "structure_coverage",
+          "critical_gate_recall", "hallucination_rate", "depth_accuracy")
 
 
 def _marked(root: dict, status: dict[str, str]) -> str:

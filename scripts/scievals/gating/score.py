@@ -4,7 +4,8 @@ Per (model, condition): each metric is averaged over a case's samples, then over
 cases, with a seeded percentile-bootstrap 95 % CI over cases and ``n`` = cases.
 Unparseable or missing predictions score 0 (NaN for the hallucination rates,
 which are averaged over parsed predictions only) and count in
-``task_failure_rate``; ``parse_success_rate`` is the share parsed.
+``task_failure_rate``; ``parse_success_rate`` is the share parsed. A prediction
+file with two lines for one (case, condition, sample) is refused (:mod:`records`).
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ import numpy as np
 import pandas as pd
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
+from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.provenance import Provenance
 from scievals.common.stats import mean_ci
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
 from scievals.gating.metrics import METRICS, REFERENCE_METRICS, Truth, evaluate
 from scievals.gating.parser import parse_prediction
+from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
+from scievals.gating.tree import TOO_DEEP
 
 log = logging.getLogger(__name__)
 
@@ -33,21 +36,24 @@ BENCHMARK = "gating"
 
 
 def _checked_records(path, case_ids: set[str]) -> list[dict]:
-    records = read_jsonl(path)
-    for i, rec in enumerate(records, 1):
+    numbered = read_lines(path)
+    for i, rec in numbered:
         where = f"{path}:{i}"
         if not isinstance(rec, dict) or "case_id" not in rec or "condition" not in rec:
             raise ScievalsError(where, "prediction record lacks case_id/condition",
                                 "write predictions with scievals.gating.predict")
-        if rec["case_id"] not in case_ids:
+        if not isinstance(rec["case_id"], str) or rec["case_id"] not in case_ids:
             raise ScievalsError(where, f"unknown case_id {rec['case_id']!r}",
                                 "predictions must be made from the same case file")
         if "parse_status" not in rec:  # a hand-written record: parse it here
             parsed = parse_prediction(rec.get("hierarchy") if rec.get("hierarchy") is not None
                                       else rec.get("raw_text"))
+            if parsed.error == TOO_DEEP:
+                raise ScievalsError(where, TOO_DEEP, DEEP_FIX)
             rec.update(parsed.as_record(), hierarchy=parsed.hierarchy)
             rec.setdefault("task_failure", "none" if parsed.ok else "unparseable")
-    return records
+    refuse_duplicates(path, numbered)
+    return [rec for _, rec in numbered]
 
 
 def score_records(cases: list[dict], records: list[dict]) -> pd.DataFrame:

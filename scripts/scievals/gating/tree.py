@@ -10,6 +10,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+# The deepest hierarchy accepted, in edges from the root. Real strategies are far
+# shallower (the embedded cases: 5-17); deeper nesting is a runaway model or a hostile
+# file, and JSON nested a few hundred gates deep is past what Python's parser reads.
+# One limit for every reader: prediction files, replies, test cases.
+MAX_DEPTH = 100
+TOO_DEEP = f"hierarchy nests deeper than {MAX_DEPTH} levels"
+
+
+class TooDeep(ValueError):
+    """A hierarchy deeper than :data:`MAX_DEPTH` (or JSON too deeply nested to read)."""
+
+    def __init__(self) -> None:
+        super().__init__(TOO_DEEP)
+
 
 def node(name: str, markers: list[str] | None = None, children: list[dict] | None = None,
          **extra: Any) -> dict:
@@ -33,7 +47,8 @@ def clean_tree(obj: Any) -> dict | None:
 
     Returns None when ``obj`` holds no node at all. A node without a name takes its
     ``gate_name``, else "All Events" (as the reference parser does); non-dict children
-    are dropped. Extra keys (``is_critical``, ``gate_type``, counts) are kept.
+    are dropped. Extra keys (``is_critical``, ``gate_type``, counts) are kept. Raises
+    :class:`TooDeep` for a tree deeper than :data:`MAX_DEPTH`.
     """
     root = unwrap(obj)
     if not isinstance(root, dict):
@@ -51,17 +66,19 @@ def clean_tree(obj: Any) -> dict | None:
         return out
 
     new_root = convert(root)
-    stack = [(root, new_root)]
+    stack = [(root, new_root, 0)]
     while stack:
-        raw, new = stack.pop()
+        raw, new, level = stack.pop()
         children = raw.get("children") or []
         if not isinstance(children, list):
             children = []
         for child in children:
             if isinstance(child, dict):
+                if level >= MAX_DEPTH:
+                    raise TooDeep()
                 converted = convert(child)
                 new["children"].append(converted)
-                stack.append((child, converted))
+                stack.append((child, converted, level + 1))
     return new_root
 
 
