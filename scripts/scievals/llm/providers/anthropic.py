@@ -117,6 +117,14 @@ class AnthropicAPI:
             request_id=getattr(response, "_request_id", None) or response.id,
         )
 
+    async def list_models(self) -> list[str]:
+        """Ids the server lists (first page): one cheap authenticated call, no tokens."""
+        try:
+            page = await self.client.models.list()
+        except Exception as exc:  # translated below; unknown kinds propagate unchanged
+            raise translate(exc, self._sdk, self._secret) from exc
+        return [model.id for model in page.data]
+
     @staticmethod
     def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
         return None
