@@ -45,11 +45,14 @@ def test_url_sources_local_and_checked(tmp_path):
 def test_zip_archives_are_unpacked(tmp_path):
     archive = tmp_path / "export.zip"
     with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(WSP, "panel/8_color_ICS.wsp")
         zf.write(WSP, "../../escape/8_color_ICS.wsp")
         zf.writestr("notes.txt", "ignored")
     cfg = {"sources": [{"name": "cytobank_export", "url": str(archive), "sha256": _sha(archive)}]}
     report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
-    assert report["workspaces"] == [str(tmp_path / "raw" / "sources" / "cytobank_export" / "8_color_ICS.wsp")]
+    folder = tmp_path / "raw" / "sources" / "cytobank_export"
+    assert report["workspaces"] == [str(folder / "panel" / "8_color_ICS.wsp")]
+    assert [s["file"] for s in report["sources"][0]["skipped"]] == ["../../escape/8_color_ICS.wsp"]
     assert not (tmp_path / "escape").exists()
 
 

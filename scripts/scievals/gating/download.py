@@ -11,7 +11,9 @@ Two kinds of source, both optional:
   every failure is one line in the report and the log, and the workflow goes on.
 - Plain URL sources (``gating.sources``: ``{name, url, sha256}``), e.g. Zenodo,
   ImmPort or Cytobank exports: ``http(s)://``, ``file://`` or a local path, checked
-  against its sha256. ``.zip``/``.tar.gz`` archives are unpacked; their
+  against its sha256. ``.zip``/``.tar.gz`` archives are unpacked by
+  :func:`scievals.common.archives.unpack` (member folders kept, unsafe members
+  refused, the unpacked size capped by ``max_download_mb`` too); their
   ``.wsp``/``.fcs`` members are used.
 
 A file already present with the right checksum is not fetched again. The report
@@ -24,12 +26,11 @@ import hashlib
 import logging
 import os
 import shutil
-import tarfile
-import zipfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 from xml.etree import ElementTree
 
+from scievals.common.archives import ArchiveError, unpack
 from scievals.common.io import atomic_path, write_json
 
 log = logging.getLogger(__name__)
@@ -90,36 +91,6 @@ def _fetch_checked(url: str, dest: Path, algorithm: str, expected: str | None, t
             dest.unlink()
             raise SourceFailed(f"{algorithm} mismatch (expected {expected}, got {actual})")
     return "downloaded"
-
-
-def _unpack(archive: Path, folder: Path) -> list[Path]:
-    """The .wsp/.fcs members of a zip or tar archive, unpacked under ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            for info in zf.infolist():
-                name = Path(info.filename).name
-                if info.is_dir() or not name.lower().endswith(WANTED_SUFFIXES):
-                    continue
-                target = folder / name  # flattened: no path from the archive is trusted
-                with zf.open(info) as src, atomic_path(target) as tmp, open(tmp, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                out.append(target)
-    elif tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as tf:
-            for member in tf.getmembers():
-                name = Path(member.name).name
-                if not member.isfile() or not name.lower().endswith(WANTED_SUFFIXES):
-                    continue
-                src = tf.extractfile(member)
-                target = folder / name
-                with atomic_path(target) as tmp, open(tmp, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                out.append(target)
-    else:
-        raise SourceFailed("not a .wsp/.fcs file, zip or tar archive")
-    return sorted(out)
 
 
 def _text(element, tag: str) -> str | None:
@@ -195,17 +166,25 @@ def _url_source(source: dict, out_dir: Path, cfg: dict) -> dict:
     url = source["url"]
     suffix = "".join(Path(urlparse(url).path).suffixes[-2:]) if not Path(name).suffix else ""
     dest = out_dir / "sources" / (name + suffix)
+    max_bytes = int(max_mb * 2**20) if max_mb else None
     try:
-        status = _fetch_checked(url, dest, "sha256", source["sha256"], timeout,
-                                int(max_mb * 2**20) if max_mb else None)
+        status = _fetch_checked(url, dest, "sha256", source["sha256"], timeout, max_bytes)
     except (httpx.HTTPError, OSError) as exc:
         raise SourceFailed(_one_line(exc)) from None
-    files = [dest] if dest.name.lower().endswith(WANTED_SUFFIXES) else \
-        _unpack(dest, out_dir / "sources" / Path(name).stem)
+    files, skipped = [dest], []
+    if not dest.name.lower().endswith(WANTED_SUFFIXES):
+        try:
+            unpacked = unpack(dest, out_dir / "sources" / Path(name).stem, WANTED_SUFFIXES,
+                              max_bytes)
+        except ArchiveError as exc:
+            raise SourceFailed(f"{exc.problem} ({exc.fix})") from None
+        files, skipped = unpacked.files, unpacked.skipped
+        for item in skipped:
+            log.warning("%s: archive member %s skipped: %s", name, item["file"], item["reason"])
     if not files:
-        raise SourceFailed("archive holds no .wsp or .fcs file")
+        raise SourceFailed("archive holds no usable .wsp or .fcs file")
     return {"source": source["name"], "kind": "url", "url": url, "status": status,
-            "files": [{"file": str(f), "status": status} for f in files], "skipped": []}
+            "files": [{"file": str(f), "status": status} for f in files], "skipped": skipped}
 
 
 def fetch(cfg: dict, out_dir, report_json) -> dict:
