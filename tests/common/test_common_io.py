@@ -141,3 +141,17 @@ def test_read_jsonl_keeps_line_separator_characters_inside_strings(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"t": "a\u2028b"}\n\n{"t": 2}\n', encoding="utf-8")
     assert read_jsonl(path) == [{"t": "a\u2028b"}, {"t": 2}]
+
+
+def test_json_nested_too_deeply_is_one_line(tmp_path):
+    from scievals.common.io import read_jsonl
+
+    deep = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"ok": 1}\n' + deep + "\n")
+    with pytest.raises(ScievalsError, match=r"deep\.jsonl:2: JSON nested too deeply"):
+        read_jsonl(path)
+    single = tmp_path / "deep.json"
+    single.write_text(deep)
+    with pytest.raises(ScievalsError, match=r"deep\.json: JSON nested too deeply"):
+        read_json(single)

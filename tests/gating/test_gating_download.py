@@ -103,3 +103,32 @@ def test_listing_errors():
         D.parse_experiment_listing("<html>")
     with pytest.raises(D.SourceFailed, match="API error: API access disabled"):
         D.parse_experiment_listing("<FlowRepository><error>API access disabled</error></FlowRepository>")
+
+
+def test_truncated_http_download_is_removed(tmp_path):
+    """The server promises 4000 bytes, sends 1000 and hangs up: nothing is kept."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class CutShort(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "4000")
+            self.end_headers()
+            self.wfile.write(b"x" * 1000)
+            self.wfile.flush()
+            self.connection.shutdown(2)
+
+        def log_message(self, *args):
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), CutShort) as httpd:
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/export.wsp"
+        cfg = {"sources": [{"name": "export.wsp", "url": url, "sha256": "0" * 64}]}
+        report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+        httpd.shutdown()
+    [entry] = report["sources"]
+    assert entry["status"] == "failed" and "RemoteProtocolError" in entry["reason"]
+    folder = tmp_path / "raw" / "sources"
+    assert not folder.exists() or list(folder.iterdir()) == []  # no partial file, no temp file

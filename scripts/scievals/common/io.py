@@ -67,6 +67,10 @@ def write_csv(path: str | os.PathLike, frame) -> None:
         frame.to_csv(tmp, index=False)
 
 
+# Python's JSON decoder recurses once per level: thousands of levels exhaust the stack.
+TOO_DEEP = "JSON nested too deeply to read"
+
+
 def user_file(path: str | os.PathLike) -> Path:
     """``path`` if it is a readable file; else one ScievalsError saying what it is instead.
 
@@ -105,6 +109,8 @@ def read_json(path: str | os.PathLike) -> Any:
         raise ScievalsError(
             f"{path}:{exc.lineno}", f"not valid JSON ({exc.msg})", "fix the JSON syntax"
         ) from None
+    except RecursionError:
+        raise ScievalsError(path, TOO_DEEP, "flatten the JSON") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
@@ -119,6 +125,8 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
             raise ScievalsError(
                 f"{path}:{lineno}", f"not valid JSON ({exc.msg})", "one JSON object per line"
             ) from None
+        except RecursionError:
+            raise ScievalsError(f"{path}:{lineno}", TOO_DEEP, "flatten the JSON") from None
     return records
 
 
