@@ -14,7 +14,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import require_sdk
+from scievals.llm.providers import list_sdk_models, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
@@ -81,12 +81,7 @@ class OpenAICompatAPI:
         )
 
     async def list_models(self) -> list[str]:
-        """Ids the server lists (first page): one cheap authenticated call, no tokens."""
-        try:
-            page = await self.client.models.list()
-        except Exception as exc:  # translated below; unknown kinds propagate unchanged
-            raise translate(exc, self._sdk, self._secret) from exc
-        return [model.id for model in page.data]
+        return await list_sdk_models(self.client, self._sdk, self._secret)
 
     @staticmethod
     def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
