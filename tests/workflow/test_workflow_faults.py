@@ -81,3 +81,44 @@ def test_killed_run_resumes_to_an_identical_summary(reference, tmp_path, sig, wh
     snakemake(workdir, *TARGET)
     expected = (reference[0] / "results" / "summary.csv").read_bytes()
     assert (workdir / "results" / "summary.csv").read_bytes() == expected
+
+
+def test_offline_llm_fails_its_job_instead_of_scoring_zero(tmp_path):
+    """Issue 14, item 3 as reported: an offline Anthropic model used to score 0, exit 0."""
+    import socket
+
+    import yaml
+
+    workdir = copy_workflow(tmp_path / "scievals")
+    with socket.socket() as sock:  # a port nobody listens on: "offline"
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    extra = {
+        "models": {"claude": {"provider": "anthropic", "model": "claude-test",
+                              "base_url": f"http://127.0.0.1:{port}",
+                              "api_key_env": "SCIEVALS_TEST_LLM_KEY", "timeout_s": 2}},
+        "llm": {"max_attempts": 1},
+        "gating": {"models": ["marker_baseline", "claude"], "contexts": ["minimal"],
+                   "strategies": ["direct"]},
+    }
+    (workdir / "offline.yaml").write_text(yaml.safe_dump(extra))
+    env = dict(ENV, SCIEVALS_TEST_LLM_KEY="sk-test-offline-0000")
+    # A port that accepts connections but never answers: the preflight's TCP check passes
+    # (as it does for an official endpoint, which it does not probe) and every request then
+    # times out, as offline.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", port))
+    listener.listen()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "snakemake", "gating", "--cores", "2",
+             "--configfile", "config/config.yaml", "offline.yaml"],
+            cwd=workdir, env=env, capture_output=True, text=True, timeout=900, check=False,
+        )
+    finally:
+        listener.close()
+    assert proc.returncode != 0
+    log = (workdir / "logs" / "gating_predict" / "claude.log").read_text()
+    assert "model 'claude' (anthropic at" in log and "requests failed after their retries" in log
+    assert not (workdir / "results" / "gating" / "scores" / "claude.csv").exists()
+    assert "sk-test-offline" not in log + proc.stdout + proc.stderr
