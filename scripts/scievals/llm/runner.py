@@ -315,6 +315,7 @@ def check_failures(
     counts = f"{len(failed)} of {len(responses)} requests failed after their retries ({label})"
     first = f"first error, case {failed[0].case_id}: {failed[0].error}"
     if len(failed) == len(responses) or share > settings.max_failure_rate:
+        clear_notice(notice)  # the job fails: its error says it all, an old notice would not
         raise ScievalsError(
             _where(spec),
             f"{counts}; {first}",
