@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from llm_helpers import make_requests, openai_spec
+from llm_helpers import free_port, make_requests, openai_spec
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.llm.runner import run_batch
@@ -28,14 +28,6 @@ def write_config(tmp_path, server, cache_dir) -> str:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return str(path)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:  # a port nobody listens on once closed
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_check_reaches_each_model(server, tmp_path, capsys, monkeypatch):
@@ -62,7 +54,7 @@ def test_check_says_failed_when_the_provider_is_unreachable(
 ):
     # Offline: a key is set, the only thing missing is the server. A key check alone said OK.
     monkeypatch.setenv("SCIEVALS_TEST_LLM_KEY", "sk-test-offline-123456")
-    base = f"http://127.0.0.1:{_free_port()}" + ("/v1" if provider == "openai" else "")
+    base = f"http://127.0.0.1:{free_port()}" + ("/v1" if provider == "openai" else "")
     config = {
         "models": {
             "gone": {

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from llm_helpers import anthropic_spec, make_requests, openai_spec
+from llm_helpers import anthropic_spec, free_port, make_requests, openai_spec
 from scievals.common.errors import ScievalsError
 from scievals.common.run_notices import read_notices
 from scievals.llm.runner import run_batch
@@ -94,16 +94,12 @@ def test_failures_below_the_share_are_returned_noticed_and_retried(
 
 def test_offline_llm_gating_job_fails_instead_of_scoring_zero(fake_key, tmp_path):
     """The reproduction of item 3: an offline model used to score hierarchy_f1 = 0, exit 0."""
-    import socket
-
     from scievals.gating import predict
     from scievals.gating.curate import build_cases
     from scievals.gating.paths import OMIP_VERIFIED_DIR
 
     build_cases([OMIP_VERIFIED_DIR], None, tmp_path / "cases.jsonl", tmp_path / "curation.json")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     config = {
         "models": {"claude": {"provider": "anthropic", "model": "c",
                               "base_url": f"http://127.0.0.1:{port}",
