@@ -74,3 +74,135 @@ def test_compare_rejects_a_csv_that_is_not_a_result_table(tmp_path, capsys):
     empty.write_text("")
     assert main(["compare", str(empty), str(other)]) == 1
     assert "not a readable CSV" in capsys.readouterr().err
+
+
+# --- a damaged history never costs the summary (issue 14, items 6 and 7) --------------------
+
+T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+T1 = datetime(2026, 1, 3, tzinfo=UTC)
+
+
+@pytest.fixture
+def notices(tmp_path, monkeypatch):
+    from scievals.common.run_notices import read_notices
+
+    monkeypatch.setenv("SCIEVALS_NOTICE_DIR", str(tmp_path / "notices"))
+    return read_notices
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe binary", b"a,b\n1,2\n",
+     b"recorded_utc,git_commit,file,sha256,rows,benchmarks\nx,y,../../etc/passwd,zz,1,abdev\n"],
+    ids=["empty", "binary", "wrong-columns", "hostile-entry"],
+)
+def test_bad_index_is_set_aside_and_rebuilt_from_snapshots(tmp_path, content, notices, capsys):
+    summary = _summary(tmp_path / "summary.csv", {"random": 0.1})
+    hist = tmp_path / "history"
+    first = record_history(summary, hist, now=T0)
+    (hist / "index.csv").write_bytes(content)
+    # `history` and `compare @latest` say what is wrong in one line, exit 1.
+    assert main(["history", "--history-dir", str(hist)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {hist / 'index.csv'}") and err.count("\n") == 1
+    assert main(["compare", "@previous", "@latest", "--history-dir", str(hist)]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+    # The next summary is recorded; the bad index is kept aside, byte for byte.
+    _summary(summary, {"random": 0.2})
+    second = record_history(summary, hist, now=T1)
+    aside = list(hist.glob("index.csv.damaged-*"))
+    assert len(aside) == 1 and aside[0].read_bytes() == content
+    assert list(read_index(hist)["file"]) == [first.name, second.name]
+    assert resolve("@previous", hist) == first
+    [notice] = notices()
+    assert notice["kind"] == "history_set_aside"
+    assert "rebuilt from 1 stored snapshot(s)" in notice["message"]
+
+
+def test_history_path_that_is_a_file_is_set_aside(tmp_path, notices, capsys):
+    summary = _summary(tmp_path / "summary.csv", {"random": 0.1})
+    hist = tmp_path / "history"
+    hist.write_text("not a folder")
+    assert main(["history", "--history-dir", str(hist)]) == 1
+    assert "is a file, not the history folder" in capsys.readouterr().err
+    stored = record_history(summary, hist, now=T0)
+    assert stored.parent == hist and hist.is_dir()
+    [aside] = tmp_path.glob("history.damaged-*")
+    assert aside.read_text() == "not a folder"
+    assert "a new history was started" in notices()[0]["message"]
+
+
+def test_truncated_snapshot_is_refused_and_restored_by_the_next_run(tmp_path, capsys):
+    summary = _summary(tmp_path / "summary.csv", {"random": 0.1, "ridge": 0.4})
+    hist = tmp_path / "history"
+    snapshot = record_history(summary, hist, now=T0)
+    good = snapshot.read_bytes()
+    snapshot.write_bytes(good[: len(good) // 2])
+    with pytest.raises(ScievalsError, match=r"history entry @latest is damaged"):
+        resolve("@latest", hist)
+    assert main(["compare", str(summary), "@latest", "--history-dir", str(hist)]) == 1
+    assert "is damaged" in capsys.readouterr().err
+    assert main(["history", "--history-dir", str(hist)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].rstrip().endswith("damaged")
+    # Same summary again: not a new entry, but the damaged snapshot is stored again.
+    assert record_history(summary, hist, now=T1) == snapshot
+    assert snapshot.read_bytes() == good and len(read_index(hist)) == 1
+    snapshot.unlink()
+    with pytest.raises(ScievalsError, match="is missing"):
+        resolve("@0", hist)
+    record_history(summary, hist, now=T1)
+    assert resolve("@0", hist) == snapshot
+
+
+def test_unwritable_history_does_not_fail_the_summary(tmp_path, notices, monkeypatch):
+    import shutil
+
+    summary = _summary(tmp_path / "summary.csv", {"random": 0.1})
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(shutil, "copyfile", refuse)
+    assert record_history(summary, tmp_path / "history", now=T0) is None
+    assert notices()[0]["kind"] == "history_not_updated"
+
+
+def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeypatch, notices):
+    """The summarize entry script with an empty index.csv: summary written, exit 0."""
+    import runpy
+    import types
+    from pathlib import Path
+
+    import scievals
+
+    part = _summary(tmp_path / "abdev.csv", {"random": 0.1})
+    hist = tmp_path / "history"
+    hist.mkdir()
+    (hist / "index.csv").write_text("")
+    out = tmp_path / "summary.csv"
+    scripts = Path(scievals.__file__).parents[1]
+    smk = types.SimpleNamespace(
+        input=[str(part)], output=[str(out)], log=[], scriptdir=str(scripts),
+        params=types.SimpleNamespace(history_dir=str(hist), keys=lambda: ["history_dir"]),
+    )
+    runpy.run_path(str(scripts / "summarize.py"), init_globals={"snakemake": smk})
+    assert out.read_bytes() == part.read_bytes()
+    assert len(read_index(hist)) == 1 and list(hist.glob("index.csv.damaged-*"))
+
+
+def test_negative_tolerance_is_refused(tmp_path, capsys):
+    a = _summary(tmp_path / "a.csv", {"random": 0.1})
+    assert main(["compare", str(a), str(a), "--tolerance", "-1"]) == 1
+    assert capsys.readouterr().err == (
+        "error: --tolerance: -1.0 is not a tolerance (give 0 or a positive number)\n"
+    )
+    with pytest.raises(ScievalsError):
+        compare(a, a, tolerance=float("nan"))
+
+
+def test_compare_a_folder_is_one_line(tmp_path, capsys):
+    a = _summary(tmp_path / "a.csv", {"random": 0.1})
+    assert main(["compare", str(tmp_path), str(a)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path}: is a folder, not a file (give the path of a file in it)\n"
+    )

@@ -72,3 +72,86 @@ def test_atomic_write_uses_the_normal_file_mode(tmp_path):
     os.umask(mask)
     write_csv(tmp_path / "t.csv", pd.DataFrame({"a": [1]}))
     assert (tmp_path / "t.csv").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+# --- a folder or a missing path where a file is expected: one line, exit 1 (issue 14, item 9) --
+
+
+def _case_file():
+    from scievals.gating.paths import OMIP_VERIFIED_DIR
+
+    return str(min(OMIP_VERIFIED_DIR.glob("*.json")))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "{dir}", "{dir}/summary.csv"],
+        ["gating", "score", "--pred", "{dir}", "--truth", "{case}"],
+        ["gating", "score", "--pred", "{case}", "--truth", "{dir}"],
+        ["gating", "baseline", "--truth", "{dir}"],
+        ["gating", "parse", "{dir}"],
+        ["gating", "validate", "{dir}"],
+        ["gating", "cases", "--list", "--cases", "{dir}"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]) + " " + argv[-2],
+)
+def test_folder_instead_of_file_is_one_line(tmp_path, capsys, argv):
+    from scievals.cli import main
+
+    args = [a.format(dir=tmp_path, case=_case_file()) for a in argv]
+    (tmp_path / "summary.csv").write_text("")
+    assert main(args) == 1
+    assert capsys.readouterr().err == (
+        f"error: {tmp_path}: is a folder, not a file (give the path of a file in it)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gating", "parse", "{missing}"],
+        ["gating", "cases", "--list", "--cases", "{missing}"],
+        ["gating", "score", "--pred", "{missing}", "--truth", "{case}"],
+        ["llm", "check", "--config", "{missing}"],
+    ],
+    ids=lambda argv: " ".join(argv[:2]),
+)
+def test_missing_file_is_one_line(tmp_path, capsys, argv):
+    from scievals.cli import main
+
+    missing = tmp_path / "nonexistent"
+    assert main([a.format(missing=missing, case=_case_file()) for a in argv]) == 1
+    assert capsys.readouterr().err == f"error: {missing}: file not found (check the path)\n"
+
+
+def test_readers_name_a_non_utf8_file(tmp_path):
+    from scievals.common.io import read_jsonl, read_user_text
+
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes('{"name": "caf\xe9"}\n'.encode("latin-1"))
+    for reader in (read_jsonl, read_json, read_yaml, read_user_text):
+        with pytest.raises(ScievalsError, match=r"latin1\.jsonl: not UTF-8 text \(byte 13\)"):
+            reader(latin)
+
+
+def test_read_jsonl_keeps_line_separator_characters_inside_strings(tmp_path):
+    from scievals.common.io import read_jsonl
+
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"t": "a\u2028b"}\n\n{"t": 2}\n', encoding="utf-8")
+    assert read_jsonl(path) == [{"t": "a\u2028b"}, {"t": 2}]
+
+
+def test_json_nested_too_deeply_is_one_line(tmp_path):
+    from scievals.common.io import read_jsonl
+
+    deep = "[" * 100_000 + "]" * 100_000
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"ok": 1}\n' + deep + "\n")
+    with pytest.raises(ScievalsError, match=r"deep\.jsonl:2: JSON nested too deeply"):
+        read_jsonl(path)
+    single = tmp_path / "deep.json"
+    single.write_text(deep)
+    with pytest.raises(ScievalsError, match=r"deep\.json: JSON nested too deeply"):
+        read_json(single)

@@ -47,11 +47,14 @@ def test_url_sources_local_and_checked(tmp_path):
 def test_zip_archives_are_unpacked(tmp_path):
     archive = tmp_path / "export.zip"
     with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(WSP, "panel/8_color_ICS.wsp")
         zf.write(WSP, "../../escape/8_color_ICS.wsp")
         zf.writestr("notes.txt", "ignored")
     cfg = {"sources": [{"name": "cytobank_export", "url": str(archive), "sha256": _sha(archive)}]}
     report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
-    assert report["workspaces"] == [str(tmp_path / "raw" / "sources" / "cytobank_export" / "8_color_ICS.wsp")]
+    folder = tmp_path / "raw" / "sources" / "cytobank_export"
+    assert report["workspaces"] == [str(folder / "panel" / "8_color_ICS.wsp")]
+    assert [s["file"] for s in report["sources"][0]["skipped"]] == ["../../escape/8_color_ICS.wsp"]
     assert not (tmp_path / "escape").exists()
 
 
@@ -154,3 +157,32 @@ def test_no_checksum_is_refused_unless_allowed(tmp_path):
     assert report["sources"][0]["reason"] == "no checksum configured"
     report = D.fetch({**cfg, "allow_unverified": True}, tmp_path / "raw", tmp_path / "report.json")
     assert report["sources"][0]["status"] == "ok"
+
+
+def test_truncated_http_download_is_removed(tmp_path):
+    """The server promises 4000 bytes, sends 1000 and hangs up: nothing is kept."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class CutShort(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "4000")
+            self.end_headers()
+            self.wfile.write(b"x" * 1000)
+            self.wfile.flush()
+            self.connection.shutdown(2)
+
+        def log_message(self, *args):
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), CutShort) as httpd:
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/export.wsp"
+        cfg = {"sources": [{"name": "export.wsp", "url": url, "sha256": "0" * 64}]}
+        report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+        httpd.shutdown()
+    [entry] = report["sources"]
+    assert entry["status"] == "failed" and "RemoteProtocolError" in entry["reason"]
+    folder = tmp_path / "raw" / "sources"
+    assert not folder.exists() or list(folder.iterdir()) == []  # no partial file, no temp file

@@ -28,5 +28,17 @@ def fake_key(monkeypatch):
 
 @pytest.fixture
 def settings(tmp_path) -> LLMSettings:
-    # Waits capped at 20 ms keep retry tests fast; the policy is the same.
-    return LLMSettings(cache_dir=tmp_path / "cache", max_attempts=4, max_wait_s=0.02)
+    # Waits capped at 20 ms keep retry tests fast; the policy is the same. Several tests let
+    # one request of three fail on purpose, so they tolerate half (the default, 0.25, and the
+    # threshold itself are tested in test_llm_failures.py).
+    return LLMSettings(
+        cache_dir=tmp_path / "cache", max_attempts=4, max_wait_s=0.02, max_failure_rate=0.5
+    )
+
+
+@pytest.fixture(autouse=True)
+def notice_dir(tmp_path, monkeypatch):
+    """Run notices of these tests go to their own folder, not the checkout's logs/."""
+    folder = tmp_path / "notices"
+    monkeypatch.setenv("SCIEVALS_NOTICE_DIR", str(folder))
+    return folder

@@ -45,3 +45,12 @@ def make_requests(n: int, prefix: str = "q", system: str | None = None) -> list[
         messages.append(Message(role="user", content=f"{prefix}{i}"))
         requests.append(LLMRequest(case_id=f"case{i}", messages=messages))
     return requests
+
+
+def free_port() -> int:
+    """A local port nobody listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -8,6 +8,7 @@ import time
 import pytest
 from llm_helpers import anthropic_spec, make_requests, openai_spec
 from scievals.common.errors import ScievalsError
+from scievals.common.io import read_jsonl
 from scievals.llm.runner import run_batch
 from scievals.llm.settings import LLMSettings
 
@@ -133,7 +134,7 @@ def test_truncated_completion_is_a_reply_with_its_stop_reason(server, fake_key, 
     assert server.count == 2  # not retried
 
 
-def test_unreachable_server_becomes_error_after_attempts(fake_key, settings):
+def test_unreachable_server_fails_the_batch_naming_the_model(fake_key, settings):
     import socket
 
     from scievals.llm.base import ModelSpec
@@ -149,6 +150,11 @@ def test_unreachable_server_becomes_error_after_attempts(fake_key, settings):
         api_key_env="SCIEVALS_TEST_LLM_KEY",
         timeout_s=1,
     )
-    result = run_batch(spec, make_requests(2), settings, scope="test/v1")
-    assert all("connection failed" in r.error for r in result.responses)
-    assert all(r.attempts == 4 for r in result.responses)
+    records = settings.cache_dir.parent / "records.jsonl"
+    with pytest.raises(ScievalsError) as info:
+        run_batch(spec, make_requests(2), settings, scope="test/v1", records_path=records)
+    assert info.value.where == f"model 'gone' (openai at http://127.0.0.1:{port}/v1)"
+    assert info.value.problem.startswith("2 of 2 requests failed after their retries")
+    assert "first error, case case0: connection failed" in info.value.problem
+    # Each request was tried max_attempts times before the batch gave up.
+    assert [r["attempts"] for r in read_jsonl(records)] == [4, 4]

@@ -4,11 +4,20 @@
 and appends a line to ``results/history/index.csv``; an unchanged summary (same
 sha256 as the newest entry) is not stored twice. ``compare`` lines two summaries
 up by (benchmark, dataset, model, condition, metric).
+
+The history is a record, not a gate: ``record_history`` never fails the summary.
+A history folder that is a file, or an index that cannot be read, is set aside
+(renamed, never overwritten), the index is rebuilt from the snapshots still
+there, and a run notice says so. Snapshots are checked against the sha256 in the
+index whenever they are read, and a missing or damaged snapshot of the current
+summary is stored again.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -19,48 +28,149 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, sha256_file, write_csv
 from scievals.common.provenance import git_commit
+from scievals.common.run_notices import write_notice
 from scievals.common.tables import read_result_table
 
 KEY = ["benchmark", "dataset", "model", "condition", "metric"]
 INDEX_COLUMNS = ["recorded_utc", "git_commit", "file", "sha256", "rows", "benchmarks"]
 PROVENANCE = ["dataset_sha256", "scievals_version", "git_commit", "config_hash"]
+# <UTC stamp to the millisecond>_<commit>.csv: a plain name inside the history folder.
+SNAPSHOT_NAME = re.compile(r"(\d{8}T\d{6})(\d{3})Z_([A-Za-z0-9._-]+)\.csv")
+SHA256 = re.compile(r"[0-9a-f]{64}")
+REPAIR = "the next workflow run sets it aside and rebuilds the index from the stored snapshots"
+
+log = logging.getLogger(__name__)
+
+
+class HistoryDamaged(ScievalsError):
+    """The history folder or its index cannot be used as it is."""
 
 
 def read_index(history_dir: str | Path) -> pd.DataFrame:
-    index = Path(history_dir) / "index.csv"
+    """The history index; :class:`HistoryDamaged` (one line) if it is not one."""
+    folder = Path(history_dir)
+    if folder.exists() and not folder.is_dir():
+        raise HistoryDamaged(folder, "is a file, not the history folder", REPAIR)
+    index = folder / "index.csv"
     if not index.exists():
         return pd.DataFrame(columns=INDEX_COLUMNS)
-    return pd.read_csv(index, dtype=str)
+    try:
+        frame = pd.read_csv(index, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+        raise HistoryDamaged(index, f"not a readable history index ({type(exc).__name__})",
+                             REPAIR) from None
+    missing = [c for c in INDEX_COLUMNS if c not in frame.columns]
+    if missing:
+        raise HistoryDamaged(index, f"not a history index (lacks columns {missing})", REPAIR)
+    for row, (name, digest) in enumerate(zip(frame["file"], frame["sha256"]), start=2):
+        if not SNAPSHOT_NAME.fullmatch(name) or not SHA256.fullmatch(digest):
+            raise HistoryDamaged(f"{index}:{row}", "not a history entry (file name or sha256)",
+                                 REPAIR)
+    return frame[INDEX_COLUMNS]
 
 
-def record_history(summary_path: str | Path, history_dir: str | Path, now: datetime | None = None) -> Path | None:
-    """Store ``summary_path`` in the history unless the newest entry is identical."""
-    history_dir = Path(history_dir)
-    digest = sha256_file(summary_path)
-    index = read_index(history_dir)
-    if len(index) and index.iloc[-1]["sha256"] == digest:
-        return None
-    now = now or datetime.now(UTC)
-    stamp = now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
-    commit = git_commit()
-    name = f"{stamp}_{commit}.csv"
-    with atomic_path(history_dir / name) as tmp:
-        shutil.copyfile(summary_path, tmp)
-    table = read_result_table(summary_path)
-    row = {
-        "recorded_utc": now.isoformat(timespec="seconds"),
+def _stamp(now: datetime) -> str:
+    return now.strftime("%Y%m%dT%H%M%S") + f"{now.microsecond // 1000:03d}Z"
+
+
+def _index_row(snapshot: Path, recorded: datetime, commit: str, digest: str) -> dict:
+    table = read_result_table(snapshot)
+    return {
+        "recorded_utc": recorded.isoformat(timespec="seconds"),
         "git_commit": commit,
-        "file": name,
+        "file": snapshot.name,
         "sha256": digest,
         "rows": str(len(table)),
         "benchmarks": ";".join(sorted(table["benchmark"].astype(str).unique())),
     }
+
+
+def rebuild_index(history_dir: Path) -> pd.DataFrame:
+    """An index of the readable snapshots in ``history_dir``, oldest first.
+
+    Their sha256 is taken as they are now: a snapshot damaged before the index
+    was lost cannot be told from a good one.
+    """
+    rows = []
+    for path in sorted(history_dir.glob("*.csv")):
+        match = SNAPSHOT_NAME.fullmatch(path.name)
+        if not match:
+            continue
+        recorded = datetime.strptime(match[1], "%Y%m%dT%H%M%S").replace(tzinfo=UTC)
+        try:
+            rows.append(_index_row(path, recorded, match[3], sha256_file(path)))
+        except ScievalsError as exc:
+            log.warning("history: %s is not a result table, left out of the index", exc.where)
+    return pd.DataFrame(rows, columns=INDEX_COLUMNS)
+
+
+def _set_aside(history_dir: Path, problem: HistoryDamaged, now: datetime) -> pd.DataFrame:
+    """Rename the damaged part out of the way and start from what is left."""
+    if history_dir.exists() and not history_dir.is_dir():
+        moved = history_dir.with_name(f"{history_dir.name}.damaged-{_stamp(now)}")
+        history_dir.rename(moved)
+        history_dir.mkdir(parents=True)
+        index, what = pd.DataFrame(columns=INDEX_COLUMNS), "a new history was started"
+    else:
+        old = history_dir / "index.csv"
+        moved = old.with_name(f"index.csv.damaged-{_stamp(now)}")
+        old.rename(moved)
+        index = rebuild_index(history_dir)
+        what = f"the index was rebuilt from {len(index)} stored snapshot(s)"
+    message = f"history {problem.one_line()}: moved to {moved}; {what}"
+    log.warning(message)
+    write_notice("history", "history_set_aside", "", "", message)
+    return index
+
+
+def record_history(
+    summary_path: str | Path, history_dir: str | Path, now: datetime | None = None
+) -> Path | None:
+    """Store ``summary_path`` in the history unless the newest entry is identical.
+
+    Returns the stored snapshot, or None when nothing had to be stored (or the
+    history could not be written, which is logged and noticed, never raised).
+    """
+    history_dir = Path(history_dir)
+    now = now or datetime.now(UTC)
+    try:
+        return _record(Path(summary_path), history_dir, now)
+    except OSError as exc:
+        message = f"history {history_dir}: not updated ({exc}); the summary itself was written"
+        log.warning(message)
+        write_notice("history", "history_not_updated", "", "", message)
+        return None
+
+
+def _record(summary_path: Path, history_dir: Path, now: datetime) -> Path | None:
+    try:
+        index = read_index(history_dir)
+    except HistoryDamaged as problem:
+        index = _set_aside(history_dir, problem, now)
+    digest = sha256_file(summary_path)
+    if len(index) and index.iloc[-1]["sha256"] == digest:
+        snapshot = history_dir / index.iloc[-1]["file"]
+        if snapshot_state(snapshot, digest) == "ok":
+            return None
+        with atomic_path(snapshot) as tmp:
+            shutil.copyfile(summary_path, tmp)
+        log.warning("history: snapshot %s of the current summary was missing or damaged; "
+                    "stored again", snapshot)
+        return snapshot
+    commit = git_commit()
+    snapshot = history_dir / f"{_stamp(now)}_{re.sub(r'[^A-Za-z0-9._-]', '_', commit)}.csv"
+    with atomic_path(snapshot) as tmp:
+        shutil.copyfile(summary_path, tmp)
+    row = _index_row(snapshot, now, commit, digest)
     write_csv(history_dir / "index.csv", pd.concat([index, pd.DataFrame([row])], ignore_index=True))
-    return history_dir / name
+    return snapshot
 
 
 def resolve(ref: str, history_dir: str | Path) -> Path:
-    """A summary path, or ``@latest``, ``@previous`` or ``@N`` (0-based row of the index)."""
+    """A summary path, or ``@latest``, ``@previous`` or ``@N`` (0-based row of the index).
+
+    A snapshot from the history is checked against its recorded sha256 first.
+    """
     if not ref.startswith("@"):
         path = Path(ref)
         if not path.exists():
@@ -76,7 +186,22 @@ def resolve(ref: str, history_dir: str | Path) -> Path:
             f"{history_dir}/index.csv", f"no history entry {ref} ({len(index)} recorded)",
             "run the workflow first or pick an existing entry (python -m scievals history)",
         ) from None
-    return Path(history_dir) / entry["file"]
+    snapshot = Path(history_dir) / entry["file"]
+    state = snapshot_state(snapshot, entry["sha256"])
+    if state != "ok":
+        raise ScievalsError(
+            snapshot, f"history entry {ref} is {state} (sha256 recorded in index.csv)",
+            "pick another entry; a damaged snapshot of the current summary is stored again "
+            "by the next workflow run",
+        )
+    return snapshot
+
+
+def snapshot_state(snapshot: Path, digest: str) -> str:
+    """``ok``, ``missing`` or ``damaged`` (its content no longer has the recorded sha256)."""
+    if not snapshot.is_file():
+        return "missing"
+    return "ok" if sha256_file(snapshot) == digest else "damaged"
 
 
 @dataclass
@@ -98,6 +223,10 @@ def _same(x: float, y: float, tolerance: float) -> bool:
 
 
 def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0) -> Comparison:
+    if not tolerance >= 0:  # also refuses NaN
+        raise ScievalsError(
+            "--tolerance", f"{tolerance} is not a tolerance", "give 0 or a positive number"
+        )
     a = read_result_table(path_a)
     b = read_result_table(path_b)
     for frame, path in ((a, path_a), (b, path_b)):

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from scievals.common.history import compare, format_comparison, read_index, resolve
+from scievals.common.history import (
+    compare,
+    format_comparison,
+    read_index,
+    resolve,
+    snapshot_state,
+)
 
 DEFAULT_HISTORY = "results/history"
 
@@ -42,5 +49,10 @@ def _history(args: argparse.Namespace) -> int:
         print(f"No summaries recorded in {args.history_dir} yet.")
         return 0
     index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
+    # Each snapshot checked against its recorded sha256: a damaged one is said, not used.
+    index["check"] = [
+        snapshot_state(Path(args.history_dir) / name, digest)
+        for name, digest in zip(index["file"], index["sha256"])
+    ]
     print(index.to_string(index=False))
     return 0

@@ -73,30 +73,66 @@ def write_csv(path: str | os.PathLike, frame) -> None:
         frame.to_csv(tmp, index=False)
 
 
+# Python's JSON decoder recurses once per level: thousands of levels exhaust the stack.
+TOO_DEEP = "JSON nested too deeply to read"
+
+
+def user_file(path: str | os.PathLike) -> Path:
+    """``path`` if it is a readable file; else one ScievalsError saying what it is instead.
+
+    Every reader of a file the user names goes through here, so a folder, a
+    missing path or an unreadable file is one clear line, never a traceback.
+    """
+    file = Path(path)
+    if file.is_dir():
+        raise ScievalsError(path, "is a folder, not a file", "give the path of a file in it")
+    if not file.exists():
+        raise ScievalsError(path, "file not found", "check the path")
+    if not os.access(file, os.R_OK):
+        raise ScievalsError(path, "file not readable (permission denied)", "check its permissions")
+    return file
+
+
+def read_user_text(path: str | os.PathLike) -> str:
+    """The UTF-8 text of a file the user names (see :func:`user_file`)."""
+    try:
+        return user_file(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScievalsError(
+            path, f"not UTF-8 text (byte {exc.start})", "give a text file saved as UTF-8"
+        ) from None
+
+
 def read_json(path: str | os.PathLike) -> Any:
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(user_file(path), encoding="utf-8") as handle:
             return json.load(handle)
-    except FileNotFoundError:
-        raise ScievalsError(path, "file not found", "check the path") from None
+    except UnicodeDecodeError as exc:
+        raise ScievalsError(
+            path, f"not UTF-8 text (byte {exc.start})", "give a JSON file saved as UTF-8"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ScievalsError(
             f"{path}:{exc.lineno}", f"not valid JSON ({exc.msg})", "fix the JSON syntax"
         ) from None
+    except RecursionError:
+        raise ScievalsError(path, TOO_DEEP, "flatten the JSON") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ScievalsError(
-                    f"{path}:{lineno}", f"not valid JSON ({exc.msg})", "one JSON object per line"
-                ) from None
+    # split("\n"), not splitlines(): JSON strings may hold U+2028, which splitlines breaks on.
+    for lineno, line in enumerate(read_user_text(path).split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ScievalsError(
+                f"{path}:{lineno}", f"not valid JSON ({exc.msg})", "one JSON object per line"
+            ) from None
+        except RecursionError:
+            raise ScievalsError(f"{path}:{lineno}", TOO_DEEP, "flatten the JSON") from None
     return records
 
 
@@ -104,10 +140,7 @@ def read_yaml(path: str | os.PathLike) -> Any:
     import yaml  # here, not at the top: most jobs that import this module never read YAML
 
     try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
-    except FileNotFoundError:
-        raise ScievalsError(path, "file not found", "check the path") from None
+        return yaml.safe_load(read_user_text(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark else str(path)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import write_csv
+from scievals.common.io import user_file, write_csv
 from scievals.common.provenance import Provenance
 
 RESULT_COLUMNS = [
@@ -82,9 +82,9 @@ def check_result_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
 
 def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(path, dtype={"git_commit": str, "config_hash": str, "condition": str})
-    except FileNotFoundError:
-        raise ScievalsError(path, "file not found", "check the path") from None
+        frame = pd.read_csv(
+            user_file(path), dtype={"git_commit": str, "config_hash": str, "condition": str}
+        )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ScievalsError(path, f"not a readable CSV ({exc})", "give a scievals result table") from None
     frame = check_result_table(frame, str(path))

@@ -24,15 +24,11 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.gating.records import DEEP_FIX
 from scievals.gating.tree import TOO_DEEP
+from scievals.common.io import read_user_text
 
 
 def _read_prediction(path: str):
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScievalsError(path, "file not found", "check the path") from None
-    except UnicodeDecodeError:
-        raise ScievalsError(path, "not a text file", "give a JSON hierarchy or a reply text") from None
+    text = read_user_text(path)
     try:
         value = json.loads(text)
     except RecursionError:
@@ -136,7 +132,7 @@ def cmd_parse(args) -> int:
     from scievals.gating.parser import parse_reply
     from scievals.gating.tree import render
 
-    text = Path(args.reply).read_text(encoding="utf-8") if args.reply != "-" else sys.stdin.read()
+    text = read_user_text(args.reply) if args.reply != "-" else sys.stdin.read()
     result = parse_reply(text)
     print(json.dumps({"parse_status": result.status, "parse_method": result.method,
                       "parse_error": result.error, "warnings": result.warnings}, indent=2))

@@ -27,8 +27,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import tarfile
-import zipfile
 from pathlib import Path
 from urllib.parse import urlparse
 from xml.etree import ElementTree
@@ -36,6 +34,7 @@ from xml.etree import ElementTree
 from scievals.common import download, notices
 from scievals.common.download import DownloadError
 from scievals.common.errors import ScievalsError
+from scievals.common.archives import ArchiveError, unpack
 from scievals.common.io import atomic_path, write_json
 
 log = logging.getLogger(__name__)
@@ -73,36 +72,6 @@ def _fetch_checked(url: str, dest: Path, cfg: dict, *, sha256: str | None = None
     except DownloadError as exc:
         raise SourceFailed(exc.problem) from None
     return "cached" if got.status == "cached" else "downloaded"
-
-
-def _unpack(archive: Path, folder: Path) -> list[Path]:
-    """The .wsp/.fcs members of a zip or tar archive, unpacked under ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as zf:
-            for info in zf.infolist():
-                name = Path(info.filename).name
-                if info.is_dir() or not name.lower().endswith(WANTED_SUFFIXES):
-                    continue
-                target = folder / name  # flattened: no path from the archive is trusted
-                with zf.open(info) as src, atomic_path(target) as tmp, open(tmp, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                out.append(target)
-    elif tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as tf:
-            for member in tf.getmembers():
-                name = Path(member.name).name
-                if not member.isfile() or not name.lower().endswith(WANTED_SUFFIXES):
-                    continue
-                src = tf.extractfile(member)
-                target = folder / name
-                with atomic_path(target) as tmp, open(tmp, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                out.append(target)
-    else:
-        raise SourceFailed("not a .wsp/.fcs file, zip or tar archive")
-    return sorted(out)
 
 
 def _text(element, tag: str) -> str | None:
@@ -174,16 +143,25 @@ def _url_source(source: dict, out_dir: Path, cfg: dict) -> dict:
     url = source["url"]
     suffix = "".join(Path(urlparse(url).path).suffixes[-2:]) if not Path(name).suffix else ""
     dest = out_dir / "sources" / (name + suffix)
+    max_bytes = _max_bytes(cfg)
     try:
         status = _fetch_checked(url, dest, cfg, sha256=source.get("sha256"))
     except OSError as exc:
         raise SourceFailed(_one_line(exc)) from None
-    files = [dest] if dest.name.lower().endswith(WANTED_SUFFIXES) else \
-        _unpack(dest, out_dir / "sources" / Path(name).stem)
+    files, skipped = [dest], []
+    if not dest.name.lower().endswith(WANTED_SUFFIXES):
+        try:
+            unpacked = unpack(dest, out_dir / "sources" / Path(name).stem, WANTED_SUFFIXES,
+                              max_bytes)
+        except ArchiveError as exc:
+            raise SourceFailed(f"{exc.problem} ({exc.fix})") from None
+        files, skipped = unpacked.files, unpacked.skipped
+        for item in skipped:
+            log.warning("%s: archive member %s skipped: %s", name, item["file"], item["reason"])
     if not files:
-        raise SourceFailed("archive holds no .wsp or .fcs file")
+        raise SourceFailed("archive holds no usable .wsp or .fcs file")
     return {"source": source["name"], "kind": "url", "url": url, "status": status,
-            "files": [{"file": str(f), "status": status} for f in files], "skipped": []}
+            "files": [{"file": str(f), "status": status} for f in files], "skipped": skipped}
 
 
 def _folder_source(folder: Path) -> dict:

@@ -129,6 +129,10 @@ class ModelAPI(Protocol):
 
     async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply: ...
 
+    async def list_models(self) -> list[str]:
+        """The model ids the server offers; ``llm check`` calls it to reach the provider."""
+        ...
+
     @staticmethod
     def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
         """Anything besides messages and params that decides the reply (mock: its script).

@@ -8,7 +8,8 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 from scievals.llm.cache import cache_stats, clear_cache
-from scievals.llm.registry import model_spec, preflight
+from scievals.llm.probe import probe
+from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
 
 DEFAULT_CONFIG = "config/config.yaml"
@@ -18,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("llm", help="LLM layer: check models, manage the response cache")
     sub = parser.add_subparsers(dest="llm_command", metavar="ACTION", required=True)
 
-    check = sub.add_parser("check", help="check API keys and servers of registered models")
+    check = sub.add_parser(
+        "check", help="reach each registered model's provider (one models-list call each)"
+    )
     check.add_argument("--config", default=DEFAULT_CONFIG, help=f"config file ({DEFAULT_CONFIG})")
     check.add_argument("models", nargs="*", metavar="MODEL", help="registry names (default: all)")
     check.set_defaults(func=_check)
@@ -51,21 +54,12 @@ def _check(args: argparse.Namespace) -> int:
     failed = 0
     for name in names:
         try:
-            spec = model_spec(name, config)
-            preflight([spec])
+            detail = probe(model_spec(name, config))
         except ScievalsError as exc:
-            print(f"FAIL {name}: {exc.one_line()}")
+            print(f"FAILED {name}: {exc.one_line()}")
             failed += 1
             continue
-        if spec.provider == "baseline":
-            detail = "baseline, runs locally"
-        elif spec.provider == "mock":
-            detail = "mock, offline"
-        else:
-            detail = f"{spec.provider} {spec.model}" + (
-                f" at {spec.base_url}" if spec.base_url else ""
-            )
-        print(f"OK   {name}: {detail}")
+        print(f"OK     {name}: {detail}")
     return 1 if failed else 0
 
 

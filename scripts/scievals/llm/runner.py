@@ -7,7 +7,13 @@ moment it arrives, and returns one :class:`LLMResponse` per sample in input
 order. A request that keeps failing after its retries comes back with ``error``
 set and the batch goes on; a rejected request (bad key, 400, unknown model)
 stops the batch with a :class:`ScievalsError`. Replies already stored stay
-stored either way, so a re-run asks only for what is missing.
+stored either way, so a re-run asks only for what is missing; failures are
+never stored.
+
+A total outage must not look like a bad model: when every request of a batch
+failed, or more than ``llm.max_failure_rate`` of them, the batch raises a
+:class:`ScievalsError` naming the model and the first error. Fewer failures
+are returned (they score as failed cases) and recorded as a run notice.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from pydantic import BaseModel
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_text
+from scievals.common.run_notices import clear_notice, write_notice
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -79,12 +86,16 @@ def sample_params(spec: ModelSpec, sample_index: int) -> GenerateParams:
     return params
 
 
-def _rejected(spec: ModelSpec, exc: RequestRejected, secret: str | None) -> ScievalsError:
-    where = (
+def _where(spec: ModelSpec) -> str:
+    return (
         f"model {spec.name!r} ({spec.provider}"
         + (f" at {spec.base_url}" if spec.base_url else "")
         + ")"
     )
+
+
+def _rejected(spec: ModelSpec, exc: RequestRejected, secret: str | None) -> ScievalsError:
+    where = _where(spec)
     message = redact(str(exc), secret)
     var = key_env(spec)
     if exc.status in (401, 403):
@@ -287,7 +298,37 @@ async def run_batch_async(
     )
     if records_path is not None:
         append_records(Path(records_path), spec, scope, label, samples, final)
+    check_failures(spec, final, settings, scope, label)
     return BatchResult(responses=final, usage=usage)
+
+
+def check_failures(
+    spec: ModelSpec, responses: list[LLMResponse], settings: LLMSettings, scope: str, label: str
+) -> None:
+    """Fail the batch on a (near) total outage; record a notice for fewer failures."""
+    failed = [r for r in responses if r.error is not None]
+    notice = f"llm_{scope}_{spec.name}_{label}"
+    if not failed:
+        clear_notice(notice)
+        return
+    share = len(failed) / len(responses)
+    counts = f"{len(failed)} of {len(responses)} requests failed after their retries ({label})"
+    first = f"first error, case {failed[0].case_id}: {failed[0].error}"
+    if len(failed) == len(responses) or share > settings.max_failure_rate:
+        clear_notice(notice)  # the job fails: its error says it all, an old notice would not
+        raise ScievalsError(
+            _where(spec),
+            f"{counts}; {first}",
+            "check the network, the API key and the provider's status, then re-run: answered "
+            f"requests come from the cache; llm.max_failure_rate ({settings.max_failure_rate:g}) "
+            "is the share of failed requests tolerated",
+        )
+    message = (
+        f"{counts}, counted as failed cases in the tables; {first}. Failures are not cached: "
+        "re-running this prediction job (snakemake --forcerun) asks for them again"
+    )
+    log.warning("%s: %s", spec.name, message)
+    write_notice(notice, "llm_failed_requests", scope.split("/")[0], spec.name, message)
 
 
 def run_batch(

@@ -18,7 +18,10 @@ class LLMSettings(BaseModel):
     ``cache_mode``: ``use`` reads hits and writes misses; ``refresh`` ignores
     hits and overwrites them with new replies; ``off`` neither reads nor writes.
     ``max_attempts`` counts the first try; ``max_wait_s`` caps one backoff wait
-    (also a server's ``Retry-After``).
+    (also a server's ``Retry-After``). ``max_failure_rate`` is the share of a
+    batch's requests that may still fail after their retries before the batch
+    (and so the model's prediction job) fails; a batch whose every request failed
+    always fails, whatever the share.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -31,6 +34,9 @@ class LLMSettings(BaseModel):
                               "429/5xx/timeouts.")
     max_wait_s: float = Field(default=60.0, ge=0, description="Longest single backoff wait in "
                               "seconds.")
+    max_failure_rate: float = Field(default=0.25, ge=0, le=1, description="Share of a batch's "
+                                    "LLM requests that may fail after retries before the "
+                                    "model's prediction job fails (all failing always fails).")
 
     @classmethod
     def from_config(cls, section: dict | None, where: str = "config: llm") -> LLMSettings:

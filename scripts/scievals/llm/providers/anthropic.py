@@ -26,7 +26,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import require_sdk
+from scievals.llm.providers import list_sdk_models, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -116,6 +116,9 @@ class AnthropicAPI:
             stop_reason=response.stop_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
         )
+
+    async def list_models(self) -> list[str]:
+        return await list_sdk_models(self.client, self._sdk, self._secret)
 
     @staticmethod
     def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:

@@ -42,6 +42,9 @@ class MockAPI:
             request_id=None,
         )
 
+    async def list_models(self) -> list[str]:
+        return [self.spec.model or "mock"]
+
     @staticmethod
     def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
         # A scripted reply depends on the case and the script, so both join the key.

@@ -14,7 +14,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import require_sdk
+from scievals.llm.providers import list_sdk_models, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
@@ -79,6 +79,9 @@ class OpenAICompatAPI:
             stop_reason=choice.finish_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
         )
+
+    async def list_models(self) -> list[str]:
+        return await list_sdk_models(self.client, self._sdk, self._secret)
 
     @staticmethod
     def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:

@@ -1,0 +1,124 @@
+"""Faults the workflow already survives, kept under test (issue 14, "held up well").
+
+A run killed with SIGKILL or SIGTERM (early, and while the summary is written)
+resumes to a byte-identical results/summary.csv, and a second run started while
+one is going is refused by Snakemake's lock without touching the first.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import copy_workflow, snakemake
+
+pytestmark = pytest.mark.slow
+ENV = dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit")
+TARGET = ("--cores", "2", "results/summary.csv")
+
+
+def _start(workdir: Path) -> subprocess.Popen:
+    # A session of its own, so a signal reaches snakemake and every job it started.
+    return subprocess.Popen(
+        [sys.executable, "-m", "snakemake", *TARGET], cwd=workdir, env=ENV,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+
+
+def _wait_for(condition, timeout_s: float = 300) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the workflow")
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """A clean run, during which a second run is started and must be refused by the lock."""
+    workdir = copy_workflow(tmp_path_factory.mktemp("wf") / "scievals")
+    first = _start(workdir)
+    locks = workdir / ".snakemake" / "locks"
+    _wait_for(lambda: locks.is_dir() and any(locks.iterdir()) or first.poll() is not None)
+    second = snakemake(workdir, *TARGET, check=False)
+    out, _ = first.communicate(timeout=900)
+    assert first.returncode == 0, out[-4000:]
+    return workdir, second
+
+
+def test_second_concurrent_run_is_refused_by_the_lock(reference):
+    workdir, second = reference
+    assert second.returncode != 0
+    assert "cannot be locked" in second.stdout + second.stderr
+    # The refused run left the first one's results alone, and the lock is gone afterwards.
+    assert (workdir / "results" / "summary.csv").stat().st_size > 0
+    locks = workdir / ".snakemake" / "locks"
+    assert not locks.exists() or not any(locks.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("sig", "when"),
+    [(signal.SIGKILL, "early"), (signal.SIGTERM, "early"), (signal.SIGKILL, "summary")],
+)
+def test_killed_run_resumes_to_an_identical_summary(reference, tmp_path, sig, when):
+    workdir = copy_workflow(tmp_path / "scievals")
+    run = _start(workdir)
+    if when == "early":
+        time.sleep(2.5)
+    else:  # the per-benchmark summaries are being merged
+        _wait_for(lambda: (workdir / "logs" / "summarize_benchmark").is_dir())
+    os.killpg(run.pid, sig)
+    run.communicate(timeout=120)
+    locks = workdir / ".snakemake" / "locks"
+    if locks.is_dir() and any(locks.iterdir()):
+        snakemake(workdir, "--unlock")  # after SIGKILL: the documented recovery
+    snakemake(workdir, *TARGET)
+    expected = (reference[0] / "results" / "summary.csv").read_bytes()
+    assert (workdir / "results" / "summary.csv").read_bytes() == expected
+
+
+def test_offline_llm_fails_its_job_instead_of_scoring_zero(tmp_path):
+    """Issue 14, item 3 as reported: an offline Anthropic model used to score 0, exit 0."""
+    import socket
+
+    import yaml
+
+    workdir = copy_workflow(tmp_path / "scievals")
+    with socket.socket() as sock:  # a port nobody listens on: "offline"
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    extra = {
+        "models": {"claude": {"provider": "anthropic", "model": "claude-test",
+                              "base_url": f"http://127.0.0.1:{port}",
+                              "api_key_env": "SCIEVALS_TEST_LLM_KEY", "timeout_s": 2}},
+        "llm": {"max_attempts": 1},
+        "gating": {"models": ["marker_baseline", "claude"], "contexts": ["minimal"],
+                   "strategies": ["direct"]},
+    }
+    (workdir / "offline.yaml").write_text(yaml.safe_dump(extra))
+    env = dict(ENV, SCIEVALS_TEST_LLM_KEY="sk-test-offline-0000")
+    # A port that accepts connections but never answers: the preflight's TCP check passes
+    # (as it does for an official endpoint, which it does not probe) and every request then
+    # times out, as offline.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", port))
+    listener.listen()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "snakemake", "gating", "--cores", "2",
+             "--configfile", "config/config.yaml", "offline.yaml"],
+            cwd=workdir, env=env, capture_output=True, text=True, timeout=900, check=False,
+        )
+    finally:
+        listener.close()
+    assert proc.returncode != 0
+    log = (workdir / "logs" / "gating_predict" / "claude.log").read_text()
+    assert "model 'claude' (anthropic at" in log and "requests failed after their retries" in log
+    assert not (workdir / "results" / "gating" / "scores" / "claude.csv").exists()
+    assert "sk-test-offline" not in log + proc.stdout + proc.stderr
