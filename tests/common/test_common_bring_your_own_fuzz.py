@@ -111,7 +111,6 @@ def test_abdev_validate_any_file_valid_or_one_error_naming_it(tmp_path, case):
             assert err.count("\n") == 1 and err.startswith("error: ")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 item 4, abdev-perf team: -inf passes validate")
 @FUZZ
 @given(case=abdev_files(non_finite=True))
 def test_abdev_non_finite_prediction_is_never_valid(tmp_path, case):
@@ -234,7 +233,6 @@ def test_gating_import_any_file_valid_or_one_error_naming_it(
     assert baseline_scored.read_bytes() == before
 
 
-@pytest.mark.xfail(strict=True, reason="issue 14 item 2, gating-metrics team: duplicates averaged")
 @FUZZ
 @given(data=st.data())
 def test_gating_import_refuses_duplicate_cases(tmp_path, gating_cases, data):

@@ -182,7 +182,8 @@ def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeyp
     out = tmp_path / "summary.csv"
     scripts = Path(scievals.__file__).parents[1]
     smk = types.SimpleNamespace(
-        input=[str(part)], output=[str(out)], log=[], scriptdir=str(scripts),
+        input=[str(part)], output=[str(out)], log=[], rule="summarize_all", wildcards={},
+        scriptdir=str(scripts),
         params=types.SimpleNamespace(history_dir=str(hist), keys=lambda: ["history_dir"]),
     )
     runpy.run_path(str(scripts / "summarize.py"), init_globals={"snakemake": smk})
