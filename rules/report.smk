@@ -73,6 +73,29 @@ for _benchmark in BENCHMARKS:
                 "../scripts/report_figure.py"
 
 
+# The leaderboard (python -m scievals show) as the report's first page.
+REPORT_FIGURES.append("results/report/leaderboard.html")
+
+
+rule report_leaderboard:
+    input:
+        "results/summary.csv",
+    output:
+        report(
+            "results/report/leaderboard.html",
+            caption="../report/leaderboard.rst",
+            category="Leaderboard",
+            labels={"table": "headline metrics"},
+        ),
+    log:
+        "logs/report/leaderboard.log",
+    localrule: True
+    conda:
+        "../envs/scievals.yaml"
+    script:
+        "../scripts/report_leaderboard.py"
+
+
 rule report_figures:
     input:
         REPORT_FIGURES,

@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "scievals.gating.cli",
     "scievals.llm.cli",
     "scievals.common.history_cli",
+    "scievals.report.leaderboard_cli",
 ]
 
 

@@ -123,7 +123,7 @@ def test_generic_comparison_works_for_a_benchmark_without_entry(tmp_path):
 
 
 def test_registry_lookup():
-    assert figure("abdev", "assay_heatmap").draw is abdev.assay_heatmap
+    assert figure("abdev", "assay_heatmap").function() is abdev.assay_heatmap
     with pytest.raises(KeyError):
         figure("abdev", "nope")
     names = [s.name for specs in FIGURES.values() for s in specs]
