@@ -63,9 +63,9 @@ CLUSTER_UP=$SECONDS
 # Test-only flags: keep the SLURM logs of successful jobs (the check reads them), surface
 # failures instead of retrying, and poll SLURM sooner than the profile's 10 s.
 TEST_FLAGS=(--slurm-keep-successful-logs --retries 0 --slurm-init-seconds-before-status-checks 2)
-slurm_run() {  # slurm_run NAME SNAKEMAKE-ARGS...
+slurm_run() {  # slurm_run NAME SNAKEMAKE-ARGS... (the test flags go first: ARGS may end in "-- targets")
     local name=$1; shift
-    (cd "$TMP/slurm" && "$PYTHON" -m snakemake "$@" "${TEST_FLAGS[@]}" >"$TMP/$name.log" 2>&1) \
+    (cd "$TMP/slurm" && "$PYTHON" -m snakemake "${TEST_FLAGS[@]}" "$@" >"$TMP/$name.log" 2>&1) \
         || { tail -n 60 "$TMP/$name.log"; echo "run_slurm_test: $name run failed" >&2; exit 1; }
 }
 check_run() {  # check_run PARTITION: the newest snakemake run in the SLURM copy
