@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The workflow on a real single-node SLURM cluster, compared with a local run.
 #
-#   sudo bash tests/cluster/run_slurm_test.sh       (as root; .ci/run calls it; ~1-2 minutes)
+#   sudo bash tests/cluster/run_slurm_test.sh       (as root; .ci/run calls it; ~3.5 minutes)
 #
 # 1. copies the checkout (tracked and untracked, not ignored, files) twice into a temp dir;
 # 2. runs `snakemake --cores 2 results/summary.csv` in the first copy (local reference);
