@@ -142,32 +142,41 @@ def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
     return out
 
 
-def _title(section: Section) -> str:
-    return f"{section.benchmark} - dataset {section.dataset} (sha256 {section.sha256[:12]})"
+def _blocks(section: Section) -> list[tuple[str, object]]:
+    """What a section shows, in order, as (kind, content) for the renderers below."""
+    title = f"{section.benchmark} - dataset {section.dataset} (sha256 {section.sha256[:12]})"
+    blocks: list[tuple[str, object]] = [("title", title)]
+    if section.demo:
+        blocks.append(("demo", DEMO_NOTE))
+    if section.condition is not None:
+        blocks.append(("condition", section.condition))
+    blocks.append(("table", section.table))
+    return blocks
+
+
+def _markdown_block(kind: str, content) -> str:
+    if kind == "table":
+        return markdown_table(content) if len(content) else "(no headline metrics)"
+    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`."}[kind].format(
+        content)
+
+
+def _html_block(kind: str, content) -> str:
+    if kind == "table":
+        return content.to_html(index=False, border=1)
+    return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
+            "condition": "<p>Condition <code>{}</code>.</p>"}[kind].format(escape(content))
 
 
 def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
     lines = [f"# Leaderboard\n\nFrom `{source}`: {INTRO}"]
-    for section in parts:
-        lines.append(f"## {_title(section)}")
-        if section.demo:
-            lines.append(f"**{DEMO_NOTE}**")
-        if section.condition is not None:
-            lines.append(f"Condition `{section.condition}`.")
-        lines.append(markdown_table(section.table) if len(section.table)
-                     else "(no headline metrics)")
+    lines += [_markdown_block(*block) for section in parts for block in _blocks(section)]
     return "\n\n".join(lines) + "\n"
 
 
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
-    for section in parts:
-        body.append(f"<h2>{escape(_title(section))}</h2>")
-        if section.demo:
-            body.append(f'<p style="color:#b00020"><strong>{escape(DEMO_NOTE)}</strong></p>')
-        if section.condition is not None:
-            body.append(f"<p>Condition <code>{escape(section.condition)}</code>.</p>")
-        body.append(section.table.to_html(index=False, border=1))
+    body += [_html_block(*block) for section in parts for block in _blocks(section)]
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
