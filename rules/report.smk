@@ -1,6 +1,8 @@
 # Figures of the HTML report: `snakemake --cores 8` makes them (rule all collects
 # REPORT_FIGURES), then `snakemake --report results/report.html` bundles figures, captions,
-# the rule graph and the run statistics into one self-contained file.
+# the rule graph and the run statistics into one self-contained file (`--report-after-run`
+# does both in one command). The figure functions import matplotlib only when they draw, so
+# a core install parses this file.
 #
 # One job per (benchmark, figure) in scievals.report.registry.FIGURES; a benchmark without
 # an entry there gets the generic model comparison. Captions: report/<benchmark>/<figure>.rst,
