@@ -119,6 +119,24 @@ def test_entry_script_importing_a_missing_extra_prints_one_line(tmp_path):
     assert log.read_text().strip() == line
 
 
+def test_workspace_extraction_without_flowkit_stops_instead_of_skipping_every_file(tmp_path):
+    wsp = ROOT / "data/demo/gating/flowkit/simple_line_example/single_ellipse_51_events.wsp"
+    assert wsp.is_file()
+    proc = run_hidden(
+        "from scievals.common.errors import ScievalsError\n"
+        "from scievals.gating.extract import extract_workspaces\n"
+        "try:\n"
+        f"    extract_workspaces([{str(wsp)!r}], {str(tmp_path / 'w.jsonl')!r}, "
+        f"{str(tmp_path / 'r.json')!r})\n"
+        "except ScievalsError as exc:\n"
+        "    print(exc.one_line())\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == ("flowkit: this needs the 'gating' extra (package flowkit is "
+                                   "not installed): pip install -e '.[gating]'  (or '.[all]')")
+    assert not (tmp_path / "w.jsonl").exists()
+
+
 @pytest.mark.slow
 def test_core_install_parses_and_dry_runs_the_workflow(tmp_path):
     workdir = tmp_path / "scievals"

@@ -19,6 +19,7 @@ import time
 import warnings
 from pathlib import Path
 
+from scievals.common.extras import import_extra
 from scievals.common.io import sha256_file, write_json, write_jsonl
 
 log = logging.getLogger(__name__)
@@ -177,6 +178,8 @@ def _origin(path: Path, origins: dict) -> str:
 def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list | None = None,
                        origins: dict | None = None) -> list[dict]:
     """Extract every workspace; a bad one is skipped with its reason, never a crash."""
+    if wsp_paths:  # without flowkit every workspace would be "skipped": stop, name the extra
+        import_extra("flowkit")
     origins = origins or {}
     records = []
     for path in wsp_paths:
