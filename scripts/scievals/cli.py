@@ -1,8 +1,8 @@
 """``python -m scievals``: one command line, one sub-command group per benchmark.
 
 Each benchmark package has a ``cli`` module with ``register(subparsers)``; this
-file only wires them together and turns :class:`ScievalsError` into one line on
-stderr and exit code 1.
+file only wires them together and turns :class:`ScievalsError` (and a missing pip
+extra) into one line on stderr and exit code 1.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 
 from scievals import __version__
 from scievals.common.errors import ScievalsError
+from scievals.common.extras import missing_extra
 
 # Sub-command groups: module path -> registers its parser. Listed here once.
 COMMAND_MODULES = [
@@ -44,6 +45,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ScievalsError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as exc:  # a command of an extra that is not installed
+        message = missing_extra(exc)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

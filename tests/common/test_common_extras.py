@@ -119,6 +119,19 @@ def test_entry_script_importing_a_missing_extra_prints_one_line(tmp_path):
     assert log.read_text().strip() == line
 
 
+def test_cli_command_of_a_missing_extra_is_one_line():
+    case = ROOT / "docs/examples/gating/case.json"
+    proc = run_hidden(
+        "import sys\n"
+        "from scievals.cli import main\n"
+        f"sys.exit(main(['gating', 'score', '--pred', {str(case)!r}, '--truth', {str(case)!r}]))\n"
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (
+        "error: this needs the 'gating' extra (package json_repair is not installed): "
+        "pip install -e '.[gating]'  (or '.[all]')")
+
+
 def test_workspace_extraction_without_flowkit_stops_instead_of_skipping_every_file(tmp_path):
     wsp = ROOT / "data/demo/gating/flowkit/simple_line_example/single_ellipse_51_events.wsp"
     assert wsp.is_file()
