@@ -101,17 +101,22 @@ def test_pip_commands_name_existing_extras():
             assert (ROOT / cmd[cmd.index("-c") + 1]).is_file(), cmd
 
 
-LIST_OPTIONS = {a.dest: a for a in get_argument_parser()._actions if a.nargs in ("*", "+")}
+# Options that take a list (--forcerun, --until, --configfile, ...): they read every word
+# up to the next option, targets included.
+LIST_OPTIONS = [a.dest for a in get_argument_parser()._actions
+                if a.nargs in ("*", "+") and a.dest != "targets"]
 
 
 def swallowed_targets(argv: list[str], benchmarks: list[str]) -> list[str]:
-    """Values of list options (--forcerun, --until, ...) that are targets: files or the
-    target rules `all`/<benchmark>, read as option values instead of targets."""
+    """Values of list options that are targets (workflow outputs or the target rules
+    `all`/<benchmark>), read as option values instead of targets."""
     args = get_argument_parser().parse_args(argv)
     bad = []
-    for dest in ("forcerun", "until", "omit_from", "allowed_rules", "prioritize"):
-        for value in getattr(args, dest, None) or ():
-            if "/" in value or value in ("all", *benchmarks):
+    for dest in LIST_OPTIONS:
+        values = getattr(args, dest, None)
+        for value in values if isinstance(values, (list, set, tuple)) else ():
+            value = str(value)
+            if value.startswith(("results/", "data/")) or value in ("all", *benchmarks):
                 bad.append(f"--{dest.replace('_', '-')} took {value!r}")
     return bad
 
@@ -121,6 +126,8 @@ def test_swallow_check_catches_the_old_readme_form():
         "--forcerun took 'abdev'"]
     assert swallowed_targets(["--cores", "8", "--forcerun", "abdev_score", "--", "abdev"],
                              ["abdev"]) == []
+    assert swallowed_targets(["--configfile", "my.yaml", "results/summary.csv"], []) == [
+        "--configfile took 'results/summary.csv'"]
 
 
 @pytest.fixture(scope="module")
