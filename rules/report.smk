@@ -1,6 +1,8 @@
 # Figures of the HTML report: `snakemake --cores 8` makes them (rule all collects
 # REPORT_FIGURES), then `snakemake --report results/report.html` bundles figures, captions,
-# the rule graph and the run statistics into one self-contained file.
+# the rule graph and the run statistics into one self-contained file (`--report-after-run`
+# does both in one command). The figure functions import matplotlib only when they draw, so
+# a core install parses this file.
 #
 # One job per (benchmark, figure) of each enabled benchmark's registry entry (`figures=`);
 # a benchmark without figures gets the generic model comparison. Captions:
@@ -60,6 +62,29 @@ for _bench in ENABLED:
                 data_source=data_source(_benchmark, config),
             script:
                 "../scripts/report_figure.py"
+
+
+# The leaderboard (python -m scievals show) as the report's first page.
+REPORT_FIGURES.append("results/report/leaderboard.html")
+
+
+rule report_leaderboard:
+    input:
+        "results/summary.csv",
+    output:
+        report(
+            "results/report/leaderboard.html",
+            caption="../report/leaderboard.rst",
+            category="Leaderboard",
+            labels={"table": "headline metrics"},
+        ),
+    log:
+        "logs/report/leaderboard.log",
+    localrule: True
+    conda:
+        "../envs/scievals.yaml"
+    script:
+        "../scripts/report_leaderboard.py"
 
 
 rule report_figures:

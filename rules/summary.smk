@@ -1,5 +1,6 @@
 # Merge every benchmark's score tables into results/<benchmark>/summary.csv, then all
-# enabled benchmarks into results/summary.csv (kept in results/history/ as well).
+# enabled benchmarks into results/summary.csv (kept in results/history/ as well) and its
+# headline view results/leaderboard.md.
 
 
 rule summarize_benchmark:
@@ -23,6 +24,7 @@ rule summarize_all:
         expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
     output:
         "results/summary.csv",
+        leaderboard="results/leaderboard.md",  # = python -m scievals show
     log:
         "logs/summarize_all.log",
     localrule: True

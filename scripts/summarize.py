@@ -8,6 +8,7 @@ sys.path.insert(0, snakemake.scriptdir)
 from scievals.common.entry import run
 from scievals.common.history import record_history
 from scievals.common.tables import concat_tables, write_result_table
+from scievals.report.leaderboard_cli import write_leaderboard
 
 
 def summarize(smk):
@@ -15,6 +16,8 @@ def summarize(smk):
     write_result_table(smk.output[0], table)
     if "history_dir" in smk.params.keys():  # noqa: SIM118 (Namedlist: `in` tests values)
         record_history(smk.output[0], smk.params.history_dir)
+    if "leaderboard" in smk.output.keys():  # noqa: SIM118
+        write_leaderboard(smk.output[0], markdown_out=smk.output.leaderboard)
 
 
 run(snakemake, summarize)

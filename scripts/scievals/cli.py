@@ -2,8 +2,8 @@
 
 Each registered benchmark (``scievals.benchmarks``) has a ``cli`` module with
 ``register(subparsers)``, as do the LLM layer and the result history; this file only
-wires them together and turns :class:`ScievalsError` into one line on
-stderr and exit code 1.
+wires them together and turns :class:`ScievalsError` (and a missing pip extra) into
+one line on stderr and exit code 1.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ import sys
 
 from scievals import __version__, benchmarks
 from scievals.common.errors import ScievalsError
+from scievals.common.extras import missing_extra
 
 # Sub-command groups: every benchmark's, then the ones shared by all benchmarks.
 COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.llm.cli",
     "scievals.common.history_cli",
+    "scievals.report.leaderboard_cli",
 ]
 
 
@@ -42,6 +44,12 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ScievalsError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
+        return 1
+    except ModuleNotFoundError as exc:  # a command of an extra that is not installed
+        message = missing_extra(exc)
+        if message is None:
+            raise
+        print(f"error: {message}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

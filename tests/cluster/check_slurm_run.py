@@ -1,7 +1,7 @@
 """Check a `snakemake --profile profiles/slurm` run against SLURM and against a local run.
 
     python tests/cluster/check_slurm_run.py --workdir W --local-summary L/results/summary.csv \
-        --partition debug
+        --partition batch
 
 Passes when
 - every job the run finished either ran inside a SLURM job or belongs to a rule the
@@ -9,7 +9,7 @@ Passes when
   a job "ran inside SLURM" when its rule block and outputs appear in a kept SLURM job log
   (run with --slurm-keep-successful-logs), and per rule the counts match;
 - every SLURM job snakemake reported as submitted is known to SLURM (`squeue --states=all`)
-  as COMPLETED, under this run's job name, in the profile's partition;
+  as COMPLETED, under this run's job name, in the expected partition (--partition);
 - results/summary.csv has exactly the values of the local run (all columns: the runs share
   the code, config, data and SCIEVALS_GIT_COMMIT, so even provenance must agree).
 Prints one line per check and exits 1 on the first failed group of checks.
@@ -146,7 +146,7 @@ def check_slurm_side(log: MainLog, known: dict[str, tuple[str, str, str]], parti
         if log.run_id and name != log.run_id:
             problems.append(f"job name {name!r} is not the run id {log.run_id!r}")
         if part != partition:
-            problems.append(f"partition {part!r}, not the profile's {partition!r}")
+            problems.append(f"partition {part!r}, not the expected {partition!r}")
         if problems:
             report.fail(f"SLURM job {slurm_id}: {', '.join(problems)}")
         else:
@@ -184,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workdir", type=Path, required=True, help="the SLURM run's workflow copy")
     parser.add_argument("--local-summary", type=Path, required=True)
-    parser.add_argument("--partition", required=True, help="the partition the profile names")
+    parser.add_argument("--partition", required=True,
+                        help="the partition every job must have run in")
     parser.add_argument("--slurm-logdir", default="logs/slurm")
     args = parser.parse_args(argv)
 

@@ -20,9 +20,10 @@ set -euo pipefail
 STATE_DIR="${SCIEVALS_SLURM_DIR:-/tmp/scievals-slurm}"
 CONF="$STATE_DIR/slurm.conf"
 SYSTEM_CONF=/etc/slurm/slurm.conf
-# Two partitions on the one node: jobs land in `debug` only if the profile's slurm_partition
-# reaches sbatch; a job without one goes to the default partition `batch`.
-PARTITION="${SCIEVALS_SLURM_PARTITION:-debug}"
+# Two partitions on the one node: the default `batch`, where the unmodified profile's jobs
+# land, and `scievals_site` (a name no profile uses), where jobs land only if a site layer's
+# slurm_partition reaches sbatch.
+PARTITION="${SCIEVALS_SLURM_PARTITION:-scievals_site}"
 DEFAULT_PARTITION="${SCIEVALS_SLURM_DEFAULT_PARTITION:-batch}"
 # Ports away from the 6817/6818 defaults so a real slurm on the host cannot clash.
 CTLD_PORT="${SCIEVALS_SLURM_CTLD_PORT:-16817}"

@@ -107,7 +107,7 @@ def test_failed_misplaced_or_unknown_slurm_jobs_fail():
     run_id = check.parse_main_log(MAIN_LOG).run_id
     report = run_checks(squeue={"1": (run_id, "FAILED", "batch")})
     assert report.failures == [
-        "SLURM job 1: state FAILED, partition 'batch', not the profile's 'debug'"]
+        "SLURM job 1: state FAILED, partition 'batch', not the expected 'debug'"]
     assert run_checks(squeue={"2": (run_id, "COMPLETED", "debug")}).failures == [
         "SLURM job 1 is unknown to squeue"]
 

@@ -41,6 +41,13 @@ def test_abdev_rows_say_demo_and_ridge_beats_random(default_run):
     assert (rows["ci_low"] <= rows["ci_high"]).all()
 
 
+def test_leaderboard_is_written_and_flags_the_demo(default_run):
+    text = (default_run / "results" / "leaderboard.md").read_text()
+    assert "## abdev - dataset GDPa1-demo_cross_validation" in text
+    assert "DEMO DATA" in text
+    assert "| ridge_descriptors |" in text and "| marker_baseline |" in text
+
+
 def test_rerun_is_a_no_op_and_history_records_once(default_run):
     proc = snakemake(default_run, "--cores", "2", "results/summary.csv")
     assert "Nothing to be done" in proc.stdout + proc.stderr

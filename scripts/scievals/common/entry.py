@@ -4,7 +4,8 @@ An entry script does ``run(snakemake, function)``: logging goes to the rule's
 log file, the function gets the ``snakemake`` object, notices it records
 (:mod:`scievals.common.notices`) belong to this job, and a ScievalsError
 becomes one line in the log and on stderr plus exit code 1 (Snakemake then
-removes the job's outputs, so nothing half-written survives).
+removes the job's outputs, so nothing half-written survives). So does a package of a
+missing pip extra (the line names the extra to install).
 """
 
 from __future__ import annotations
@@ -16,6 +17,11 @@ from typing import Any
 
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
+from scievals.common.extras import install_excepthook, missing_extra
+
+# Entry scripts import this module first: a missing extra imported after it (at the top
+# of the script) is reported in one line too.
+install_excepthook()
 
 
 def setup_logging(log_path: str | None) -> None:
@@ -38,6 +44,12 @@ def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
         function(snakemake)
     except ScievalsError as exc:
         logging.getLogger("scievals").error(exc.one_line())
+        sys.exit(1)
+    except ModuleNotFoundError as exc:
+        message = missing_extra(exc)
+        if message is None:
+            raise
+        logging.getLogger("scievals").error(message)
         sys.exit(1)
     finally:
         notices.end_job()

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from scievals.common.dataset_diff import dataset_differences, datasets_line
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, sha256_file, write_csv
 from scievals.common.provenance import git_commit
@@ -182,6 +183,14 @@ def resolve(ref: str, history_dir: str | Path) -> Path:
         position = names[ref] if ref in names else int(ref[1:])
         entry = index.iloc[position]
     except (ValueError, IndexError):
+        if ref == "@previous" and len(index) == 1:  # right after the first run
+            raise ScievalsError(
+                f"{history_dir}/index.csv", "only one summary recorded so far (@0 = @latest), "
+                "so there is no @previous to compare with yet",
+                "re-run after a change (config, models, a prediction file) to record a second "
+                "one, or compare a saved copy: python -m scievals compare OLD.csv "
+                "results/summary.csv",
+            ) from None
         raise ScievalsError(
             f"{history_dir}/index.csv", f"no history entry {ref} ({len(index)} recorded)",
             "run the workflow first or pick an existing entry (python -m scievals history)",
@@ -210,6 +219,7 @@ class Comparison:
     only_a: pd.DataFrame
     only_b: pd.DataFrame
     provenance: list[str] = field(default_factory=list)
+    datasets: list[str] = field(default_factory=list)  # benchmarks scored on different data
 
     @property
     def identical(self) -> bool:
@@ -252,11 +262,13 @@ def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0) -> C
         only_a=merged.loc[merged["_merge"] == "left_only", KEY].reset_index(drop=True),
         only_b=merged.loc[merged["_merge"] == "right_only", KEY].reset_index(drop=True),
         provenance=sorted(set(notes)),
+        datasets=dataset_differences(a, b),
     )
 
 
 def format_comparison(result: Comparison, label_a: str, label_b: str) -> str:
-    lines = [f"A: {label_a}", f"B: {label_b}"]
+    lines = [datasets_line(result.datasets)] if result.datasets else []
+    lines += [f"A: {label_a}", f"B: {label_b}"]
     if result.identical:
         lines.append("No value changed.")
     if not result.changed.empty:

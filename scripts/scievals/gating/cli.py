@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.common.io import read_user_text
 from scievals.gating.records import DEEP_FIX
 from scievals.gating.tree import TOO_DEEP
-from scievals.common.io import read_user_text
 
 
 def _read_prediction(path: str):

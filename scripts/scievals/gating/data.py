@@ -26,16 +26,15 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 from pathlib import Path
 from urllib.parse import urlparse
 from xml.etree import ElementTree
 
 from scievals.common import download, notices
+from scievals.common.archives import ArchiveError, unpack
 from scievals.common.download import DownloadError
 from scievals.common.errors import ScievalsError
-from scievals.common.archives import ArchiveError, unpack
-from scievals.common.io import atomic_path, write_json
+from scievals.common.io import write_json
 
 log = logging.getLogger(__name__)
 

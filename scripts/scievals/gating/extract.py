@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.common.extras import import_extra
 from scievals.common.io import sha256_file, write_json, write_jsonl
 
 log = logging.getLogger(__name__)
@@ -101,12 +102,11 @@ def _one_line(exc: BaseException) -> str:
 def import_flowkit():
     """flowkit, or one clear error: a missing dependency stops the job, it is no skip."""
     try:
-        import flowkit  # heavy (about 4 s): imported only when a workspace is read
-    except ImportError as exc:
+        return import_extra("flowkit")  # heavy (about 4 s): imported only when a workspace is read
+    except ImportError as exc:  # installed but broken (a dependency of flowkit missing, ...)
         raise ScievalsError("flowkit", f"cannot be imported ({_one_line(exc)})",
-                            "install the gating extra (pip install 'scievals[gating]') or "
-                            "run with --use-conda (envs/flowkit.yaml)") from None
-    return flowkit
+                            "reinstall the gating extra (pip install -e '.[gating]') or "
+                            "run with --sdm conda (envs/workspaces.yaml)") from None
 
 
 def _fcs_candidates(wsp: Path, fcs_dirs: list[Path], origins: dict[str, str]) -> list[str]:

@@ -13,8 +13,9 @@ folder to fill with PNGs when ``directory`` is true.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
+
+from scievals.common.extras import import_extra
 
 
 @dataclass(frozen=True)
@@ -24,11 +25,11 @@ class FigureSpec:
     function: str  # "module:function", imported only when drawn (matplotlib is slow to load)
     inputs: tuple[str, ...] = ("summary",)
     directory: bool = False  # writes a folder of PNGs (one per case, ...)
-
     @property
     def draw(self):
         module, _, attribute = self.function.partition(":")
-        return getattr(importlib.import_module(module), attribute)
+        # a missing 'report' extra (matplotlib) is one line naming it, not a traceback
+        return getattr(import_extra(module), attribute)
 
 
 GENERIC_FIGURES = (

@@ -1,0 +1,16 @@
+"""Entry script of rule report_leaderboard: the leaderboard page of the HTML report."""
+
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
+from scievals.common.entry import run
+from scievals.report.leaderboard_cli import write_leaderboard
+
+
+def leaderboard(smk):
+    write_leaderboard(smk.input[0], html_out=smk.output[0])
+
+
+run(snakemake, leaderboard)

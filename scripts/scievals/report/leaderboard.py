@@ -1,0 +1,183 @@
+"""Leaderboard: the headline view of ``results/summary.csv``, one table per benchmark.
+
+Rows are models (and conditions, where a benchmark has several), columns the benchmark's
+headline metrics as ``value [ci_low, ci_high]``, plus ``n``. The heading of each table names
+the dataset and flags demo data, so demo numbers are never read as real ones. Pure: a
+result DataFrame in, Markdown text out. ``python -m scievals show``, the workflow's
+``results/leaderboard.md`` and the HTML report all use :func:`leaderboard_markdown`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from html import escape
+
+import pandas as pd
+
+from scievals.common.errors import ScievalsError
+
+ABDEV_ASSAYS = ("HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4")
+
+
+@dataclass(frozen=True)
+class Headline:
+    metrics: tuple[str, ...]  # columns, in order; the first one ranks the models
+    condition: str | None = None  # only rows of this condition (None: every condition)
+
+
+# Headline metrics per benchmark. This mapping moves into the benchmark registry
+# (scievals.benchmarks, issue 9) once it exists; a benchmark not listed here shows every
+# metric it reports.
+HEADLINES: dict[str, Headline] = {
+    # Per-fold CV average, as the reference leaderboard ranks it.
+    "abdev": Headline(
+        tuple(f"{a}:spearman" for a in ABDEV_ASSAYS)
+        + tuple(f"{a}:top_10_recall" for a in ABDEV_ASSAYS),
+        condition="fold=average",
+    ),
+    "gating": Headline((
+        "hierarchy_f1", "structure_accuracy", "critical_gate_recall",
+        "hallucination_rate", "depth_accuracy",
+    )),
+}
+
+def is_demo(dataset: str) -> bool:
+    """Embedded demo data carry "demo" in their dataset label (e.g. GDPa1-demo)."""
+    return "demo" in dataset.lower()
+
+
+def headline_for(benchmark: str, frame: pd.DataFrame) -> Headline:
+    if benchmark in HEADLINES:
+        return HEADLINES[benchmark]
+    return Headline(tuple(dict.fromkeys(frame["metric"])))
+
+
+def format_cell(value: float, low: float, high: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    text = f"{value:.3f}"
+    if not (pd.isna(low) or pd.isna(high)):
+        text += f" [{low:.3f}, {high:.3f}]"
+    return text
+
+
+def format_n(values: pd.Series) -> str:
+    numbers = sorted({int(v) for v in values.dropna()})
+    if not numbers:
+        return "-"
+    return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
+
+
+def benchmark_table(frame: pd.DataFrame, headline: Headline) -> pd.DataFrame:
+    """One dataset of one benchmark -> model (x condition) by headline metric, best first."""
+    rows = frame[frame["metric"].isin(headline.metrics)]
+    if headline.condition is not None:
+        rows = rows[rows["condition"] == headline.condition]
+    keys = ["model"] if rows["condition"].nunique() <= 1 else ["model", "condition"]
+    metrics = [m for m in headline.metrics if m in set(rows["metric"])]
+    out = []
+    for key, group in rows.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        by_metric = group.set_index("metric")
+        line = dict(zip(keys, key))
+        for metric in metrics:
+            if metric in by_metric.index:
+                r = by_metric.loc[metric]
+                line[metric] = format_cell(r["value"], r["ci_low"], r["ci_high"])
+                line[f"_{metric}"] = r["value"]
+            else:
+                line[metric], line[f"_{metric}"] = "-", math.nan
+        line["n"] = format_n(group["n"])
+        out.append(line)
+    table = pd.DataFrame(out, columns=keys + metrics + ["n"] + [f"_{m}" for m in metrics])
+    if metrics:
+        table = table.sort_values(f"_{metrics[0]}", ascending=False, na_position="last",
+                                  kind="stable")
+    return table[keys + metrics + ["n"]].reset_index(drop=True)
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    header = "| " + " | ".join(table.columns) + " |"
+    rule = "| " + " | ".join("---" for _ in table.columns) + " |"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join([header, rule, *body])
+
+
+@dataclass(frozen=True)
+class Section:
+    benchmark: str
+    dataset: str
+    sha256: str
+    condition: str | None
+    table: pd.DataFrame
+
+    @property
+    def demo(self) -> bool:
+        return is_demo(self.dataset)
+
+
+INTRO = "value [95 % CI]; n = scored items; best first by the first column."
+DEMO_NOTE = ("DEMO DATA: embedded synthetic/demo data, not the real dataset; these numbers "
+             "say nothing about the models on real data.")
+
+
+def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
+             source: str = "results/summary.csv") -> list[Section]:
+    """One leaderboard section per (benchmark, dataset) of ``summary`` (a checked result
+    table, see ``scievals.common.tables.read_result_table``)."""
+    present = list(dict.fromkeys(summary["benchmark"].astype(str)))
+    wanted = benchmarks or present
+    unknown = [b for b in wanted if b not in present]
+    if unknown:
+        raise ScievalsError(source, f"no results for benchmark {', '.join(unknown)}",
+                            f"pick one of: {', '.join(present) or '(none)'}")
+    out = []
+    for benchmark in wanted:
+        rows = summary[summary["benchmark"].astype(str) == benchmark]
+        headline = headline_for(benchmark, rows)
+        for (dataset, sha256), group in rows.groupby(["dataset", "dataset_sha256"], sort=False):
+            out.append(Section(benchmark, str(dataset), str(sha256), headline.condition,
+                               benchmark_table(group, headline)))
+    return out
+
+
+def _blocks(section: Section) -> list[tuple[str, object]]:
+    """What a section shows, in order, as (kind, content) for the renderers below."""
+    title = f"{section.benchmark} - dataset {section.dataset} (sha256 {section.sha256[:12]})"
+    blocks: list[tuple[str, object]] = [("title", title)]
+    if section.demo:
+        blocks.append(("demo", DEMO_NOTE))
+    if section.condition is not None:
+        blocks.append(("condition", section.condition))
+    blocks.append(("table", section.table))
+    return blocks
+
+
+def _markdown_block(kind: str, content) -> str:
+    if kind == "table":
+        return markdown_table(content) if len(content) else "(no headline metrics)"
+    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`."}[kind].format(
+        content)
+
+
+def _html_block(kind: str, content) -> str:
+    if kind == "table":
+        return content.to_html(index=False, border=1)
+    return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
+            "condition": "<p>Condition <code>{}</code>.</p>"}[kind].format(escape(content))
+
+
+def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
+    lines = [f"# Leaderboard\n\nFrom `{source}`: {INTRO}"]
+    lines += [_markdown_block(*block) for section in parts for block in _blocks(section)]
+    return "\n\n".join(lines) + "\n"
+
+
+def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
+    body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
+    body += [_html_block(*block) for section in parts for block in _blocks(section)]
+    style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
+             " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}")
+    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
+            f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")

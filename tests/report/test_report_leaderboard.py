@@ -1,0 +1,106 @@
+"""The leaderboard (python -m scievals show, results/leaderboard.md, the report page)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from scievals.cli import main
+from scievals.common.errors import ScievalsError
+from scievals.common.tables import RESULT_COLUMNS, write_result_table
+from scievals.report.leaderboard import leaderboard_html, leaderboard_markdown, sections
+from scievals.report.leaderboard_cli import write_leaderboard
+
+SHA_DEMO = "d" * 64
+SHA_REAL = "a" * 64
+
+
+def row(benchmark, dataset, sha, model, condition, metric, value, low, high, n):
+    return {"benchmark": benchmark, "dataset": dataset, "dataset_sha256": sha, "model": model,
+            "condition": condition, "metric": metric, "value": value, "ci_low": low,
+            "ci_high": high, "n": n, "scievals_version": "0.1.0", "git_commit": "abc",
+            "config_hash": "0" * 12}
+
+
+def summary() -> pd.DataFrame:
+    rows = [
+        # abdev: only fold=average rows are headline; fold=0 must not leak in.
+        row("abdev", "GDPa1-demo_cross_validation", SHA_DEMO, "random", "fold=average",
+            "HIC:spearman", -0.0517, -0.1721, 0.0599, 242),
+        row("abdev", "GDPa1-demo_cross_validation", SHA_DEMO, "random", "fold=0",
+            "HIC:spearman", 0.9, 0.8, 0.95, 54),
+        row("abdev", "GDPa1-demo_cross_validation", SHA_DEMO, "ridge", "fold=average",
+            "HIC:spearman", 0.63483, 0.539015, 0.703177, 242),
+        row("abdev", "GDPa1-demo_cross_validation", SHA_DEMO, "ridge", "fold=average",
+            "Tm2:spearman", 0.349303, 0.21397, 0.466317, 193),
+        # not a headline metric
+        row("abdev", "GDPa1-demo_cross_validation", SHA_DEMO, "ridge", "fold=average",
+            "HIC:top_10_recall_tie_robust", 0.355, 0.165, 0.555, 242),
+        # gating: two conditions of one model, so rows are (model, condition)
+        row("gating", "OMIP-verified", SHA_REAL, "llm", "standard/direct", "hierarchy_f1",
+            0.5, 0.4, 0.6, 15),
+        row("gating", "OMIP-verified", SHA_REAL, "llm", "rich/cot", "hierarchy_f1",
+            0.7, math.nan, math.nan, 15),
+        row("gating", "OMIP-verified", SHA_REAL, "llm", "rich/cot", "synonym_f1",
+            0.1, 0.0, 0.2, 15),
+    ]
+    return pd.DataFrame(rows, columns=RESULT_COLUMNS)
+
+
+def test_abdev_table_ranks_by_first_headline_metric_and_formats_ci():
+    abdev, gating = sections(summary())
+    assert (abdev.benchmark, abdev.dataset, abdev.demo) == ("abdev", "GDPa1-demo_cross_validation",
+                                                            True)
+    assert abdev.condition == "fold=average"
+    assert list(abdev.table.columns) == ["model", "HIC:spearman", "Tm2:spearman", "n"]
+    # ridge 0.635 > random -0.052, so ridge first; fold=0's 0.9 is not shown.
+    assert abdev.table.to_dict("records") == [
+        {"model": "ridge", "HIC:spearman": "0.635 [0.539, 0.703]",
+         "Tm2:spearman": "0.349 [0.214, 0.466]", "n": "193-242"},
+        {"model": "random", "HIC:spearman": "-0.052 [-0.172, 0.060]", "Tm2:spearman": "-",
+         "n": "242"},
+    ]
+    assert not gating.demo
+    assert gating.table.to_dict("records") == [
+        {"model": "llm", "condition": "rich/cot", "hierarchy_f1": "0.700", "n": "15"},
+        {"model": "llm", "condition": "standard/direct", "hierarchy_f1": "0.500 [0.400, 0.600]",
+         "n": "15"},
+    ]
+
+
+def test_markdown_flags_demo_data_and_names_dataset_and_sha():
+    text = leaderboard_markdown(sections(summary()))
+    assert "## abdev - dataset GDPa1-demo_cross_validation (sha256 dddddddddddd)" in text
+    assert text.count("DEMO DATA") == 1  # gating's real dataset is not flagged
+    assert "| ridge | 0.635 [0.539, 0.703] | 0.349 [0.214, 0.466] | 193-242 |" in text
+    html = leaderboard_html(sections(summary()))
+    assert "DEMO DATA" in html and "<table" in html and "0.635 [0.539, 0.703]" in html
+
+
+def test_unknown_benchmark_lists_the_known_ones():
+    with pytest.raises(ScievalsError, match=r"no results for benchmark waza \(pick one of: "
+                       r"abdev, gating\)"):
+        sections(summary(), ["waza"])
+
+
+def test_unlisted_benchmark_shows_every_metric():
+    frame = summary().assign(benchmark="newbench")
+    (section,) = sections(frame[frame["dataset"] == "OMIP-verified"])
+    assert list(section.table.columns) == ["model", "condition", "hierarchy_f1", "synonym_f1", "n"]
+
+
+def test_show_prints_one_benchmark_and_write_leaderboard_matches(tmp_path, capsys):
+    path = tmp_path / "summary.csv"
+    write_result_table(path, summary())
+    assert main(["show", "gating", "--summary", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "## gating - dataset OMIP-verified" in out and "abdev" not in out
+    write_leaderboard(path, markdown_out=tmp_path / "leaderboard.md")
+    assert main(["show", "--summary", str(path)]) == 0
+    assert capsys.readouterr().out == (tmp_path / "leaderboard.md").read_text()
+
+
+def test_show_without_a_summary_is_one_line(tmp_path, capsys):
+    assert main(["show", "--summary", str(tmp_path / "none.csv")]) == 1
+    assert capsys.readouterr().err.strip().endswith("none.csv: file not found (check the path)")
