@@ -82,7 +82,7 @@ rule report_leaderboard:
         "logs/report/leaderboard.log",
     localrule: True
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     script:
         "../scripts/report_leaderboard.py"
 

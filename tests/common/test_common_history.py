@@ -167,6 +167,13 @@ def test_unwritable_history_does_not_fail_the_summary(tmp_path, notices, monkeyp
     assert notices()[0]["kind"] == "history_not_updated"
 
 
+class _Outputs(list):
+    """Snakemake's Namedlist, as far as summarize.py uses it (no named outputs here)."""
+
+    def keys(self):
+        return []
+
+
 def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeypatch, notices):
     """The summarize entry script with an empty index.csv: summary written, exit 0."""
     import runpy
@@ -182,7 +189,7 @@ def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeyp
     out = tmp_path / "summary.csv"
     scripts = Path(scievals.__file__).parents[1]
     smk = types.SimpleNamespace(
-        input=[str(part)], output=[str(out)], log=[], rule="summarize_all", wildcards={},
+        input=[str(part)], output=_Outputs([str(out)]), log=[], rule="summarize_all", wildcards={},
         scriptdir=str(scripts),
         params=types.SimpleNamespace(history_dir=str(hist), keys=lambda: ["history_dir"]),
     )

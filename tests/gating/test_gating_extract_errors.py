@@ -19,7 +19,7 @@ def test_missing_flowkit_stops_the_job_with_one_line(tmp_path, monkeypatch):
     with pytest.raises(ScievalsError) as err:
         extract.extract_workspaces(embedded_workspaces(), out, report)
     message = err.value.one_line()
-    assert message.startswith("flowkit: cannot be imported") and "\n" not in message
+    assert message.startswith("flowkit: this needs the 'gating' extra") and "\n" not in message
     assert not out.exists() and not report.exists()
     # Nothing to read, nothing needed: no workspaces and no flowkit is fine.
     extract.extract_workspaces([], out, report)
