@@ -1,0 +1,296 @@
+"""autogkb data: the embedded ClinPGx subset, the ClinPGx download and PMC full texts.
+
+No scoring here. Three sources:
+
+- the embedded subset ``data/demo/autogkb/benchmark_annotations_subset.json`` (20 AutoGKB
+  articles, ClinPGx rows, CC BY-SA 4.0; see that folder's README);
+- the ClinPGx variant-annotation zip (``var_pheno_ann.tsv``, ``var_drug_ann.tsv``,
+  ``var_fa_ann.tsv``, ``study_parameters.tsv``): fetched with a timeout, a size cap and an
+  optional sha256, refused when the server sends HTML, unpacked member by member with every
+  member name checked so nothing lands outside the target folder;
+- article full texts from PubMed Central's open-access services: the OA web service gives
+  each article's licence (articles outside the OA subset, or under a licence not in the
+  configured list, are skipped with the reason recorded), the BioC API the text.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import zipfile
+from pathlib import Path, PurePosixPath
+from xml.etree import ElementTree
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import atomic_path, read_json
+
+log = logging.getLogger(__name__)
+
+REPO_DIR = Path(__file__).resolve().parents[3]
+DEMO_DIR = REPO_DIR / "data" / "demo" / "autogkb"
+DEMO_FILE = DEMO_DIR / "benchmark_annotations_subset.json"
+CLINPGX_TABLES = ("var_pheno_ann.tsv", "var_drug_ann.tsv", "var_fa_ann.tsv",
+                  "study_parameters.tsv")
+ANNOTATION_TYPES = ("var_pheno_ann", "var_drug_ann", "var_fa_ann")
+
+
+class DownloadFailed(Exception):
+    """One line saying why a download gave nothing (the caller records or raises it)."""
+
+
+# --- embedded subset -------------------------------------------------------------------------
+
+def load_articles(path: str | Path = DEMO_FILE) -> dict[str, dict]:
+    """PMCID -> {pmid, title, var_pheno_ann, var_drug_ann, var_fa_ann, study_parameters}."""
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise ScievalsError(path, "expected a JSON object keyed by PMCID",
+                            "use the AutoGKB benchmark_annotations.json format")
+    for pmcid, article in data.items():
+        if not isinstance(article, dict) or not isinstance(article.get("var_pheno_ann"), list):
+            raise ScievalsError(f"{path}: {pmcid}", "article lacks a var_pheno_ann list",
+                                "use the AutoGKB benchmark_annotations.json format")
+    return data
+
+
+# --- checked HTTP download -------------------------------------------------------------------
+
+def download(url: str, dest: str | Path, *, timeout_s: float, max_bytes: int,
+             sha256: str | None = None, expect: str = "data") -> str:
+    """Fetch ``url`` to ``dest`` atomically; return its sha256.
+
+    ``expect`` is "data" (binary: an HTML page is refused, as servers answer errors and
+    logins with one), "json" or "xml". Raises :class:`DownloadFailed` with one line.
+    """
+    import httpx
+
+    digest = hashlib.sha256()
+    try:
+        with (atomic_path(dest) as tmp,
+              httpx.stream("GET", url, timeout=timeout_s, follow_redirects=True) as resp):
+            if resp.status_code != 200:
+                raise DownloadFailed(f"{url}: HTTP {resp.status_code}")
+            kind = resp.headers.get("content-type", "").lower()
+            size = 0
+            with open(tmp, "wb") as handle:
+                for chunk in resp.iter_bytes():
+                    if size == 0 and expect == "data" and _looks_html(kind, chunk):
+                        raise DownloadFailed(f"{url}: the server sent an HTML page, not data "
+                                             "(an error or login page?)")
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise DownloadFailed(f"{url}: larger than {max_bytes} bytes")
+                    digest.update(chunk)
+                    handle.write(chunk)
+            actual = digest.hexdigest()
+            if sha256 and actual != sha256.lower():
+                raise DownloadFailed(f"{url}: sha256 {actual} is not the pinned {sha256}")
+    except httpx.TimeoutException:
+        raise DownloadFailed(f"{url}: timed out after {timeout_s} s") from None
+    except httpx.HTTPError as exc:
+        raise DownloadFailed(f"{url}: {type(exc).__name__}: {exc}") from None
+    return actual
+
+
+def _looks_html(content_type: str, first: bytes) -> bool:
+    head = first[:512].lstrip().lower()
+    return "text/html" in content_type or head.startswith((b"<!doctype html", b"<html"))
+
+
+# --- ClinPGx zip -----------------------------------------------------------------------------
+
+def safe_member_name(name: str) -> str:
+    """The member's file name if it is a plain relative path, else DownloadFailed."""
+    path = PurePosixPath(name.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+        raise DownloadFailed(f"zip member {name!r} points outside the target folder; "
+                             "refusing the archive")
+    return path.name
+
+
+def unpack_tables(archive: str | Path, folder: str | Path) -> dict[str, str]:
+    """Unpack the four ClinPGx TSVs of ``archive`` into ``folder``; name -> sha256."""
+    folder = Path(folder)
+    out = {}
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            members = zf.infolist()
+            for info in members:  # check every name first: a bad archive writes nothing
+                safe_member_name(info.filename)
+            for info in members:
+                name = safe_member_name(info.filename)
+                if info.is_dir() or name not in CLINPGX_TABLES:
+                    continue
+                with zf.open(info) as src, atomic_path(folder / name) as tmp:
+                    tmp.write_bytes(src.read())
+                out[name] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
+    except zipfile.BadZipFile:
+        raise DownloadFailed(f"{archive}: not a zip archive") from None
+    missing = [t for t in CLINPGX_TABLES if t not in out]
+    if missing:
+        raise DownloadFailed(f"{archive}: the zip lacks {missing}")
+    return out
+
+
+def read_tsv(path: str | Path) -> list[dict]:
+    """Rows of a ClinPGx TSV, empty cells as None (as the AutoGKB JSON has them)."""
+    with open(path, encoding="utf-8", newline="") as handle:
+        return [{k: (v if v != "" else None) for k, v in row.items()}
+                for row in csv.DictReader(handle, delimiter="\t")]
+
+
+def articles_from_clinpgx(folder: str | Path, pmids: dict[str, str]) -> dict[str, dict]:
+    """PMCID -> article dict (the embedded format) for the given PMCID -> PMID map."""
+    by_pmid = {pmid: pmcid for pmcid, pmid in pmids.items()}
+    articles = {pmcid: {"pmid": pmid, "title": None, **{t: [] for t in ANNOTATION_TYPES}}
+                for pmcid, pmid in pmids.items()}
+    for table in ANNOTATION_TYPES:
+        for row in read_tsv(Path(folder) / f"{table}.tsv"):
+            pmcid = by_pmid.get(str(row.get("PMID") or "").strip())
+            if pmcid:
+                articles[pmcid][table].append(row)
+    return articles
+
+
+def other_rows(folder: str | Path, exclude_pmids: set[str]) -> list[dict]:
+    """Annotation rows of articles outside ``exclude_pmids`` (for the drug vocabulary)."""
+    rows = []
+    for table in ANNOTATION_TYPES:
+        rows += [r for r in read_tsv(Path(folder) / f"{table}.tsv")
+                 if str(r.get("PMID") or "").strip() not in exclude_pmids]
+    return rows
+
+
+def fetch_clinpgx(cfg: dict, folder: str | Path) -> dict:
+    """Download and unpack the ClinPGx zip (or copy ``path``); a report dict."""
+    folder = Path(folder)
+    max_bytes = int(cfg["max_download_mb"] * 2**20)
+    archive = folder / "variantAnnotations.zip"
+    if cfg["source"] == "file":
+        local = Path(cfg["path"]).expanduser()
+        if not local.is_file():
+            raise DownloadFailed(f"autogkb.path {local}: file not found")
+        with atomic_path(archive) as tmp:
+            tmp.write_bytes(local.read_bytes())
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
+        if cfg.get("sha256") and digest != cfg["sha256"]:
+            raise DownloadFailed(f"autogkb.path {local}: sha256 {digest} is not the pinned "
+                                 f"{cfg['sha256']}")
+    else:
+        digest = download(cfg["url"], archive, timeout_s=cfg["download_timeout_s"],
+                          max_bytes=max_bytes, sha256=cfg.get("sha256"))
+    tables = unpack_tables(archive, folder)
+    return {"source": cfg["source"], "url": cfg.get("url"), "zip_sha256": digest,
+            "tables": tables}
+
+
+# --- PMC open-access full texts --------------------------------------------------------------
+
+def oa_licence(xml_text: str, pmcid: str) -> str:
+    """The licence the PMC OA web service gives for ``pmcid``, or DownloadFailed."""
+    try:
+        root = ElementTree.fromstring(xml_text)
+    except ElementTree.ParseError as exc:
+        raise DownloadFailed(f"{pmcid}: PMC OA service answered with invalid XML ({exc})") from None
+    error = root.find(".//error")
+    if error is not None:
+        raise DownloadFailed(f"{pmcid}: not in the PMC open-access subset "
+                             f"({error.get('code') or ''} {(error.text or '').strip()})".strip())
+    record = root.find(".//record")
+    if record is None:
+        raise DownloadFailed(f"{pmcid}: PMC OA service returned no record")
+    if record.get("retracted") == "yes":
+        raise DownloadFailed(f"{pmcid}: retracted")
+    return record.get("license") or "unknown"
+
+
+def bioc_text(data, pmcid: str) -> str:
+    """Plain text of a BioC JSON article: title, abstract and body passages, no references."""
+    collections = data if isinstance(data, list) else [data]
+    parts = []
+    for collection in collections:
+        for document in collection.get("documents", []) if isinstance(collection, dict) else []:
+            for passage in document.get("passages", []):
+                section = (passage.get("infons") or {}).get("section_type", "")
+                if section in ("REF", "COMP_INT", "AUTH_CONT", "ACK_FUND"):
+                    continue
+                if passage.get("text"):
+                    parts.append(passage["text"].strip())
+    if not parts:
+        raise DownloadFailed(f"{pmcid}: BioC answer holds no text")
+    return "\n\n".join(parts)
+
+
+def fetch_article(pmcid: str, cfg: dict, folder: str | Path) -> dict:
+    """One article's text and licence, or a skip with its reason (never raises)."""
+    timeout, max_bytes = cfg["download_timeout_s"], int(cfg["max_download_mb"] * 2**20)
+    folder = Path(folder)
+    entry = {"pmcid": pmcid, "status": "skipped", "licence": None, "reason": None}
+    try:
+        oa_file = folder / f"{pmcid}.oa.xml"
+        download(cfg["pmc"]["oa_url"].format(pmcid=pmcid), oa_file, timeout_s=timeout,
+                 max_bytes=max_bytes, expect="xml")
+        licence = oa_licence(oa_file.read_text(encoding="utf-8"), pmcid)
+        entry["licence"] = licence
+        if licence not in cfg["pmc"]["licences"]:
+            raise DownloadFailed(f"{pmcid}: licence {licence!r} is not in autogkb.pmc.licences")
+        bioc_file = folder / f"{pmcid}.bioc.json"
+        download(cfg["pmc"]["bioc_url"].format(pmcid=pmcid), bioc_file, timeout_s=timeout,
+                 max_bytes=max_bytes, expect="json")
+        try:
+            data = json.loads(bioc_file.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise DownloadFailed(f"{pmcid}: BioC answer is not JSON") from None
+        text = bioc_text(data, pmcid)
+        with atomic_path(folder / f"{pmcid}.txt") as tmp:
+            tmp.write_text(text, encoding="utf-8")
+        entry.update(status="ok", file=str(folder / f"{pmcid}.txt"), chars=len(text))
+    except DownloadFailed as exc:
+        entry["reason"] = str(exc)
+        log.warning("%s", exc)
+    return entry
+
+
+def fetch_articles(pmcids: list[str], cfg: dict, folder: str | Path) -> list[dict]:
+    return [fetch_article(p, cfg, folder) for p in pmcids]
+
+
+
+
+def test_pmcids(articles: dict[str, dict]) -> list[str]:
+    """The benchmark's test articles: those with at least one phenotype annotation."""
+    return sorted(p for p, a in articles.items() if a.get("var_pheno_ann"))
+
+
+def fetch(cfg: dict, out_dir: str | Path, report_json: str | Path) -> dict:
+    """The download step: ClinPGx tables per ``cfg['source']``, PMC texts in fulltext mode.
+
+    ``demo`` uses the embedded subset only; ``remote``/``file`` fail with one line when the
+    ClinPGx zip cannot be had; ``auto`` then falls back to the embedded subset and says so
+    in the report (``fallback``), which the dataset label and the end-of-run notice repeat.
+    """
+    from scievals.common.io import write_json
+
+    out_dir = Path(out_dir)
+    report: dict = {"source": cfg["source"], "origin": "demo", "fallback": None,
+                    "clinpgx": None, "articles": []}
+    if cfg["source"] != "demo":
+        try:
+            report["clinpgx"] = fetch_clinpgx(cfg, out_dir / "clinpgx")
+            report["origin"] = "clinpgx"
+        except (DownloadFailed, OSError) as exc:
+            if cfg["source"] != "auto":
+                raise ScievalsError(f"autogkb.source={cfg['source']}", str(exc),
+                                    "check the network, autogkb.url/path/sha256, or use "
+                                    "source: demo") from None
+            report["fallback"] = f"ClinPGx download failed ({exc}); used the embedded subset"
+            log.warning("autogkb: %s", report["fallback"])
+    if cfg["text_mode"] == "fulltext":
+        pmcids = test_pmcids(load_articles(DEMO_FILE))
+        report["articles"] = fetch_articles(pmcids, cfg, out_dir / "articles")
+        ok = sum(a["status"] == "ok" for a in report["articles"])
+        log.info("autogkb: %d of %d article texts fetched", ok, len(pmcids))
+    write_json(report_json, report)
+    return report
