@@ -111,26 +111,29 @@ def safe_member_name(name: str) -> str:
 
 
 def unpack_tables(archive: str | Path, folder: str | Path) -> dict[str, str]:
-    """Unpack the four ClinPGx TSVs of ``archive`` into ``folder``; name -> sha256."""
+    """Unpack the four ClinPGx TSVs of ``archive`` into ``folder``; name -> sha256.
+
+    Every member name is checked and the four tables are looked for before anything is
+    written, so a refused archive leaves no file behind.
+    """
     folder = Path(folder)
-    out = {}
     try:
         with zipfile.ZipFile(archive) as zf:
-            members = zf.infolist()
-            for info in members:  # check every name first: a bad archive writes nothing
-                safe_member_name(info.filename)
-            for info in members:
+            wanted = {}
+            for info in zf.infolist():
                 name = safe_member_name(info.filename)
-                if info.is_dir() or name not in CLINPGX_TABLES:
-                    continue
+                if not info.is_dir() and name in CLINPGX_TABLES:
+                    wanted[name] = info
+            missing = [t for t in CLINPGX_TABLES if t not in wanted]
+            if missing:
+                raise DownloadFailed(f"{archive}: the zip lacks {missing}")
+            out = {}
+            for name, info in wanted.items():
                 with zf.open(info) as src, atomic_path(folder / name) as tmp:
                     tmp.write_bytes(src.read())
                 out[name] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
     except zipfile.BadZipFile:
         raise DownloadFailed(f"{archive}: not a zip archive") from None
-    missing = [t for t in CLINPGX_TABLES if t not in out]
-    if missing:
-        raise DownloadFailed(f"{archive}: the zip lacks {missing}")
     return out
 
 
