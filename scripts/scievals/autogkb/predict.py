@@ -115,3 +115,7 @@ def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[di
                for pmcid, value in sorted(data.items())]
     write_jsonl(out_jsonl, records)
     return records
+
+
+# What the predict rules depend on (a rule param): the prompt and the baseline extractor.
+PREDICT_VERSION = f"{PROMPT_VERSION}+{baseline.BASELINE_VERSION}"
