@@ -131,7 +131,7 @@ def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> 
         vocab_rows = data.other_rows(folder, set(pmids.values()))
         vocab_source = "ClinPGx annotations of articles outside the test set"
     else:
-        articles = {p: embedded[p] for p in test_ids}
+        articles = embedded  # build_cases lists the articles without phenotype rows
         vocab_rows = [row for p, a in embedded.items() if p not in test_ids
                       for table in ANNOTATION_TYPES for row in a.get(table) or []]
         vocab_source = "embedded subset: annotations of the drug/FA-only articles (not tested)"

@@ -71,7 +71,10 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
                        label=f"{spec.name} [autogkb]")
     by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
-    records = [reply_record(*by_id[resp.case_id], spec.name, resp) for resp in result.responses]
+    records = []
+    for response in result.responses:
+        case, request = by_id[response.case_id]
+        records.append(reply_record(case, spec.name, request, response))
     return records, result.usage.model_dump(mode="json")
 
 
