@@ -22,7 +22,7 @@ BASELINE_VERSION = "autogkb-baseline-v1"
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*(\[])|\n+")
 _RSID = re.compile(r"\brs\d{3,}\b")
-_HLA = re.compile(r"\bHLA-[A-Z]{1,4}[0-9]?\*\d{2,3}(?::\d{2,3})*\b")
+_HLA = re.compile(r"\b(HLA-[A-Z]{1,4}[0-9]?)\s?(\*\d{2,3}(?::\d{2,3})*)")
 _STAR = re.compile(r"\b([A-Z][A-Z0-9]{2,9})\s?(\*\d+[A-Z]?(?:x\d)?)")
 _GENE = re.compile(r"\b(?:HLA-[A-Z]{1,4}[0-9]?|[A-Z][A-Z0-9]{1,5}\d[A-Z0-9]{0,4})\b")
 _DIPLOTYPE = r"\*\d+[A-Z]?(?::\d{2,3})*(?:/\*\d+[A-Z]?(?::\d{2,3})*)?"
@@ -42,6 +42,9 @@ _EFFICACY = re.compile(r"\b(?:response|efficacy|survival|remission|rejection|cle
 _PHENOTYPE = re.compile(r"\b(?:risk of|likelihood of|response to|severity of|odds of)\s+"
                         r"([a-z][a-z -]{2,60}?)(?=\s+(?:when|in|as|due|compared|with|for)\b|[.,;(]|$)",
                         re.IGNORECASE)
+_TREATED = re.compile(r"\b(?:treated|exposed) with ([a-z0-9-]+(?:(?:,\s*|\s+and\s+|\s+or\s+)"
+                      r"[a-z0-9-]+)*)")
+_ASSOCIATION = re.compile(r"\bassociated with\b", re.IGNORECASE)
 # Endings that mark most INN drug names (statins, azoles, platins, kinase inhibitors...).
 DRUG_STEMS = re.compile(
     r"\b[a-z]{3,}(?:statin|azepine|azole|platin|tinib|mab|vir|cillin|mycin|floxacin|pril|"
@@ -60,7 +63,7 @@ def _unique(items) -> list[str]:
 
 
 def _variants(sentence: str) -> tuple[list[str], str | None]:
-    hla = _HLA.findall(sentence)
+    hla = [gene + allele for gene, allele in _HLA.findall(sentence)]
     stars = [(g, a) for g, a in _STAR.findall(sentence) if not g.startswith("HLA")]
     rsids = _RSID.findall(sentence)
     variants = _unique(hla + [f"{g}{a}" for g, a in stars] + rsids)
@@ -76,9 +79,14 @@ def _variants(sentence: str) -> tuple[list[str], str | None]:
 
 
 def _drugs(sentence: str, vocabulary: set[str]) -> list[str]:
-    words = re.findall(r"[a-z][a-z0-9-]+", sentence.lower())
-    found = [w for w in words if w in vocabulary]
-    found += DRUG_STEMS.findall(sentence.lower())
+    low = sentence.lower()
+    words = re.findall(r"[a-z][a-z0-9-]+", low)
+    found = [" ".join(words[i:i + n]) for n in (3, 2, 1) for i in range(len(words) - n + 1)
+             if " ".join(words[i:i + n]) in vocabulary]
+    treated = _TREATED.search(low)
+    if treated:
+        found += [d.strip() for d in re.split(r",|\band\b|\bor\b", treated.group(1)) if d.strip()]
+    found += DRUG_STEMS.findall(low)
     return _unique(found)
 
 
@@ -89,8 +97,13 @@ def _alleles(sentence: str) -> tuple[str | None, str | None]:
     return (before[-1] if before else None), (after[0] if after else None)
 
 
-def annotate_sentence(sentence: str, vocabulary: set[str]) -> dict | None:
+def annotate_sentence(sentence: str, vocabulary: set[str],
+                      context: tuple[list[str], str | None] = ([], None)) -> dict | None:
+    """One annotation from a sentence; an association sentence that names no variant
+    ("Genotype TT is associated with ...") borrows the nearest one (``context``)."""
     variants, gene = _variants(sentence)
+    if not variants and _ASSOCIATION.search(sentence):
+        variants, gene = context
     if not variants:
         return None
     drugs = _drugs(sentence, vocabulary)
@@ -125,8 +138,14 @@ def annotate_sentence(sentence: str, vocabulary: set[str]) -> dict | None:
 def extract(text: str, vocabulary: set[str]) -> list[dict]:
     """Annotations of every variant-naming sentence, identical ones once."""
     seen, out = set(), []
-    for sentence in sentences(text):
-        annotation = annotate_sentence(sentence, vocabulary)
+    parts = sentences(text)
+    found = [_variants(s) for s in parts]
+    for k, sentence in enumerate(parts):
+        # Nearest variant: the next two sentences (ClinPGx notes follow their sentence),
+        # then the previous ones.
+        near = [found[i] for i in (k + 1, k + 2, *range(k - 1, -1, -1))
+                if 0 <= i < len(parts) and found[i][0]]
+        annotation = annotate_sentence(sentence, vocabulary, near[0] if near else ([], None))
         if annotation is None:
             continue
         key = tuple(annotation.values())
