@@ -12,7 +12,7 @@ AUTOGKB_MODELS = MODELS["autogkb"]
 
 rule autogkb_download:
     output:
-        report=autogkb_wf.DOWNLOAD_REPORT,
+        source=autogkb_wf.SOURCE,
     log:
         "logs/autogkb_download.log",
     localrule: True
@@ -27,7 +27,7 @@ rule autogkb_download:
 
 rule autogkb_curate:
     input:
-        download=rules.autogkb_download.output.report,
+        source=rules.autogkb_download.output.source,
     output:
         cases=autogkb_wf.CASES,
         report=autogkb_wf.CURATION_REPORT,

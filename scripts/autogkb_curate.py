@@ -11,7 +11,7 @@ from scievals.common.io import read_json
 
 
 def curate_step(smk):
-    curate(read_json(smk.input.download), smk.params.raw_dir, smk.output.cases,
+    curate(read_json(smk.input.source), smk.params.raw_dir, smk.output.cases,
            smk.output.report, smk.output.vocabulary)
 
 

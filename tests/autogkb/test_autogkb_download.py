@@ -81,8 +81,8 @@ def server():
 
 
 def cfg(server, route="/good.zip", source="remote", **extra):
-    return {"source": source, "url": server + route, "sha256": None, "path": None,
-            "download_timeout_s": 0.5, "max_download_mb": 1, "text_mode": "evidence",
+    return {"source": source, "url": server + route, "sha256": "", "path": "",
+            "allow_unverified": True, "download_timeout_s": 0.5, "max_download_mb": 1, "text_mode": "evidence",
             "pmc": {"oa_url": server + "/oa/{pmcid}", "bioc_url": server + "/bioc/{pmcid}",
                     "licences": ["CC BY", "CC0"]}, **extra}
 
@@ -100,9 +100,10 @@ def test_good_zip_is_unpacked(server, tmp_path):
 
 @pytest.mark.parametrize("route, message", [
     ("/fail", "HTTP 500"),
-    ("/slow", "timed out after 0.5 s"),
+    ("/slow", "Timeout"),
     ("/html", "HTML page, not data"),
     ("/html-as-zip", "HTML page, not data"),
+    ("/missing", "HTTP 404"),
     ("/notzip", "not a zip archive"),
     ("/partial.zip", "the zip lacks"),
     ("/escape.zip", "points outside the target folder"),
@@ -117,35 +118,44 @@ def test_faults_are_one_clear_line(server, tmp_path, route, message):
     assert not any((folder / t).exists() for t in data.CLINPGX_TABLES)
 
 
-def test_pinned_sha256_mismatch_is_refused(server, tmp_path):
-    with pytest.raises(DownloadFailed, match="is not the pinned"):
+def test_checksums(server, tmp_path):
+    with pytest.raises(DownloadFailed, match="differs from the expected"):
         data.fetch_clinpgx(cfg(server, sha256="0" * 64), tmp_path / "raw")
     assert not (tmp_path / "raw" / "variantAnnotations.zip").exists()
+    # Without a pinned sha256, a download needs allow_unverified: true.
+    with pytest.raises(DownloadFailed, match="no checksum configured"):
+        data.fetch_clinpgx(cfg(server, allow_unverified=False), tmp_path / "raw")
+    digest = data.fetch_clinpgx(cfg(server), tmp_path / "raw")["zip_sha256"]
+    pinned = data.fetch_clinpgx(cfg(server, sha256=digest, allow_unverified=False),
+                                tmp_path / "raw")
+    assert pinned["verified"] and (tmp_path / "raw" / "verified" / digest).is_file()
 
 
 def test_size_cap(server, tmp_path):
     with pytest.raises(DownloadFailed, match="larger than"):
-        data.download(server + "/good.zip", tmp_path / "x.zip", timeout_s=1, max_bytes=10)
+        data.download(server + "/good.zip", tmp_path / "x.zip",
+                      cfg(server, max_download_mb=10 / 2**20), verify=False)
     assert not (tmp_path / "x.zip").exists()
 
 
 def test_remote_failure_stops_auto_falls_back_and_says_so(server, tmp_path):
     with pytest.raises(ScievalsError, match="autogkb.source=remote.*HTTP 500"):
-        data.fetch(cfg(server, "/fail"), tmp_path / "raw", tmp_path / "report.json")
-    report = data.fetch(cfg(server, "/fail", source="auto"), tmp_path / "raw",
+        data.fetch_sources(cfg(server, "/fail"), tmp_path / "raw", tmp_path / "report.json")
+    report = data.fetch_sources(cfg(server, "/fail", source="auto"), tmp_path / "raw",
                         tmp_path / "report.json")
     assert report["origin"] == "demo" and "HTTP 500" in report["fallback"]
-    ok = data.fetch(cfg(server, source="auto"), tmp_path / "raw", tmp_path / "report.json")
+    assert report["dataset"] == "autogkb-demo-evidence-not-fulltext"
+    ok = data.fetch_sources(cfg(server, source="auto"), tmp_path / "raw", tmp_path / "report.json")
     assert ok["origin"] == "clinpgx" and ok["fallback"] is None
 
 
 def test_file_source_checks_path(server, tmp_path):
-    with pytest.raises(ScievalsError, match="file not found"):
-        data.fetch(cfg(server, source="file", path=str(tmp_path / "nope.zip")),
+    with pytest.raises(ScievalsError, match="no such file"):
+        data.fetch_sources(cfg(server, source="file", path=str(tmp_path / "nope.zip")),
                    tmp_path / "raw", tmp_path / "report.json")
     local = tmp_path / "copy.zip"
     local.write_bytes(ROUTES["/good.zip"][2])
-    report = data.fetch(cfg(server, source="file", path=str(local)), tmp_path / "raw",
+    report = data.fetch_sources(cfg(server, source="file", path=str(local)), tmp_path / "raw",
                         tmp_path / "report.json")
     assert report["origin"] == "clinpgx"
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scievals.autogkb import curate, predict, score
 from scievals.autogkb.baseline import extract
-from scievals.autogkb.data import load_articles
+from scievals.autogkb.data import dataset_label, load_articles
 from scievals.autogkb.metrics import FIELDS
 from scievals.common.errors import ScievalsError
 
@@ -47,8 +47,8 @@ def test_curation_of_the_embedded_subset(curated):
 
 
 def test_evidence_mode_is_never_labelled_fulltext():
-    assert curate.dataset_label("demo", "evidence").endswith("evidence-not-fulltext")
-    assert "fulltext" in curate.dataset_label("clinpgx", "fulltext")
+    assert dataset_label("demo", "evidence").endswith("evidence-not-fulltext")
+    assert "fulltext" in dataset_label("clinpgx", "fulltext")
     articles = {"PMC1": {"pmid": "1", "var_pheno_ann": [{"Gene": "X"}]}}
     cases, excluded = curate.build_cases(articles, "fulltext", {})
     assert cases == [] and excluded == [{"pmcid": "PMC1", "reason": "no full text fetched"}]

@@ -1,6 +1,7 @@
 """``python -m scievals autogkb ...``: score one annotation list, inspect prompts and replies.
 
     autogkb score --pred P.json --truth T.json [--threshold 0.7]   scores as one JSON object
+    autogkb validate MODEL.json [--cases cases.jsonl]              check a bring-your-own file
     autogkb parse REPLY.txt                                        how a reply is parsed
     autogkb prompt --cases cases.jsonl --pmcid PMC...              the prompt of one article
 
@@ -84,6 +85,15 @@ def cmd_score(args) -> int:
     return 0
 
 
+def cmd_validate(args) -> int:
+    """Check a bring-your-own file as the workflow's import would, one line per problem."""
+    from scievals.autogkb.predict import check_user_file
+
+    problems = check_user_file(args.file, args.cases)
+    print(f"{args.file}: " + ("ok" if not problems else "INVALID: " + "; ".join(problems)))
+    return 1 if problems else 0
+
+
 def cmd_parse(args) -> int:
     from scievals.autogkb.parser import parse_reply
 
@@ -116,6 +126,12 @@ def register(subparsers) -> None:
     p.add_argument("--threshold", type=float, default=0.7,
                    help="pair score a prediction needs to count (default 0.7, as the reference)")
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("validate", help="check a bring-your-own predictions file")
+    p.add_argument("file", help="predictions/autogkb/<model>.json: PMCID -> list of annotations")
+    p.add_argument("--cases", default="data/curated/autogkb/cases.jsonl",
+                   help="curated cases (default: the workflow's; else the embedded PMCIDs)")
+    p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("parse", help="parse a raw model reply ('-' for stdin)")
     p.add_argument("reply")

@@ -21,18 +21,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from scievals.autogkb.data import ANNOTATION_TYPES
+from scievals.autogkb.data import ANNOTATION_TYPES, dataset_label
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
 
 TEXT_MODES = ("evidence", "fulltext")
 CASE_KEYS = ("case_id", "pmid", "title", "text_mode", "text", "text_licence", "truth")
-
-
-def dataset_label(origin: str, text_mode: str) -> str:
-    """``autogkb-<demo|clinpgx>-evidence-not-fulltext`` or ``autogkb-<...>-fulltext``."""
-    suffix = "evidence-not-fulltext" if text_mode == "evidence" else "fulltext"
-    return f"autogkb-{origin}-{suffix}"
 
 
 def evidence_text(article: dict) -> str:

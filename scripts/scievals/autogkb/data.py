@@ -23,8 +23,10 @@ import zipfile
 from pathlib import Path, PurePosixPath
 from xml.etree import ElementTree
 
+from scievals.common import notices
+from scievals.common.download import DownloadError, fetch
 from scievals.common.errors import ScievalsError
-from scievals.common.io import atomic_path, read_json
+from scievals.common.io import atomic_path, read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -55,48 +57,30 @@ def load_articles(path: str | Path = DEMO_FILE) -> dict[str, dict]:
     return data
 
 
-# --- checked HTTP download -------------------------------------------------------------------
+# --- checked download (scievals.common.download) ----------------------------------------
 
-def download(url: str, dest: str | Path, *, timeout_s: float, max_bytes: int,
-             sha256: str | None = None, expect: str = "data") -> str:
-    """Fetch ``url`` to ``dest`` atomically; return its sha256.
+def download(source: str, dest: str | Path, cfg: dict, *, sha256: str = "", verify: bool = True,
+             expect: str = "data", store: str | Path | None = None) -> str:
+    """Fetch ``source`` to ``dest`` through the project's checked downloader; its sha256.
 
-    ``expect`` is "data" (binary: an HTML page is refused, as servers answer errors and
-    logins with one), "json" or "xml". Raises :class:`DownloadFailed` with one line.
+    On top of the downloader's checks (timeout, size cap, checksum, atomic write), a
+    binary download that turns out to be an HTML page (servers answer errors and logins
+    with one) is refused. Every failure is one :class:`DownloadFailed` line.
     """
-    import httpx
-
-    digest = hashlib.sha256()
     try:
-        with (atomic_path(dest) as tmp,
-              httpx.stream("GET", url, timeout=timeout_s, follow_redirects=True) as resp):
-            if resp.status_code != 200:
-                raise DownloadFailed(f"{url}: HTTP {resp.status_code}")
-            kind = resp.headers.get("content-type", "").lower()
-            size = 0
-            with open(tmp, "wb") as handle:
-                for chunk in resp.iter_bytes():
-                    if size == 0 and expect == "data" and _looks_html(kind, chunk):
-                        raise DownloadFailed(f"{url}: the server sent an HTML page, not data "
-                                             "(an error or login page?)")
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise DownloadFailed(f"{url}: larger than {max_bytes} bytes")
-                    digest.update(chunk)
-                    handle.write(chunk)
-            actual = digest.hexdigest()
-            if sha256 and actual != sha256.lower():
-                raise DownloadFailed(f"{url}: sha256 {actual} is not the pinned {sha256}")
-    except httpx.TimeoutException:
-        raise DownloadFailed(f"{url}: timed out after {timeout_s} s") from None
-    except httpx.HTTPError as exc:
-        raise DownloadFailed(f"{url}: {type(exc).__name__}: {exc}") from None
-    return actual
-
-
-def _looks_html(content_type: str, first: bytes) -> bool:
-    head = first[:512].lstrip().lower()
-    return "text/html" in content_type or head.startswith((b"<!doctype html", b"<html"))
+        fetched = fetch(source, dest, sha256=sha256 or None, verify=verify,
+                        timeout_s=float(cfg["download_timeout_s"]),
+                        max_bytes=int(cfg["max_download_mb"] * 2**20), store=store)
+    except DownloadError as exc:
+        raise DownloadFailed(exc.one_line()) from None
+    if expect == "data":
+        with open(dest, "rb") as handle:
+            head = handle.read(512).lstrip().lower()
+        if head.startswith((b"<!doctype html", b"<html")):
+            Path(dest).unlink()
+            raise DownloadFailed(f"{source}: the server sent an HTML page, not data "
+                                 "(an error or login page?)")
+    return fetched.sha256
 
 
 # --- ClinPGx zip -----------------------------------------------------------------------------
@@ -167,25 +151,22 @@ def other_rows(folder: str | Path, exclude_pmids: set[str]) -> list[dict]:
 
 
 def fetch_clinpgx(cfg: dict, folder: str | Path) -> dict:
-    """Download and unpack the ClinPGx zip (or copy ``path``); a report dict."""
+    """The ClinPGx zip from ``url`` (or ``path`` for ``source: file``), unpacked; a report.
+
+    Checked against ``sha256``; ClinPGx publishes no checksum and changes monthly, so
+    without a pinned one the download needs ``allow_unverified: true``. Verified copies
+    are kept in ``<folder>/verified`` and reused.
+    """
     folder = Path(folder)
-    max_bytes = int(cfg["max_download_mb"] * 2**20)
+    origin = cfg["path"] if cfg["source"] == "file" else cfg["url"]
+    if not origin:
+        key = "path" if cfg["source"] == "file" else "url"
+        raise DownloadFailed(f"autogkb.{key} is empty")
     archive = folder / "variantAnnotations.zip"
-    if cfg["source"] == "file":
-        local = Path(cfg["path"]).expanduser()
-        if not local.is_file():
-            raise DownloadFailed(f"autogkb.path {local}: file not found")
-        with atomic_path(archive) as tmp:
-            tmp.write_bytes(local.read_bytes())
-        digest = hashlib.sha256(archive.read_bytes()).hexdigest()
-        if cfg.get("sha256") and digest != cfg["sha256"]:
-            raise DownloadFailed(f"autogkb.path {local}: sha256 {digest} is not the pinned "
-                                 f"{cfg['sha256']}")
-    else:
-        digest = download(cfg["url"], archive, timeout_s=cfg["download_timeout_s"],
-                          max_bytes=max_bytes, sha256=cfg.get("sha256"))
+    digest = download(origin, archive, cfg, sha256=cfg["sha256"],
+                      verify=not cfg["allow_unverified"], store=folder / "verified")
     tables = unpack_tables(archive, folder)
-    return {"source": cfg["source"], "url": cfg.get("url"), "zip_sha256": digest,
+    return {"origin": origin, "zip_sha256": digest, "verified": bool(cfg["sha256"]),
             "tables": tables}
 
 
@@ -228,20 +209,21 @@ def bioc_text(data, pmcid: str) -> str:
 
 def fetch_article(pmcid: str, cfg: dict, folder: str | Path) -> dict:
     """One article's text and licence, or a skip with its reason (never raises)."""
-    timeout, max_bytes = cfg["download_timeout_s"], int(cfg["max_download_mb"] * 2**20)
     folder = Path(folder)
     entry = {"pmcid": pmcid, "status": "skipped", "licence": None, "reason": None}
     try:
         oa_file = folder / f"{pmcid}.oa.xml"
-        download(cfg["pmc"]["oa_url"].format(pmcid=pmcid), oa_file, timeout_s=timeout,
-                 max_bytes=max_bytes, expect="xml")
+        # Live answers about one article: no checksum can be pinned (the text's sha256 is
+        # recorded instead).
+        download(cfg["pmc"]["oa_url"].format(pmcid=pmcid), oa_file, cfg, verify=False,
+                 expect="xml")
         licence = oa_licence(oa_file.read_text(encoding="utf-8"), pmcid)
         entry["licence"] = licence
         if licence not in cfg["pmc"]["licences"]:
             raise DownloadFailed(f"{pmcid}: licence {licence!r} is not in autogkb.pmc.licences")
         bioc_file = folder / f"{pmcid}.bioc.json"
-        download(cfg["pmc"]["bioc_url"].format(pmcid=pmcid), bioc_file, timeout_s=timeout,
-                 max_bytes=max_bytes, expect="json")
+        download(cfg["pmc"]["bioc_url"].format(pmcid=pmcid), bioc_file, cfg, verify=False,
+                 expect="json")
         try:
             data = json.loads(bioc_file.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -249,7 +231,8 @@ def fetch_article(pmcid: str, cfg: dict, folder: str | Path) -> dict:
         text = bioc_text(data, pmcid)
         with atomic_path(folder / f"{pmcid}.txt") as tmp:
             tmp.write_text(text, encoding="utf-8")
-        entry.update(status="ok", file=str(folder / f"{pmcid}.txt"), chars=len(text))
+        entry.update(status="ok", file=str(folder / f"{pmcid}.txt"), chars=len(text),
+                     sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
     except DownloadFailed as exc:
         entry["reason"] = str(exc)
         log.warning("%s", exc)
@@ -262,20 +245,24 @@ def fetch_articles(pmcids: list[str], cfg: dict, folder: str | Path) -> list[dic
 
 
 
+def dataset_label(origin: str, text_mode: str) -> str:
+    """``autogkb-<demo|clinpgx>-evidence-not-fulltext`` or ``autogkb-<...>-fulltext``."""
+    suffix = "evidence-not-fulltext" if text_mode == "evidence" else "fulltext"
+    return f"autogkb-{origin}-{suffix}"
+
+
 def test_pmcids(articles: dict[str, dict]) -> list[str]:
     """The benchmark's test articles: those with at least one phenotype annotation."""
     return sorted(p for p, a in articles.items() if a.get("var_pheno_ann"))
 
 
-def fetch(cfg: dict, out_dir: str | Path, report_json: str | Path) -> dict:
+def fetch_sources(cfg: dict, out_dir: str | Path, report_json: str | Path) -> dict:
     """The download step: ClinPGx tables per ``cfg['source']``, PMC texts in fulltext mode.
 
     ``demo`` uses the embedded subset only; ``remote``/``file`` fail with one line when the
     ClinPGx zip cannot be had; ``auto`` then falls back to the embedded subset and says so
     in the report (``fallback``), which the dataset label and the end-of-run notice repeat.
     """
-    from scievals.common.io import write_json
-
     out_dir = Path(out_dir)
     report: dict = {"source": cfg["source"], "origin": "demo", "fallback": None,
                     "clinpgx": None, "articles": []}
@@ -283,17 +270,26 @@ def fetch(cfg: dict, out_dir: str | Path, report_json: str | Path) -> dict:
         try:
             report["clinpgx"] = fetch_clinpgx(cfg, out_dir / "clinpgx")
             report["origin"] = "clinpgx"
-        except (DownloadFailed, OSError) as exc:
+        except DownloadFailed as exc:
             if cfg["source"] != "auto":
                 raise ScievalsError(f"autogkb.source={cfg['source']}", str(exc),
                                     "check the network, autogkb.url/path/sha256, or use "
                                     "source: demo") from None
             report["fallback"] = f"ClinPGx download failed ({exc}); used the embedded subset"
-            log.warning("autogkb: %s", report["fallback"])
+            notices.record("fallback", "autogkb", "ClinPGx download failed; scored on the "
+                           "embedded 20-article subset (dataset label says demo)",
+                           details={"reason": str(exc)})
     if cfg["text_mode"] == "fulltext":
         pmcids = test_pmcids(load_articles(DEMO_FILE))
         report["articles"] = fetch_articles(pmcids, cfg, out_dir / "articles")
-        ok = sum(a["status"] == "ok" for a in report["articles"])
-        log.info("autogkb: %d of %d article texts fetched", ok, len(pmcids))
+        skipped = [a for a in report["articles"] if a["status"] != "ok"]
+        log.info("autogkb: %d of %d article texts fetched", len(pmcids) - len(skipped),
+                 len(pmcids))
+        if skipped:
+            notices.record("skipped_source", "autogkb",
+                           f"{len(skipped)} of {len(pmcids)} article texts not used "
+                           "(licence, not open access or failed); see download report",
+                           details={a["pmcid"]: a["reason"] for a in skipped})
+    report["dataset"] = dataset_label(report["origin"], cfg["text_mode"])
     write_json(report_json, report)
     return report

@@ -98,26 +98,52 @@ def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
     return records
 
 
-def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[dict]:
-    """A user's ``{PMCID: [annotation, ...]}`` file -> records as :func:`run` writes them.
-
-    Unknown PMCIDs are an error; an article the file leaves out is scored as a missing
-    prediction (0, with a note); an entry that is not a usable list is a parse failure.
-    """
+def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
     data = read_json(user_json)
     if not isinstance(data, dict):
         raise ScievalsError(user_json, f"expected a JSON object PMCID -> list of annotations, "
                             f"got a {type(data).__name__}",
                             'write {"PMC123": [{"Variant/Haplotypes": ..., ...}], ...}')
-    case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
     unknown = sorted(set(data) - case_ids)
     if unknown:
         raise ScievalsError(f"{user_json}: {unknown[0]}", f"unknown PMCID ({len(unknown)} "
                             "unknown in all)", f"use the benchmark's PMCIDs: {sorted(case_ids)}")
-    records = [_record(pmcid, model, BYO_CONDITION, parse_annotations(value, "user"))
-               for pmcid, value in sorted(data.items())]
+    return [_record(pmcid, model, BYO_CONDITION, parse_annotations(value, "user"))
+            for pmcid, value in sorted(data.items())]
+
+
+def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[dict]:
+    """A user's ``{PMCID: [annotation, ...]}`` file -> records as :func:`run` writes them.
+
+    Unknown PMCIDs are an error; an article the file leaves out is scored as a missing
+    prediction (0, with a note); an entry that is not a usable list is a parse failure
+    (0, with its reason in the review).
+    """
+    case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
+    records = _user_records(user_json, case_ids, model)
     write_jsonl(out_jsonl, records)
     return records
+
+
+def check_user_file(user_json, cases_jsonl=None) -> list[str]:
+    """Problems of a bring-your-own file (empty when it imports cleanly)."""
+    from pathlib import Path
+
+    from scievals.autogkb.data import load_articles, test_pmcids
+
+    if cases_jsonl and Path(cases_jsonl).exists():
+        case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
+    else:
+        case_ids = set(test_pmcids(load_articles()))
+    try:
+        records = _user_records(user_json, case_ids, "check")
+    except ScievalsError as exc:
+        return [exc.one_line()]
+    problems = [f"{r['case_id']}: {r['parse_error']}" for r in records if r["parse_status"] != "ok"]
+    missing = sorted(case_ids - {r["case_id"] for r in records})
+    if missing:
+        problems.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
+    return problems
 
 
 # What the predict rules depend on (a rule param): the prompt and the baseline extractor.

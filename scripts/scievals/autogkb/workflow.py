@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 RAW_DIR = "data/raw/autogkb"
-DOWNLOAD_REPORT = f"{RAW_DIR}/download.json"
+SOURCE = f"{RAW_DIR}/source.json"
 CASES = "data/curated/autogkb/cases.jsonl"
 CURATION_REPORT = "data/curated/autogkb/curation_report.json"
 VOCABULARY = "data/curated/autogkb/drug_vocabulary.json"
 PREDICTIONS = "results/autogkb/predictions/{model}.jsonl"
 USAGE = "results/autogkb/predictions/{model}.usage.json"
 
-DOWNLOAD_KEYS = ("source", "url", "sha256", "path", "text_mode", "pmc", "download_timeout_s",
-                 "max_download_mb")
+DOWNLOAD_KEYS = ("source", "url", "sha256", "path", "allow_unverified", "text_mode", "pmc",
+                 "download_timeout_s", "max_download_mb")
 
 
 def download_settings(section: dict) -> dict:
@@ -29,10 +29,3 @@ def score_inputs(model: str, byo_models: list[str]) -> dict:
     if model not in byo_models:
         inputs["usage"] = USAGE.format(model=model)
     return inputs
-
-
-def fallback_notice(report: dict) -> str | None:
-    """The end-of-run line when the ClinPGx download fell back to the embedded subset."""
-    if report.get("fallback"):
-        return f"autogkb: {report['fallback']} (dataset label says 'demo')"
-    return None
