@@ -10,10 +10,8 @@ articles with at least one matched pair (``n`` says how many).
 from __future__ import annotations
 
 import logging
-import math
 import re
 
-import numpy as np
 import pandas as pd
 
 from scievals.autogkb.curate import read_cases
@@ -22,7 +20,7 @@ from scievals.autogkb.review import article_section, render_review
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.provenance import Provenance
-from scievals.common.stats import mean_ci
+from scievals.common.stats import metric_means
 from scievals.common.tables import result_rows, write_result_table
 
 log = logging.getLogger(__name__)
@@ -86,21 +84,11 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
 
 
 def aggregate(per_article: pd.DataFrame, bootstrap: dict) -> dict[str, list[dict]]:
-    n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
-    out = {}
+    """condition -> metric dicts (mean over articles of per-article means, CI over articles)."""
+    out: dict[str, list[dict]] = {}
     for condition, frame in per_article.groupby("condition", sort=True):
         per_case = frame.groupby("case_id")[list(TABLE_METRICS)].mean()
-        items = []
-        for metric in TABLE_METRICS:
-            values = per_case[metric].to_numpy(dtype=float)
-            values = values[np.isfinite(values)]
-            if values.size == 0:
-                items.append({"metric": metric, "value": math.nan, "n": 0})
-                continue
-            low, high = mean_ci(values, n_resamples, seed)
-            items.append({"metric": metric, "value": float(values.mean()), "ci_low": low,
-                          "ci_high": high, "n": int(values.size)})
-        out[str(condition)] = items
+        out[str(condition)] = metric_means({m: per_case[m] for m in TABLE_METRICS}, bootstrap)
     return out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from scievals.common.workflow import score_inputs as common_score_inputs
+
 RAW_DIR = "data/raw/autogkb"
 SOURCE = f"{RAW_DIR}/source.json"
 CASES = "data/curated/autogkb/cases.jsonl"
@@ -24,8 +26,5 @@ def predict_config(config: dict, model: str) -> dict:
 
 
 def score_inputs(model: str, byo_models: list[str]) -> dict:
-    inputs = {"cases": CASES, "curation": CURATION_REPORT,
-              "predictions": PREDICTIONS.format(model=model)}
-    if model not in byo_models:
-        inputs["usage"] = USAGE.format(model=model)
-    return inputs
+    return common_score_inputs(model, byo_models, {"cases": CASES, "curation": CURATION_REPORT},
+                               PREDICTIONS, USAGE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scievals.common.workflow import score_inputs as common_score_inputs
 from scievals.gating.paths import OMIP_DIR, embedded_workspaces
 
 CASES = "data/curated/gating/cases.jsonl"
@@ -42,8 +43,5 @@ def predict_config(config: dict, model: str) -> dict:
 
 
 def score_inputs(model: str, byo_models: list[str]) -> dict:
-    inputs = {"cases": CASES, "curation": CURATION_REPORT,
-              "predictions": PREDICTIONS.format(model=model)}
-    if model not in byo_models:
-        inputs["usage"] = USAGE.format(model=model)
-    return inputs
+    return common_score_inputs(model, byo_models, {"cases": CASES, "curation": CURATION_REPORT},
+                               PREDICTIONS, USAGE)
