@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 
 from scievals.autogkb.fields import ALLOWED_VALUES, KEY_ALIASES, squash
 from scievals.autogkb.metrics import FIELDS
+from scievals.llm.parsing import ParseOutcome
 
 ITEM_SCHEMA = {
     "type": "object",
@@ -32,21 +33,11 @@ LIST_KEYS = ("annotations", "var_pheno_ann", "results", "variant_annotations")
 
 
 @dataclass
-class ParseResult:
-    status: str  # "ok" | "failed"
-    method: str | None = None
+class ParseResult(ParseOutcome):
     annotations: list[dict] = field(default_factory=list)
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
 
     def as_record(self) -> dict:
-        return {"parse_status": self.status, "parse_method": self.method,
-                "parse_error": self.error, "parse_warnings": self.warnings,
-                "annotations": self.annotations}
+        return {**super().as_record(), "annotations": self.annotations}
 
 
 class _Unusable(Exception):
