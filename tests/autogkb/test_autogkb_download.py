@@ -147,6 +147,11 @@ def test_remote_failure_stops_auto_falls_back_and_says_so(server, tmp_path):
     assert report["dataset"] == "autogkb-demo-evidence-not-fulltext"
     ok = data.fetch_sources(cfg(server, source="auto"), tmp_path / "raw", tmp_path / "report.json")
     assert ok["origin"] == "clinpgx" and ok["fallback"] is None
+    # Offline again after a real download: the kept copy is reused, never the demo.
+    again = data.fetch_sources(cfg(server, "/fail", source="auto"), tmp_path / "raw",
+                               tmp_path / "report.json")
+    assert again["origin"] == "clinpgx" and "reused the copy kept" in again["fallback"]
+    assert again["clinpgx"]["zip_sha256"] == ok["clinpgx"]["zip_sha256"]
 
 
 def test_file_source_checks_path(server, tmp_path):

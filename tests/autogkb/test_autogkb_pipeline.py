@@ -172,3 +172,20 @@ def test_cli_bad_file_exits_2_with_one_line(tmp_path, content, message):
     done = run_cli("score", "--pred", str(tmp_path / "p.json"), "--truth", str(tmp_path / "t.json"))
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_fulltext_mode_uses_fetched_texts_and_lists_the_rest(tmp_path):
+    text = tmp_path / "PMC3839910.txt"
+    text.write_text("Full article text about HLA-B*15:02.")
+    source = {"origin": "demo", "articles": [
+        {"pmcid": "PMC3839910", "status": "ok", "licence": "CC BY", "file": str(text)},
+        {"pmcid": "PMC554812", "status": "skipped", "licence": "NO-CC CODE",
+         "reason": "PMC554812: licence 'NO-CC CODE' is not in autogkb.pmc.licences"}]}
+    report = curate.curate(source, tmp_path, tmp_path / "c.jsonl", tmp_path / "r.json",
+                           tmp_path / "v.json")
+    assert report["dataset"] == "autogkb-demo-fulltext" and report["n_cases"] == 1
+    assert report["licences"] == {"PMC3839910": "CC BY"}
+    reasons = {e["pmcid"]: e["reason"] for e in report["excluded"]}
+    assert "NO-CC CODE" in reasons["PMC554812"] and reasons["PMC3387531"] == "no full text fetched"
+    (case,) = curate.read_cases(tmp_path / "c.jsonl")
+    assert case["text"] == "Full article text about HLA-B*15:02." and case["text_mode"] == "fulltext"

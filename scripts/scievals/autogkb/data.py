@@ -256,6 +256,31 @@ def test_pmcids(articles: dict[str, dict]) -> list[str]:
     return sorted(p for p, a in articles.items() if a.get("var_pheno_ann"))
 
 
+def _auto_fallback(cfg: dict, folder: Path, report: dict, reason: str) -> None:
+    """``auto`` after a failed download: the newest ClinPGx copy kept by an earlier run
+    (real results stay real offline), else the embedded subset; an end-of-run notice
+    either way."""
+    kept = sorted((folder / "verified").glob("*"), key=lambda p: p.stat().st_mtime)
+    if kept and (not cfg["sha256"] or kept[-1].name == cfg["sha256"]):
+        try:
+            tables = unpack_tables(kept[-1], folder)
+        except DownloadFailed:
+            tables = None
+        if tables:
+            report.update(origin="clinpgx", clinpgx={
+                "origin": str(kept[-1]), "zip_sha256": kept[-1].name,
+                "verified": bool(cfg["sha256"]), "tables": tables},
+                fallback=f"ClinPGx download failed ({reason}); reused the copy kept from an "
+                         f"earlier run (sha256 {kept[-1].name})")
+            notices.record("fallback", "autogkb", "ClinPGx download failed; reused the ClinPGx "
+                           f"copy of an earlier run (sha256 {kept[-1].name[:12]})",
+                           details={"reason": reason})
+            return
+    report["fallback"] = f"ClinPGx download failed ({reason}); used the embedded subset"
+    notices.record("fallback", "autogkb", "ClinPGx download failed; scored on the embedded "
+                   "20-article subset (dataset label says demo)", details={"reason": reason})
+
+
 def fetch_sources(cfg: dict, out_dir: str | Path, report_json: str | Path) -> dict:
     """The download step: ClinPGx tables per ``cfg['source']``, PMC texts in fulltext mode.
 
@@ -275,10 +300,7 @@ def fetch_sources(cfg: dict, out_dir: str | Path, report_json: str | Path) -> di
                 raise ScievalsError(f"autogkb.source={cfg['source']}", str(exc),
                                     "check the network, autogkb.url/path/sha256, or use "
                                     "source: demo") from None
-            report["fallback"] = f"ClinPGx download failed ({exc}); used the embedded subset"
-            notices.record("fallback", "autogkb", "ClinPGx download failed; scored on the "
-                           "embedded 20-article subset (dataset label says demo)",
-                           details={"reason": str(exc)})
+            _auto_fallback(cfg, out_dir / "clinpgx", report, str(exc))
     if cfg["text_mode"] == "fulltext":
         pmcids = test_pmcids(load_articles(DEMO_FILE))
         report["articles"] = fetch_articles(pmcids, cfg, out_dir / "articles")
