@@ -147,4 +147,4 @@ def check_user_file(user_json, cases_jsonl=None) -> list[str]:
 
 
 # What the predict rules depend on (a rule param): the prompt and the baseline extractor.
-PREDICT_VERSION = f"{PROMPT_VERSION}+{baseline.BASELINE_VERSION}"
+PREDICT_VERSION = f"{PROMPT_VERSION}-{baseline.BASELINE_VERSION}"

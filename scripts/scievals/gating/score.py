@@ -10,7 +10,6 @@ which are averaged over parsed predictions only) and count in
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 
 import pandas as pd
 
@@ -129,11 +128,3 @@ def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Prove
     return Provenance(benchmark=BENCHMARK, dataset=report.get("dataset", "gating-cases"),
                       dataset_sha256=sha256_file(cases_jsonl), config_hash=config_hash)
 
-
-def per_case_scores(cases: list[dict], records: list[dict]) -> dict[str, dict]:
-    """Convenience for callers: case -> mean scores over its records."""
-    frame = score_records(cases, records)
-    grouped: dict[str, dict] = defaultdict(dict)
-    for case_id, sub in frame.groupby("case_id"):
-        grouped[str(case_id)] = {m: float(sub[m].mean()) for m in TABLE_METRICS}
-    return dict(grouped)
