@@ -51,6 +51,7 @@ ROUTES = {
     "/oa/PMC2": (200, "text/xml", OA_NC.format(id="PMC2").encode()),
     "/oa/PMC3": (200, "text/xml", OA_ERR.encode()),
     "/oa/PMC4": (200, "text/xml", OA_OK.format(id="PMC4").encode()),
+    "/oa/PMC6": (200, "text/html", b"<!DOCTYPE html><html><body>Service down</body></html>"),
     "/bioc/PMC1": (200, "application/json", json.dumps(BIOC).encode()),
     "/bioc/PMC4": (200, "text/html", b"<html>maintenance</html>"),
 }
@@ -58,7 +59,7 @@ ROUTES = {
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
-        if self.path == "/slow":
+        if "slow" in self.path:
             time.sleep(1.5)
         status, kind, body = ROUTES.get(self.path, (404, "text/plain", b"missing"))
         self.send_response(status)
@@ -168,7 +169,7 @@ def test_file_source_checks_path(server, tmp_path):
 def test_pmc_articles_record_licence_or_skip(server, tmp_path):
     folder = tmp_path / "articles"
     entries = {e["pmcid"]: e for e in data.fetch_articles(
-        ["PMC1", "PMC2", "PMC3", "PMC4", "PMC5"], cfg(server), folder)}
+        ["PMC1", "PMC2", "PMC3", "PMC4", "PMC5", "PMC6", "PMCslow"], cfg(server), folder)}
     assert entries["PMC1"]["status"] == "ok" and entries["PMC1"]["licence"] == "CC BY"
     text = (folder / "PMC1.txt").read_text()
     assert "rs4149056" in text and "Reference list" not in text
@@ -177,4 +178,7 @@ def test_pmc_articles_record_licence_or_skip(server, tmp_path):
     assert "not in the PMC open-access subset" in entries["PMC3"]["reason"]
     assert "not JSON" in entries["PMC4"]["reason"]
     assert "HTTP 404" in entries["PMC5"]["reason"]
+    assert "HTML page" in entries["PMC6"]["reason"]
+    assert "Timeout" in entries["PMCslow"]["reason"]
+    assert all(entries[p]["status"] == "skipped" for p in ("PMC4", "PMC5", "PMC6", "PMCslow"))
     assert not (folder / "PMC2.txt").exists() and files_outside(tmp_path, folder) == []

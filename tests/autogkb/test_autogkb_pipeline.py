@@ -189,3 +189,13 @@ def test_fulltext_mode_uses_fetched_texts_and_lists_the_rest(tmp_path):
     assert "NO-CC CODE" in reasons["PMC554812"] and reasons["PMC3387531"] == "no full text fetched"
     (case,) = curate.read_cases(tmp_path / "c.jsonl")
     assert case["text"] == "Full article text about HLA-B*15:02." and case["text_mode"] == "fulltext"
+
+
+def test_cli_validate_names_each_problem(curated, tmp_path):
+    d, _ = curated
+    (tmp_path / "own.json").write_text(json.dumps({"PMC3839910": [{"gene": "HLA-B"}],
+                                                   "PMC554812": "not a list"}))
+    done = run_cli("validate", str(tmp_path / "own.json"), "--cases", str(d / "cases.jsonl"))
+    assert done.returncode == 1
+    assert "PMC554812: reply is a JSON str, not a list of annotations" in done.stdout
+    assert "15 article(s) missing (scored 0)" in done.stdout

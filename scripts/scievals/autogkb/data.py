@@ -178,6 +178,8 @@ def oa_licence(xml_text: str, pmcid: str) -> str:
         root = ElementTree.fromstring(xml_text)
     except ElementTree.ParseError as exc:
         raise DownloadFailed(f"{pmcid}: PMC OA service answered with invalid XML ({exc})") from None
+    if root.tag.lower() == "html":
+        raise DownloadFailed(f"{pmcid}: PMC OA service answered with an HTML page, not its XML")
     error = root.find(".//error")
     if error is not None:
         raise DownloadFailed(f"{pmcid}: not in the PMC open-access subset "
