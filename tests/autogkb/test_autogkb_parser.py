@@ -82,3 +82,9 @@ def test_values_outside_clinpgx_vocabulary_are_noted_not_dropped():
     result = parse_annotations([dict(ROW, **{"Direction of effect": "up"})])
     assert result.ok and result.annotations[0]["Direction of effect"] == "up"
     assert any("not a ClinPGx value" in w for w in result.warnings)
+
+
+def test_citations_and_trailing_prose_around_the_list():
+    text = "As shown in [1] and [2], the findings are:\n" + json.dumps([ROW]) + "\nHope this helps."
+    result = parse_reply(text)
+    assert result.ok and result.method == "json" and len(result.annotations) == 1

@@ -45,19 +45,33 @@ class _Unusable(Exception):
 
 
 def _load(text: str) -> tuple[Any, str]:
-    candidates = [m.group(1) for m in _FENCE.finditer(text)]
-    starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
-    if starts:
-        candidates.append(text[min(starts):])
-    candidates.append(text)
-    for chunk in candidates:
+    """The reply's JSON: a fenced block, else the first ``[``/``{`` that opens a list of
+    objects or an object (prose before and after ignored), else the repaired text."""
+    decoder = json.JSONDecoder()
+    fenced = [m.group(1).strip() for m in _FENCE.finditer(text)]
+    for chunk in [*fenced, text.strip()]:
         try:
-            return json.loads(chunk.strip()), "json"
+            return json.loads(chunk), "json"
         except (json.JSONDecodeError, RecursionError):
             continue
-    for chunk in candidates:
+    starts = [m.start() for m in re.finditer(r"[\[{]", text)][:50]
+    broken_list = None  # a "[" that opens no complete JSON value (a truncated list?)
+    for start in starts:
         try:
-            value = json_repair.loads(chunk.strip())
+            value, _end = decoder.raw_decode(text, start)
+        except (json.JSONDecodeError, RecursionError):
+            if text[start] == "[" and broken_list is None:
+                broken_list = start
+            continue
+        if isinstance(value, dict) and broken_list is not None:
+            break  # an object inside a truncated list: repair the list instead
+        if isinstance(value, dict) or (isinstance(value, list) and (
+                not value or any(isinstance(v, dict) for v in value))):
+            return value, "json"
+    tail = broken_list if broken_list is not None else (starts[0] if starts else None)
+    for chunk in fenced + ([text[tail:]] if tail is not None else []):
+        try:
+            value = json_repair.loads(chunk)
         except Exception:  # noqa: BLE001 - json_repair raises assorted errors
             value = None
         if isinstance(value, (list, dict)) and value != {}:
