@@ -20,7 +20,7 @@ rule autogkb_download:
         "../envs/core.yaml"
     params:
         cfg=autogkb_wf.download_settings(AUTOGKB),
-        raw_dir=autogkb_wf.RAW_DIR,
+        raw_dir=lambda wildcards, output: str(Path(output.source).parent),
     script:
         "../scripts/autogkb_download.py"
 
@@ -40,7 +40,7 @@ rule autogkb_curate:
         mem_mb=2000,
         runtime=10,
     params:
-        raw_dir=autogkb_wf.RAW_DIR,
+        raw_dir=lambda wildcards, input: str(Path(input.source).parent),
     script:
         "../scripts/autogkb_curate.py"
 
