@@ -96,5 +96,11 @@ rule abdev_score:
         bootstrap=BOOTSTRAP,
         config_hash=section_hash("abdev"),
         code_version=code_version("abdev", "score"),
+        # errors in an imported own file name the user's file, not its copy
+        origin=lambda wildcards: (
+            f"{ABDEV['predictions_dir']}/{wildcards.model}.csv"
+            if wildcards.model in ABDEV_MODELS.byo
+            else ""
+        ),
     script:
         "../scripts/abdev_score.py"

@@ -44,6 +44,8 @@ def test_schema_accepts_the_default_section(name):
     validate(section, section_schema(bench), "config", prefix=name)
     assert section["source"] in ("auto", "remote", "file", "demo")
     assert section["models"], "a benchmark runs at least one model by default"
+    # the keys every rules file relies on (scievals.common.workflow.benchmark_models)
+    assert section["predictions_dir"] == f"predictions/{name}"
     assert set(bench.baselines) <= set(section["models"]) | set(bench.baselines)
 
 

@@ -309,7 +309,7 @@ def top_inclusion_probability(values: np.ndarray, k: int, axis: int = -1) -> np.
     """
     v = np.moveaxis(np.asarray(values), axis, -1)
     n = v.shape[-1]
-    threshold = np.sort(v, axis=-1)[..., n - k : n - k + 1]
+    threshold = np.partition(v, n - k, axis=-1)[..., n - k : n - k + 1]  # the k-th largest value
     above = v > threshold
     tied = v == threshold
     share = (k - above.sum(axis=-1, keepdims=True)) / tied.sum(axis=-1, keepdims=True)
@@ -341,10 +341,10 @@ def recall_statistic(y_true, y_pred, axis: int = -1) -> np.ndarray:
     p = np.moveaxis(np.asarray(y_pred), axis, -1)
     k = _top_k(t.shape[-1])
     in_true = np.zeros(t.shape, dtype=bool)
-    in_pred = np.zeros(p.shape, dtype=bool)
     np.put_along_axis(in_true, np.argsort(t, axis=-1)[..., -k:], True, axis=-1)
-    np.put_along_axis(in_pred, np.argsort(p, axis=-1)[..., -k:], True, axis=-1)
-    return (in_true & in_pred).sum(axis=-1) / k
+    # |T & P|: how many of the predicted top k (distinct positions) are in the true top k
+    hits = np.take_along_axis(in_true, np.argsort(p, axis=-1)[..., -k:], axis=-1).sum(axis=-1)
+    return hits / k
 
 
 def spearman_statistic(pred: np.ndarray, true: np.ndarray, idx: np.ndarray) -> np.ndarray:
