@@ -315,9 +315,5 @@ def fetch_sources(cfg: dict, out_dir: str | Path, report_json: str | Path) -> di
                            "(licence, not open access or failed); see download report",
                            details={a["pmcid"]: a["reason"] for a in skipped})
     report["dataset"] = dataset_label(report["origin"], cfg["text_mode"])
-    if cfg["text_mode"] == "evidence":
-        notices.record("other", "autogkb", "evidence mode: models read the curated evidence "
-                       "sentences, which restate most of the answer; scores measure "
-                       f"structuring, not reading an article (dataset {report['dataset']})")
     write_json(report_json, report)
     return report
