@@ -119,23 +119,37 @@ def _distinct(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
     return list(positions), index
 
 
-def field_matrices(pred_rows: Sequence[tuple[str, ...]],
-                   truth_rows: Sequence[tuple[str, ...]]) -> list[np.ndarray]:
-    """One P x G similarity matrix per field, each distinct value pair compared once."""
+@dataclass(frozen=True)
+class FieldTable:
+    """One field's similarities between distinct values, and each annotation's value index:
+    the P x G matrix is ``table[np.ix_(pred_index, truth_index)]``, never stored whole."""
+
+    table: np.ndarray
+    pred_index: np.ndarray
+    truth_index: np.ndarray
+
+    def at(self, preds: np.ndarray, truths: np.ndarray) -> np.ndarray:
+        return self.table[self.pred_index[preds], self.truth_index[truths]]
+
+
+def field_tables(pred_rows: Sequence[tuple[str, ...]],
+                 truth_rows: Sequence[tuple[str, ...]]) -> list[FieldTable]:
+    """Per field, each distinct (predicted, curated) value pair compared once."""
     out = []
     for k in range(len(FIELDS)):
         p_values, p_index = _distinct([r[k] for r in pred_rows])
         g_values, g_index = _distinct([r[k] for r in truth_rows])
         table = np.array([[similarity(p, g) for g in g_values] for p in p_values], dtype=float)
-        out.append(table[np.ix_(p_index, g_index)])
+        out.append(FieldTable(table, p_index, g_index))
     return out
 
 
-def pair_matrix(fields: Sequence[np.ndarray]) -> np.ndarray:
+def pair_matrix(fields: Sequence[FieldTable]) -> np.ndarray:
     """P x G pair scores, summed field by field in the reference's order (bit-identical)."""
-    weighted = np.zeros_like(fields[0])
-    for matrix, weight in zip(fields, FIELD_WEIGHTS.values()):
-        weighted = weighted + matrix * weight
+    weighted = None
+    for field, weight in zip(fields, FIELD_WEIGHTS.values()):
+        term = field.table[np.ix_(field.pred_index, field.truth_index)] * weight
+        weighted = term if weighted is None else weighted + term  # 0.0 + x == x exactly
     return weighted / TOTAL_WEIGHT
 
 
@@ -182,7 +196,7 @@ def evaluate(predictions: Sequence[Mapping], truths: Sequence[Mapping],
     nan_fields = dict.fromkeys(FIELDS, math.nan)
     if n_p == 0 or n_g == 0:
         return Evaluation(0.0, 0.0, 0.0, 0.0, 0.0, n_p, n_g, 0, 0, nan_fields, [])
-    fields = field_matrices(normalised_rows(predictions), normalised_rows(truths))
+    fields = field_tables(normalised_rows(predictions), normalised_rows(truths))
     scores = pair_matrix(fields)
     headline, n_kept = headline_from_matrix(scores, n_g, threshold)
     # One-to-one: maximise the total of pairs that reach the threshold (others count 0).
@@ -194,7 +208,7 @@ def evaluate(predictions: Sequence[Mapping], truths: Sequence[Mapping],
     one_to_one = sum(sorted(scores[rows, cols].tolist(), reverse=True)) / n_g * 100
     precision, recall = matched / n_p, matched / n_g
     f1 = 2 * precision * recall / (precision + recall) if matched else 0.0
-    per_field = ({f: float(m[rows, cols].mean()) for f, m in zip(FIELDS, fields)}
+    per_field = ({f: float(t.at(rows, cols).mean()) for f, t in zip(FIELDS, fields)}
                  if matched else nan_fields)
     pairs = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols)]
     return Evaluation(headline, one_to_one, precision, recall, f1, n_p, n_g, n_kept, matched,
