@@ -199,3 +199,21 @@ def test_cli_validate_names_each_problem(curated, tmp_path):
     assert done.returncode == 1
     assert "PMC554812: reply is a JSON str, not a list of annotations" in done.stdout
     assert "15 article(s) missing (scored 0)" in done.stdout
+
+
+def test_clinpgx_release_cases_and_vocabulary_outside_the_test_set(tmp_path):
+    folder = tmp_path / "clinpgx"
+    folder.mkdir()
+    header = "PMID\tGene\tDrug(s)\tSentence\tNotes\n"
+    # PMID 23588310 is PMC3839910 (a test article); 999 is an article outside the test set.
+    (folder / "var_pheno_ann.tsv").write_text(
+        header + "23588310\tHLA-B\tcarbamazepine\tHLA-B *15:02 is associated with SJS.\t\n"
+        "999\tCYP2C9\tphenytoin\tother\t\n")
+    (folder / "var_drug_ann.tsv").write_text(header + "999\tVKORC1\twarfarin, acenocoumarol\tx\t\n")
+    (folder / "var_fa_ann.tsv").write_text(header)
+    report = curate.curate({"origin": "clinpgx", "articles": []}, tmp_path, tmp_path / "c.jsonl",
+                           tmp_path / "r.json", tmp_path / "v.json")
+    assert report["dataset"] == "autogkb-clinpgx-evidence-not-fulltext"
+    assert [c["case_id"] for c in curate.read_cases(tmp_path / "c.jsonl")] == ["PMC3839910"]
+    vocab = json.loads((tmp_path / "v.json").read_text())["drugs"]
+    assert vocab == ["acenocoumarol", "phenytoin", "warfarin"]  # never carbamazepine
