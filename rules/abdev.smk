@@ -48,7 +48,7 @@ rule abdev_predict_baseline:
     params:
         fold_col=ABDEV["fold_col"],
         seed=ABDEV["seed"],
-        code_version=code_version("abdev", "predict"),
+        code_version=code_version("abdev", "predict_baseline"),
     script:
         "../scripts/abdev_predict_baseline.py"
 
