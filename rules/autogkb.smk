@@ -67,7 +67,7 @@ rule autogkb_predict_baseline:
         runtime=10,
     params:
         config=lambda wildcards: autogkb_wf.predict_config(config, wildcards.model),
-        code_version=code_version("autogkb", "predict"),
+        code_version=code_version("autogkb", "predict_baseline"),
     script:
         "../scripts/autogkb_predict.py"
 
@@ -93,7 +93,7 @@ rule autogkb_predict_llm:
         runtime=240,
     params:
         config=lambda wildcards: autogkb_wf.predict_config(config, wildcards.model),
-        code_version=code_version("autogkb", "predict"),
+        code_version=code_version("autogkb", "predict_llm"),
     script:
         "../scripts/autogkb_predict.py"
 

@@ -128,7 +128,8 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("autogkb_baseline",),
         byo_suffix=".json",
         code_versions=MappingProxyType({
-            "predict": "scievals.autogkb.predict:PREDICT_VERSION",
+            "predict_baseline": "scievals.autogkb.baseline:BASELINE_VERSION",
+            "predict_llm": "scievals.autogkb.prompt:PROMPT_VERSION",
             "score": "scievals.autogkb.metrics:METRICS_VERSION",
         }),
         figures=(

@@ -36,6 +36,7 @@ DEMO_FILE = DEMO_DIR / "benchmark_annotations_subset.json"
 CLINPGX_TABLES = ("var_pheno_ann.tsv", "var_drug_ann.tsv", "var_fa_ann.tsv",
                   "study_parameters.tsv")
 ANNOTATION_TYPES = ("var_pheno_ann", "var_drug_ann", "var_fa_ann")
+CLINPGX_URL = "https://api.clinpgx.org/v1/download/file/data/variantAnnotations.zip"
 
 
 class DownloadFailed(Exception):
@@ -160,8 +161,10 @@ def fetch_clinpgx(cfg: dict, folder: str | Path) -> dict:
     folder = Path(folder)
     origin = cfg["path"] if cfg["source"] == "file" else cfg["url"]
     if not origin:
-        key = "path" if cfg["source"] == "file" else "url"
-        raise DownloadFailed(f"autogkb.{key} is empty")
+        if cfg["source"] == "file":
+            raise DownloadFailed("autogkb.path is empty: give the local copy of the ClinPGx zip")
+        raise DownloadFailed(f"autogkb.url is empty: set it to {CLINPGX_URL} with its sha256 "
+                             "(or allow_unverified: true)")
     archive = folder / "variantAnnotations.zip"
     digest = download(origin, archive, cfg, sha256=cfg["sha256"],
                       verify=not cfg["allow_unverified"], store=folder / "verified")

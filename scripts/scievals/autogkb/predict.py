@@ -145,6 +145,3 @@ def check_user_file(user_json, cases_jsonl=None) -> list[str]:
         problems.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
     return problems
 
-
-# What the predict rules depend on (a rule param): the prompt and the baseline extractor.
-PREDICT_VERSION = f"{PROMPT_VERSION}-{baseline.BASELINE_VERSION}"

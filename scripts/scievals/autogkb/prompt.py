@@ -1,8 +1,8 @@
 """The extraction prompt: the article text, the ten field names and their allowed values.
 
-:data:`PROMPT_VERSION` changes whenever the wording changes, so cached replies to an old
-prompt are never reused silently (it is part of the cache key through the messages, and a
-param of the predict rules).
+:data:`PROMPT_VERSION` changes whenever the wording or the reply parser
+(:mod:`scievals.autogkb.parser`) changes: it is the ``code_version`` of the LLM predict
+rule, and the wording is part of the LLM cache key.
 """
 
 from __future__ import annotations
