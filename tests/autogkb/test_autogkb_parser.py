@@ -88,3 +88,18 @@ def test_citations_and_trailing_prose_around_the_list():
     text = "As shown in [1] and [2], the findings are:\n" + json.dumps([ROW]) + "\nHope this helps."
     result = parse_reply(text)
     assert result.ok and result.method == "json" and len(result.annotations) == 1
+
+
+def test_prompt_names_the_ten_exact_fields_and_allowed_values():
+    from scievals.autogkb.fields import ALLOWED_VALUES
+    from scievals.autogkb.prompt import EXAMPLE, build_prompt
+
+    case = {"case_id": "PMC1", "title": "T", "text_mode": "evidence", "text": "rs1 is associated."}
+    prompt = build_prompt(case)
+    assert all(f'"{f}"' in prompt for f in FIELDS)
+    assert all(f'"{v}"' in prompt for values in ALLOWED_VALUES.values() for v in values)
+    assert "curated evidence sentences" in prompt and "rs1 is associated." in prompt
+    # The example parses cleanly and scores 100 against itself.
+    parsed = parse_annotations([EXAMPLE])
+    assert parsed.ok and not parsed.warnings
+    assert evaluate(parsed.annotations, [EXAMPLE]).score == 100.0
