@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scievals.autogkb.data import load_articles
 from scievals.autogkb.metrics import (
     FIELDS,
@@ -174,3 +176,20 @@ def test_fast_path_identical_to_pairwise_loop(seed):
     truths = rng.sample(rows, 40)
     for t in (0.3, 0.7, 0.9):
         assert evaluate(preds, truths, t).score == reference_score(preds, truths, t)
+
+
+_VALUES = st.one_of(
+    st.none(), st.integers(-3, 3), st.sampled_from(["increased", "decreased", "in", "creased"]),
+    st.text(alphabet="ab ,;\t*:/-", max_size=8),
+    st.lists(st.sampled_from(["a", "b"]), max_size=2),
+)
+_ROWS = st.lists(st.fixed_dictionaries({}, optional={f: _VALUES for f in FIELDS}), max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(preds=_ROWS, truths=_ROWS, threshold=st.sampled_from([0.0, 0.3, 0.7, 0.9, 1.0]))
+def test_fast_path_equals_loop_on_arbitrary_values(preds, truths, threshold):
+    ev = evaluate(preds, truths, threshold)
+    assert ev.score == reference_score(preds, truths, threshold)
+    assert ev.one_to_one_score <= 100.0 + 1e-9
+    assert 0.0 <= ev.precision <= 1.0 and 0.0 <= ev.recall <= 1.0
