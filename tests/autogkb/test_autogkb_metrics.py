@@ -11,6 +11,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scievals.autogkb import metrics
 from scievals.autogkb.data import load_articles
 from scievals.autogkb.metrics import (
     FIELDS,
@@ -163,8 +164,11 @@ def test_perfect_predictions_score_100_on_every_embedded_article():
         assert ev.f1 == 1.0, pmcid
 
 
+@pytest.mark.parametrize("prune", [False, True])
 @pytest.mark.parametrize("seed", range(5))
-def test_fast_path_identical_to_pairwise_loop(seed):
+def test_fast_path_identical_to_pairwise_loop(seed, prune, monkeypatch):
+    if prune:
+        monkeypatch.setattr(metrics, "CHEAP_PAIRS", 0)
     rng = random.Random(seed)
     rows = [r for a in load_articles().values() for r in a["var_pheno_ann"]]
     preds = []
@@ -175,7 +179,10 @@ def test_fast_path_identical_to_pairwise_loop(seed):
         preds.append(row)
     truths = rng.sample(rows, 40)
     for t in (0.3, 0.7, 0.9):
-        assert evaluate(preds, truths, t).score == reference_score(preds, truths, t)
+        ev = evaluate(preds, truths, t)
+        assert ev.score == reference_score(preds, truths, t)
+        # Every kept pair is exact: its score equals the loop's pair score bit for bit.
+        assert all(s == pair_score(preds[i], truths[j]) for i, j, s in ev.pairs)
 
 
 _VALUES = st.one_of(
@@ -187,9 +194,13 @@ _ROWS = st.lists(st.fixed_dictionaries({}, optional={f: _VALUES for f in FIELDS}
 
 
 @settings(max_examples=300, deadline=None)
-@given(preds=_ROWS, truths=_ROWS, threshold=st.sampled_from([0.0, 0.3, 0.7, 0.9, 1.0]))
-def test_fast_path_equals_loop_on_arbitrary_values(preds, truths, threshold):
-    ev = evaluate(preds, truths, threshold)
+@given(preds=_ROWS, truths=_ROWS, threshold=st.sampled_from([0.0, 0.3, 0.7, 0.9, 1.0]),
+       prune=st.booleans())
+def test_fast_path_equals_loop_on_arbitrary_values(preds, truths, threshold, prune):
+    # prune=True makes every field "large", so the pruned path runs on these small lists.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(metrics, "CHEAP_PAIRS", 0 if prune else metrics.CHEAP_PAIRS)
+        ev = evaluate(preds, truths, threshold)
     assert ev.score == reference_score(preds, truths, threshold)
     assert ev.one_to_one_score <= 100.0 + 1e-9
     assert 0.0 <= ev.precision <= 1.0 and 0.0 <= ev.recall <= 1.0

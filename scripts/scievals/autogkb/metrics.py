@@ -17,8 +17,10 @@ exceed 100 and gives duplicates nothing, precision/recall/F1 of the one-to-one m
 (pairs >= threshold) and the mean similarity of each field over those matched pairs.
 
 Speed: each annotation is normalised once, each field's similarity is computed once per
-pair of distinct values and broadcast with numpy, in the reference's order of operations,
-so every pair score is bit-identical to the pairwise loop (``reference_score``).
+pair of distinct values, pairs that cannot reach the threshold are pruned before the
+free-text fields are compared, and the scores that count are summed with numpy in the
+reference's order of operations, so they are bit-identical to the pairwise loop
+(``reference_score``).
 """
 
 from __future__ import annotations
@@ -119,38 +121,103 @@ def _distinct(values: Sequence[str]) -> tuple[list[str], np.ndarray]:
     return list(positions), index
 
 
-@dataclass(frozen=True)
-class FieldTable:
-    """One field's similarities between distinct values, and each annotation's value index:
-    the P x G matrix is ``table[np.ix_(pred_index, truth_index)]``, never stored whole."""
+class FieldSims:
+    """One field's similarities between the distinct predicted and curated values.
 
-    table: np.ndarray
-    pred_index: np.ndarray
-    truth_index: np.ndarray
+    Small fields get their whole distinct-value table; large ones (free text, every value
+    different) are compared only for the pairs asked for, each distinct pair once.
+    """
+
+    def __init__(self, pred_values: Sequence[str], truth_values: Sequence[str]) -> None:
+        self.p_values, self.pred_index = _distinct(pred_values)
+        self.g_values, self.truth_index = _distinct(truth_values)
+        self.size = len(self.p_values) * len(self.g_values)
+        self.table: np.ndarray | None = None
+        self._known: dict[int, float] = {}
+
+    def compute_table(self) -> np.ndarray:
+        self.table = np.array([[similarity(p, g) for g in self.g_values] for p in self.p_values],
+                              dtype=float).reshape(len(self.p_values), len(self.g_values))
+        return self.table
+
+    def matrix(self) -> np.ndarray:
+        """The P x G similarities (the whole table must be computed)."""
+        table = self.table if self.table is not None else self.compute_table()
+        return table[np.ix_(self.pred_index, self.truth_index)]
 
     def at(self, preds: np.ndarray, truths: np.ndarray) -> np.ndarray:
-        return self.table[self.pred_index[preds], self.truth_index[truths]]
+        """Similarities of the pairs (preds[k], truths[k])."""
+        if self.table is not None:
+            return self.table[self.pred_index[preds], self.truth_index[truths]]
+        n_g = len(self.g_values)
+        codes, inverse = np.unique(self.pred_index[preds] * n_g + self.truth_index[truths],
+                                   return_inverse=True)
+        known = self._known
+        for code in codes.tolist():
+            if code not in known:
+                p, g = divmod(code, n_g)
+                known[code] = similarity(self.p_values[p], self.g_values[g])
+        values = np.fromiter((known[c] for c in codes.tolist()), dtype=float, count=len(codes))
+        return values[inverse.ravel()]
 
 
-def field_tables(pred_rows: Sequence[tuple[str, ...]],
-                 truth_rows: Sequence[tuple[str, ...]]) -> list[FieldTable]:
-    """Per field, each distinct (predicted, curated) value pair compared once."""
-    out = []
-    for k in range(len(FIELDS)):
-        p_values, p_index = _distinct([r[k] for r in pred_rows])
-        g_values, g_index = _distinct([r[k] for r in truth_rows])
-        table = np.array([[similarity(p, g) for g in g_values] for p in p_values], dtype=float)
-        out.append(FieldTable(table, p_index, g_index))
-    return out
+def field_sims(pred_rows: Sequence[tuple[str, ...]],
+               truth_rows: Sequence[tuple[str, ...]]) -> list[FieldSims]:
+    return [FieldSims([r[k] for r in pred_rows], [r[k] for r in truth_rows])
+            for k in range(len(FIELDS))]
 
 
-def pair_matrix(fields: Sequence[FieldTable]) -> np.ndarray:
-    """P x G pair scores, summed field by field in the reference's order (bit-identical)."""
+def pair_matrix(fields: Sequence[FieldSims]) -> np.ndarray:
+    """Every P x G pair score, summed field by field in the reference's order."""
     weighted = None
     for field, weight in zip(fields, FIELD_WEIGHTS.values()):
-        term = field.table[np.ix_(field.pred_index, field.truth_index)] * weight
+        term = field.matrix() * weight
         weighted = term if weighted is None else weighted + term  # 0.0 + x == x exactly
     return weighted / TOTAL_WEIGHT
+
+
+# A field with more distinct value pairs than this (and than 1/8 of all pairs) is compared
+# pair by pair after pruning instead of as a whole table.
+CHEAP_PAIRS = 4096
+# Slack on the pruning bound, so float rounding never drops a pair that reaches the threshold.
+_BOUND_SLACK = 1e-9
+
+
+def pair_scores(fields: Sequence[FieldSims], threshold: float) -> np.ndarray:
+    """P x G pair scores, exact (bit-identical to the loop) wherever they reach ``threshold``.
+
+    Every score the metrics read is one that reaches the threshold, so pairs that cannot
+    are pruned: small fields first give a partial sum, each large field is then compared
+    only for pairs whose partial sum plus the weight still to come can reach the threshold.
+    Pruned pairs hold 0.0 (their true score is below the threshold). Without a large field
+    (or with threshold <= 0) every pair is scored.
+    """
+    n_p, n_g = len(fields[0].pred_index), len(fields[0].truth_index)
+    weights = list(FIELD_WEIGHTS.values())
+    cheap_limit = max(CHEAP_PAIRS, n_p * n_g // 8)
+    large = sorted((k for k, f in enumerate(fields) if f.size > cheap_limit),
+                   key=lambda k: fields[k].size)
+    if not large or threshold <= 0:
+        return pair_matrix(fields)
+    partial = np.zeros((n_p, n_g))
+    remaining = TOTAL_WEIGHT
+    for k, field in enumerate(fields):
+        if k not in large:
+            partial += field.matrix() * weights[k]
+            remaining -= weights[k]
+    preds, truths = np.nonzero((partial + remaining) / TOTAL_WEIGHT >= threshold - _BOUND_SLACK)
+    partial = partial[preds, truths]
+    for k in large:
+        partial += fields[k].at(preds, truths) * weights[k]
+        remaining -= weights[k]
+        alive = (partial + remaining) / TOTAL_WEIGHT >= threshold - _BOUND_SLACK
+        preds, truths, partial = preds[alive], truths[alive], partial[alive]
+    exact = np.zeros(len(preds))
+    for field, weight in zip(fields, weights):  # the reference's order
+        exact = exact + field.at(preds, truths) * weight
+    scores = np.zeros((n_p, n_g))
+    scores[preds, truths] = exact / TOTAL_WEIGHT
+    return scores
 
 
 @dataclass
@@ -196,8 +263,8 @@ def evaluate(predictions: Sequence[Mapping], truths: Sequence[Mapping],
     nan_fields = dict.fromkeys(FIELDS, math.nan)
     if n_p == 0 or n_g == 0:
         return Evaluation(0.0, 0.0, 0.0, 0.0, 0.0, n_p, n_g, 0, 0, nan_fields, [])
-    fields = field_tables(normalised_rows(predictions), normalised_rows(truths))
-    scores = pair_matrix(fields)
+    fields = field_sims(normalised_rows(predictions), normalised_rows(truths))
+    scores = pair_scores(fields, threshold)
     headline, n_kept = headline_from_matrix(scores, n_g, threshold)
     # One-to-one: maximise the total of pairs that reach the threshold (others count 0).
     eligible = np.where(scores >= threshold, scores, 0.0)
