@@ -122,6 +122,23 @@ REGISTRY: tuple[Benchmark, ...] = (
             "predictions": "results/gating/predictions/{model}.jsonl",
         }),
     ),
+    Benchmark(
+        name="autogkb",
+        title="Pharmacogenomic variant-phenotype annotation extraction (ClinPGx / AutoGKB)",
+        baselines=("autogkb_baseline",),
+        byo_suffix=".json",
+        code_versions=MappingProxyType({
+            "predict_baseline": "scievals.autogkb.baseline:BASELINE_VERSION",
+            "predict_llm": "scievals.autogkb.prompt:PROMPT_VERSION",
+            "score": "scievals.autogkb.metrics:METRICS_VERSION",
+        }),
+        figures=(
+            FigureSpec("model_comparison", "Model comparison",
+                       "scievals.report.autogkb:model_comparison"),
+            FigureSpec("field_similarity", "Field similarity by model",
+                       "scievals.report.autogkb:field_similarity"),
+        ),
+    ),
 )
 
 NAMES: tuple[str, ...] = tuple(b.name for b in REGISTRY)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -59,3 +59,24 @@ def mean_ci(values: Sequence[float], n_resamples: int, seed: int) -> tuple[float
     if arr.size >= 2 and np.all(arr == arr[0]):
         return (float(arr[0]), float(arr[0]))
     return bootstrap_ci((arr,), lambda x, axis: np.mean(x, axis=axis), n_resamples, seed, paired=False)
+
+
+def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping) -> list[dict]:
+    """Per metric: the mean of its finite values (e.g. one per case) with a seeded 95 % CI.
+
+    ``bootstrap`` is the config's section (``n_resamples``, ``seed``). Returns the metric
+    dicts :func:`scievals.common.tables.result_rows` takes; a metric without a finite
+    value gets NaN and ``n`` = 0.
+    """
+    n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
+    items = []
+    for metric, column in columns.items():
+        values = np.asarray(column, dtype=float)
+        values = values[np.isfinite(values)]
+        if values.size == 0:
+            items.append({"metric": metric, "value": math.nan, "n": 0})
+            continue
+        low, high = mean_ci(values, n_resamples, seed)
+        items.append({"metric": metric, "value": float(values.mean()), "ci_low": low,
+                      "ci_high": high, "n": int(values.size)})
+    return items

@@ -74,3 +74,13 @@ def benchmark_models(config: dict, benchmark: str, byo_suffix: str) -> Benchmark
 def model_regex(models: list[str]) -> str:
     """A wildcard constraint matching exactly these model names (never anything if empty)."""
     return "|".join(re.escape(m) for m in models) or "^$"
+
+
+def score_inputs(model: str, byo_models: list[str], fixed: dict[str, str], predictions: str,
+                 usage: str) -> dict[str, str]:
+    """Inputs of a ``<b>_score`` job: the fixed files, the model's predictions, and its usage
+    summary unless the predictions are the user's own file (which has none)."""
+    inputs = {**fixed, "predictions": predictions.format(model=model)}
+    if model not in byo_models:
+        inputs["usage"] = usage.format(model=model)
+    return inputs

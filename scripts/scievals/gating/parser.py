@@ -24,30 +24,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import json_repair
 
 from scievals.gating.reference import tables
 from scievals.gating.tree import MAX_DEPTH, TooDeep, clean_tree, count_nodes, depth
+from scievals.llm.parsing import ParseOutcome
 
 
 @dataclass
-class ParseResult:
-    status: str  # "ok" | "failed"
-    method: str | None = None
+class ParseResult(ParseOutcome):
     hierarchy: dict | None = None
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
-
-    def as_record(self) -> dict:
-        return {"parse_status": self.status, "parse_method": self.method,
-                "parse_error": self.error, "parse_warnings": self.warnings}
 
 
 _FENCE_JSON = re.compile(r"```json[^\n]*\n?([\s\S]*?)(?:```|$)", re.IGNORECASE)

@@ -11,15 +11,13 @@ file with two lines for one (case, condition, sample) is refused (:mod:`records`
 from __future__ import annotations
 
 import logging
-import math
 
-import numpy as np
 import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.provenance import Provenance
-from scievals.common.stats import mean_ci
+from scievals.common.stats import metric_means
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
 from scievals.gating.metrics import METRICS, REFERENCE_METRICS, Truth, evaluate
@@ -89,22 +87,10 @@ def score_records(cases: list[dict], records: list[dict]) -> pd.DataFrame:
 
 def aggregate(per_prediction: pd.DataFrame, bootstrap: dict) -> dict[str, list[dict]]:
     """condition -> metric dicts (mean over cases of per-case means, CI over cases)."""
-    n_resamples = int(bootstrap.get("n_resamples", 1000))
-    seed = int(bootstrap.get("seed", 0))
     out: dict[str, list[dict]] = {}
     for condition, frame in per_prediction.groupby("condition", sort=True):
         per_case = frame.groupby("case_id")[list(TABLE_METRICS)].mean()
-        items = []
-        for metric in TABLE_METRICS:
-            values = per_case[metric].to_numpy(dtype=float)
-            values = values[np.isfinite(values)]
-            if values.size == 0:
-                items.append({"metric": metric, "value": math.nan, "n": 0})
-                continue
-            low, high = mean_ci(values, n_resamples, seed)
-            items.append({"metric": metric, "value": float(values.mean()),
-                          "ci_low": low, "ci_high": high, "n": int(values.size)})
-        out[str(condition)] = items
+        out[str(condition)] = metric_means({m: per_case[m] for m in TABLE_METRICS}, bootstrap)
     return out
 
 

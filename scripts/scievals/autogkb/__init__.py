@@ -1,0 +1,1 @@
+"""autogkb: pharmacogenomic variant-phenotype annotation extraction (ClinPGx / AutoGKB)."""

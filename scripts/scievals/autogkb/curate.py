@@ -1,0 +1,139 @@
+"""Cases: one per article with at least one phenotype annotation (``var_pheno_ann``).
+
+A case holds the article's PMCID/PMID/title, its ground-truth phenotype annotations and
+its text in one of two modes, named in the dataset label:
+
+- ``evidence``: the curated ``Sentence`` and ``Notes`` of all the article's own
+  annotations (phenotype, drug and functional). No download needed, but the sentences
+  restate much of the answer, so this mode tests *structuring* curated statements, not
+  reading an article. Its label ends in ``-evidence-not-fulltext`` and it must never be
+  reported as a full-text result.
+- ``fulltext``: the article text fetched from PMC's open-access services (licence
+  recorded per article; articles without an allowed licence are left out and listed).
+
+Also written: the drug vocabulary of the baseline, built only from annotations of
+articles outside the test set (drug/FA-only articles of the embedded subset, or every
+other ClinPGx article when the ClinPGx tables were downloaded).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scievals.autogkb.data import ANNOTATION_TYPES, dataset_label
+from scievals.common.errors import ScievalsError
+from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
+
+TEXT_MODES = ("evidence", "fulltext")
+CASE_KEYS = ("case_id", "pmid", "title", "text_mode", "text", "text_licence", "truth")
+
+
+def evidence_text(article: dict) -> str:
+    """The curated sentences and notes of every annotation of the article, one per line."""
+    lines = []
+    for table in ANNOTATION_TYPES:
+        for row in article.get(table) or []:
+            for key in ("Sentence", "Notes"):
+                value = row.get(key)
+                if value and str(value).strip() and str(value).strip() not in lines:
+                    lines.append(str(value).strip())
+    return "\n".join(lines)
+
+
+def split_drugs(value) -> list[str]:
+    if not value:
+        return []
+    return [d.strip().lower() for d in re.split(r"[,;/]", str(value)) if d.strip()]
+
+
+def drug_vocabulary(rows: list[dict]) -> list[str]:
+    return sorted({d for row in rows for d in split_drugs(row.get("Drug(s)"))})
+
+
+def build_cases(articles: dict[str, dict], text_mode: str,
+                texts: dict[str, dict] | None = None) -> tuple[list[dict], list[dict]]:
+    """(cases, excluded) from PMCID -> article; ``texts`` gives full texts (fulltext mode)."""
+    if text_mode not in TEXT_MODES:
+        raise ScievalsError("autogkb.text_mode", f"unknown mode {text_mode!r}",
+                            f"use one of {list(TEXT_MODES)}")
+    cases, excluded = [], []
+    for pmcid in sorted(articles):
+        article = articles[pmcid]
+        truth = article.get("var_pheno_ann") or []
+        if not truth:
+            excluded.append({"pmcid": pmcid, "reason": "no phenotype annotation"})
+            continue
+        if text_mode == "evidence":
+            text, licence = evidence_text(article), "CC BY-SA 4.0 (ClinPGx curation)"
+        else:
+            entry = (texts or {}).get(pmcid)
+            if not entry or entry.get("status") != "ok":
+                excluded.append({"pmcid": pmcid, "reason": (entry or {}).get("reason")
+                                 or "no full text fetched"})
+                continue
+            text = Path(entry["file"]).read_text(encoding="utf-8")
+            licence = entry["licence"]
+        cases.append({"case_id": pmcid, "pmid": str(article.get("pmid") or ""),
+                      "title": article.get("title"), "text_mode": text_mode, "text": text,
+                      "text_licence": licence, "truth": truth})
+    return cases, excluded
+
+
+def write_curation(cases: list[dict], excluded: list[dict], vocabulary: list[str],
+                   vocabulary_source: str, label: str, out_cases, out_report, out_vocab) -> dict:
+    if not cases:
+        raise ScievalsError(out_cases, "no case left after curation",
+                            "check autogkb.text_mode and the download report (excluded: "
+                            + "; ".join(f"{e['pmcid']}: {e['reason']}" for e in excluded[:3]) + ")")
+    write_jsonl(out_cases, cases)
+    write_json(out_vocab, {"source": vocabulary_source, "drugs": vocabulary})
+    report = {
+        "dataset": label, "text_mode": cases[0]["text_mode"], "n_cases": len(cases),
+        "n_annotations": sum(len(c["truth"]) for c in cases), "excluded": excluded,
+        "licences": {c["case_id"]: c["text_licence"] for c in cases},
+        "vocabulary": {"source": vocabulary_source, "n_drugs": len(vocabulary)},
+        "cases_sha256": sha256_text(canonical_json(cases)),
+    }
+    write_json(out_report, report)
+    return report
+
+
+def read_cases(path) -> list[dict]:
+    cases = read_jsonl(path)
+    for i, case in enumerate(cases, 1):
+        missing = [k for k in CASE_KEYS if k not in case]
+        if missing:
+            raise ScievalsError(f"{path}:{i}", f"case lacks {missing}",
+                                "write cases with scievals.autogkb.curate")
+    return cases
+
+
+def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> dict:
+    """The curate step: embedded or ClinPGx annotations -> cases, vocabulary, report."""
+    from scievals.autogkb import data
+
+    embedded = data.load_articles(data.DEMO_FILE)
+    test_ids = data.test_pmcids(embedded)
+    origin = download_report["origin"]
+    if origin == "clinpgx":
+        folder = Path(raw_dir) / "clinpgx"
+        pmids = {p: str(embedded[p]["pmid"]) for p in test_ids}
+        articles = data.articles_from_clinpgx(folder, pmids)
+        for pmcid in articles:
+            articles[pmcid]["title"] = embedded[pmcid].get("title")
+        vocab_rows = data.other_rows(folder, set(pmids.values()))
+        vocab_source = "ClinPGx annotations of articles outside the test set"
+    else:
+        articles = embedded  # build_cases lists the articles without phenotype rows
+        vocab_rows = [row for p, a in embedded.items() if p not in test_ids
+                      for table in ANNOTATION_TYPES for row in a.get(table) or []]
+        vocab_source = "embedded subset: annotations of the drug/FA-only articles (not tested)"
+    text_mode = "fulltext" if download_report.get("articles") else "evidence"
+    texts = {a["pmcid"]: a for a in download_report.get("articles") or []}
+    cases, excluded = build_cases(articles, text_mode, texts)
+    label = dataset_label(origin, text_mode)
+    report = write_curation(cases, excluded, drug_vocabulary(vocab_rows), vocab_source, label,
+                            out_cases, out_report, out_vocab)
+    report_extra = {"fallback": download_report.get("fallback")}
+    return {**report, **report_extra}

@@ -1,0 +1,147 @@
+"""Predictions: one JSONL record per article (and sample) for one model.
+
+- ``autogkb_baseline`` (provider ``baseline``): the deterministic extractor of
+  :mod:`scievals.autogkb.baseline` with the curated drug vocabulary; condition ``baseline``.
+- LLM models: the extraction prompt of :mod:`scievals.autogkb.prompt` through
+  :func:`scievals.llm.runner.run_batch` (cache, retries, concurrency, accounting);
+  condition ``<text_mode>`` (``evidence`` or ``fulltext``); each reply kept raw and parsed.
+- Bring your own: ``predictions/autogkb/<model>.json``, an object PMCID -> list of
+  annotations, validated and parsed like a reply (:func:`import_predictions`).
+
+Record keys: case_id, model, condition, sample_index, prompt_version, prompt_sha256,
+raw_text, annotations, parse_status, parse_method, parse_error, parse_warnings, error,
+tokens_in, tokens_out, latency_s, cache_hit, attempts.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from scievals.autogkb import baseline
+from scievals.autogkb.curate import read_cases
+from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
+from scievals.autogkb.prompt import PROMPT_VERSION, build_request
+from scievals.common.errors import ScievalsError
+from scievals.common.io import canonical_json, read_json, sha256_text, write_json, write_jsonl
+
+log = logging.getLogger(__name__)
+
+BASELINES = ("autogkb_baseline",)
+BYO_CONDITION = "user"
+
+
+def _record(case_id: str, model: str, condition: str, parsed: ParseResult, **extra) -> dict:
+    rec = {"case_id": case_id, "model": model, "condition": condition, "sample_index": 0,
+           "prompt_version": None, "prompt_sha256": None, "raw_text": None, "error": None,
+           "tokens_in": 0, "tokens_out": 0, "latency_s": 0.0, "cache_hit": False, "attempts": 0}
+    rec.update(parsed.as_record())
+    rec.update(extra)
+    return rec
+
+
+def baseline_predictions(cases: list[dict], model: str, vocabulary: set[str]) -> list[dict]:
+    if model not in BASELINES:
+        raise ScievalsError(f"config: models.{model}", "no autogkb baseline of this name",
+                            f"autogkb baselines: {list(BASELINES)}")
+    return [_record(c["case_id"], model, "baseline",
+                    ParseResult("ok", method="baseline",
+                                annotations=baseline.extract(c["text"], vocabulary)),
+                    prompt_version=baseline.BASELINE_VERSION)
+            for c in cases]
+
+
+def reply_record(case: dict, model: str, request, response) -> dict:
+    parsed = (parse_reply(response.text) if response.error is None
+              else ParseResult("failed", error=f"model error: {response.error}"))
+    return _record(
+        case["case_id"], model, case["text_mode"], parsed, sample_index=response.sample_index,
+        prompt_version=PROMPT_VERSION,
+        prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
+        raw_text=response.text, error=response.error, tokens_in=response.usage.tokens_in,
+        tokens_out=response.usage.tokens_out, latency_s=response.latency_s,
+        cache_hit=response.cache_hit, attempts=response.attempts)
+
+
+def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
+    from scievals.llm.runner import run_batch
+    from scievals.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_config(config.get("llm"))
+    requests = [build_request(c) for c in cases]
+    result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
+                       label=f"{spec.name} [autogkb]")
+    by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
+    records = []
+    for response in result.responses:
+        case, request = by_id[response.case_id]
+        records.append(reply_record(case, spec.name, request, response))
+    return records, result.usage.model_dump(mode="json")
+
+
+def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
+        usage_json) -> list[dict]:
+    """Predict every case with ``model_name``; write the records and the usage summary."""
+    from scievals.llm.registry import model_spec
+
+    cases = read_cases(cases_jsonl)
+    spec = model_spec(model_name, config)
+    if spec.provider == "baseline":
+        vocabulary = set(read_json(vocabulary_json)["drugs"])
+        records = baseline_predictions(cases, model_name, vocabulary)
+        usage = {"model": model_name, "provider": "baseline", "requests": 0}
+    else:
+        records, usage = llm_predictions(cases, spec, config)
+    failures = sum(r["parse_status"] != "ok" for r in records)
+    log.info("%s: %d predictions, %d unparseable", model_name, len(records), failures)
+    write_jsonl(out_jsonl, records)
+    write_json(usage_json, usage)
+    return records
+
+
+def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
+    data = read_json(user_json)
+    if not isinstance(data, dict):
+        raise ScievalsError(user_json, f"expected a JSON object PMCID -> list of annotations, "
+                            f"got a {type(data).__name__}",
+                            'write {"PMC123": [{"Variant/Haplotypes": ..., ...}], ...}')
+    unknown = sorted(set(data) - case_ids)
+    if unknown:
+        raise ScievalsError(f"{user_json}: {unknown[0]}", f"unknown PMCID ({len(unknown)} "
+                            "unknown in all)", f"use the benchmark's PMCIDs: {sorted(case_ids)}")
+    return [_record(pmcid, model, BYO_CONDITION, parse_annotations(value, "user"))
+            for pmcid, value in sorted(data.items())]
+
+
+def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[dict]:
+    """A user's ``{PMCID: [annotation, ...]}`` file -> records as :func:`run` writes them.
+
+    Unknown PMCIDs are an error; an article the file leaves out is scored as a missing
+    prediction (0, with a note); an entry that is not a usable list is a parse failure
+    (0, with its reason in the review).
+    """
+    case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
+    records = _user_records(user_json, case_ids, model)
+    write_jsonl(out_jsonl, records)
+    return records
+
+
+def check_user_file(user_json, cases_jsonl=None) -> list[str]:
+    """Problems of a bring-your-own file (empty when it imports cleanly)."""
+    from pathlib import Path
+
+    from scievals.autogkb.data import load_articles, test_pmcids
+
+    if cases_jsonl and Path(cases_jsonl).exists():
+        case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
+    else:
+        case_ids = set(test_pmcids(load_articles()))
+    try:
+        records = _user_records(user_json, case_ids, "check")
+    except ScievalsError as exc:
+        return [exc.one_line()]
+    problems = [f"{r['case_id']}: {r['parse_error']}" for r in records if r["parse_status"] != "ok"]
+    missing = sorted(case_ids - {r["case_id"] for r in records})
+    if missing:
+        problems.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
+    return problems
+

@@ -1,0 +1,69 @@
+"""The extraction prompt: the article text, the ten field names and their allowed values.
+
+:data:`PROMPT_VERSION` changes whenever the wording or the reply parser
+(:mod:`scievals.autogkb.parser`) changes: it is the ``code_version`` of the LLM predict
+rule, and the wording is part of the LLM cache key.
+"""
+
+from __future__ import annotations
+
+import json
+
+from scievals.autogkb.fields import ALLOWED_VALUES, FIELD_HELP
+from scievals.autogkb.metrics import FIELDS
+from scievals.llm.base import LLMRequest, Message
+
+PROMPT_VERSION = "autogkb-prompt-v1"
+
+SYSTEM = ("You are a PharmGKB/ClinPGx curator who extracts variant-phenotype annotations from "
+          "pharmacogenomic articles.")
+
+_TASK = """Extract every variant-phenotype association this article reports (ClinPGx
+"variant and clinical phenotype" annotations): one annotation per variant (or haplotype group),
+drug and phenotype combination, including reported non-associations.
+
+Answer with a JSON list of objects. Every object has exactly these {n} keys, spelled exactly as
+written (with the slashes, brackets and capitals), and a string or null as each value:
+
+{fields}
+
+Allowed values:
+{allowed}
+
+Example of one list element:
+{example}
+
+Give only the JSON list in your answer (an empty list [] if the article reports none)."""
+
+EXAMPLE = {
+    "Variant/Haplotypes": "rs4149056",
+    "Gene": "SLCO1B1",
+    "Drug(s)": "simvastatin",
+    "Phenotype Category": "Toxicity",
+    "Alleles": "CC + CT",
+    "Is/Is Not associated": "Associated with",
+    "Direction of effect": "increased",
+    "Phenotype": "Side Effect:Myopathy",
+    "When treated with/exposed to/when assayed with": "when treated with",
+    "Comparison Allele(s) or Genotype(s)": "TT",
+}
+
+
+def build_prompt(case: dict) -> str:
+    fields = "\n".join(f"- \"{f}\": {FIELD_HELP[f]}" for f in FIELDS)
+    allowed = "\n".join(f"- \"{f}\": " + ", ".join(f"\"{v}\"" for v in values) + ", or null"
+                        for f, values in ALLOWED_VALUES.items())
+    task = _TASK.format(n=len(FIELDS), fields=fields, allowed=allowed,
+                        example=json.dumps(EXAMPLE, indent=2))
+    header = f"## Article {case['case_id']}"
+    if case.get("title"):
+        header += f": {case['title']}"
+    mode = ("the curated evidence sentences of the article" if case["text_mode"] == "evidence"
+            else "the article's full text")
+    return f"{header}\n\nBelow is {mode}.\n\n<article>\n{case['text']}\n</article>\n\n{task}"
+
+
+def build_request(case: dict) -> LLMRequest:
+    return LLMRequest(case_id=case["case_id"],
+                      messages=[Message(role="system", content=SYSTEM),
+                                Message(role="user", content=build_prompt(case))])

@@ -1,0 +1,127 @@
+"""Score one model's predictions: per-article CSV, long result table, review markdown.
+
+Per article (and sample): :func:`scievals.autogkb.metrics.evaluate`. Per condition: each
+metric averaged over samples, then over articles, with a seeded percentile-bootstrap 95 %
+CI over articles and ``n`` = articles. Unparseable or missing predictions score 0 (an
+empty list) and count against ``parse_success_rate``; field similarities are averaged over
+articles with at least one matched pair (``n`` says how many).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pandas as pd
+
+from scievals.autogkb.curate import read_cases
+from scievals.autogkb.metrics import FIELDS, evaluate
+from scievals.autogkb.review import article_section, render_review
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
+from scievals.common.provenance import Provenance
+from scievals.common.stats import metric_means
+from scievals.common.tables import result_rows, write_result_table
+
+log = logging.getLogger(__name__)
+
+BENCHMARK = "autogkb"
+HEADLINE = ("score", "one_to_one_score", "precision", "recall", "f1")
+
+
+def field_metric(field: str) -> str:
+    """``Drug(s)`` -> ``field_similarity.drug_s``: a metric name without CSV-hostile signs."""
+    return "field_similarity." + re.sub(r"[^a-z0-9]+", "_", field.lower()).strip("_")
+
+
+FIELD_METRICS = tuple(field_metric(f) for f in FIELDS)
+TABLE_METRICS = HEADLINE + ("parse_success_rate",) + FIELD_METRICS
+
+
+def _checked(records: list[dict], path, case_ids: set[str]) -> list[dict]:
+    for i, rec in enumerate(records, 1):
+        where = f"{path}:{i}"
+        if not isinstance(rec, dict) or not {"case_id", "condition", "annotations"} <= set(rec):
+            raise ScievalsError(where, "record lacks case_id/condition/annotations",
+                                "write predictions with scievals.autogkb.predict")
+        if rec["case_id"] not in case_ids:
+            raise ScievalsError(where, f"unknown case_id {rec['case_id']!r}",
+                                "predictions must be made from the same case file")
+    return records
+
+
+def score_records(cases: list[dict], records: list[dict], threshold: float):
+    """(per-article frame, review sections by condition)."""
+    truths = {c["case_id"]: c for c in cases}
+    rows, sections = [], {}
+    conditions = sorted({r["condition"] for r in records}) or ["missing"]
+    by_key = {(r["case_id"], r["condition"]): [] for r in records}
+    for r in records:
+        by_key[(r["case_id"], r["condition"])].append(r)
+    for condition in conditions:
+        for case_id, case in truths.items():
+            recs = by_key.get((case_id, condition)) or [None]
+            if recs == [None]:
+                log.warning("no prediction for %s under %s: scored 0", case_id, condition)
+            for rec in recs:
+                ok = rec is not None and rec.get("parse_status") == "ok"
+                ev = evaluate(rec["annotations"] if ok else [], case["truth"], threshold)
+                fields = {field_metric(f): v for f, v in ev.field_similarity.items()}
+                rows.append({
+                    "case_id": case_id, "condition": condition,
+                    "sample_index": rec.get("sample_index", 0) if rec else 0,
+                    **{m: getattr(ev, m) for m in HEADLINE}, "parse_success_rate": float(ok),
+                    **fields, "n_predictions": ev.n_predictions, "n_truth": ev.n_truth,
+                    "n_reference_matched": ev.n_reference_matched,
+                    "n_one_to_one": ev.n_one_to_one,
+                    "parse_status": rec.get("parse_status") if rec else "missing",
+                    "parse_error": rec.get("parse_error") if rec else None,
+                })
+                if rec is None or rec.get("sample_index", 0) == 0:
+                    sections.setdefault(condition, []).append(article_section(case, rec, ev))
+    frame = pd.DataFrame(rows)
+    return frame, sections
+
+
+def aggregate(per_article: pd.DataFrame, bootstrap: dict) -> dict[str, list[dict]]:
+    """condition -> metric dicts (mean over articles of per-article means, CI over articles)."""
+    out: dict[str, list[dict]] = {}
+    for condition, frame in per_article.groupby("condition", sort=True):
+        per_case = frame.groupby("case_id")[list(TABLE_METRICS)].mean()
+        out[str(condition)] = metric_means({m: per_case[m] for m in TABLE_METRICS}, bootstrap)
+    return out
+
+
+def _usage_items(usage: dict) -> list[dict]:
+    if not usage or not usage.get("requests"):
+        return []
+    n = usage["requests"]
+    return [{"metric": m, "value": usage.get(m), "n": n}
+            for m in ("tokens_in", "tokens_out", "cost_usd", "cache_hits")]
+
+
+def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Provenance:
+    report = read_json(curation_report_json)
+    return Provenance(benchmark=BENCHMARK, dataset=report["dataset"],
+                      dataset_sha256=sha256_file(cases_jsonl), config_hash=config_hash)
+
+
+def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstrap: dict,
+                threshold: float, out_csv, per_article_csv, review_md, model: str,
+                usage_json=None) -> pd.DataFrame:
+    cases = read_cases(cases_jsonl)
+    records = _checked(read_jsonl(predictions_jsonl), predictions_jsonl,
+                       {c["case_id"] for c in cases})
+    if not records:
+        raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
+    per_article, sections = score_records(cases, records, threshold)
+    usage = read_json(usage_json) if usage_json else {}
+    tables = [result_rows(provenance, model, condition, items + _usage_items(usage))
+              for condition, items in aggregate(per_article, bootstrap).items()]
+    write_result_table(out_csv, pd.concat(tables, ignore_index=True))
+    per_article.insert(0, "model", model)
+    write_csv(per_article_csv, per_article)
+    parts = [[f"# Condition `{c}`", ""] + [line for s in secs for line in s + [""]]
+             for c, secs in sections.items()]
+    write_text(review_md, render_review(model, provenance.dataset, parts))
+    return per_article
