@@ -1,0 +1,1 @@
+"""Grader families; importing this package registers every grader type."""
