@@ -1,0 +1,174 @@
+"""The prediction stage: run a suite's tasks with an executor and grade every run.
+
+Executors:
+- ``mock`` (the built-in baseline ``waza_mock``): waza's mock engine exactly, i.e. the
+  output ``Mock response for: <prompt>`` (+ ``\\nAnalyzed N file(s)`` when the task has
+  files), a workspace holding the task's files, no events, tool calls or usage; trigger
+  tests report a perfect score.
+- ``llm``: :class:`scievals.waza.agent.Agent` through the LLM layer.
+
+Each run gets a fresh temporary workspace holding only the task's ``inputs.files``
+(fixtures from ``./fixtures`` < ``--context-dir`` < the task's ``context_dir``, or inline
+content); graders run while it exists, then it is removed.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scievals.common.errors import ScievalsError
+from scievals.waza import runs, session
+from scievals.waza.agent import Agent, AgentSettings, find_skills
+from scievals.waza.context import GraderOptions
+from scievals.waza.data import Suite, Task
+
+log = logging.getLogger(__name__)
+
+MOCK_MODEL = "waza_mock"
+BASELINES = (MOCK_MODEL,)
+
+
+@dataclass
+class Execution:
+    """What an engine returns for one prompt. ``output`` None: taken from ``events``."""
+
+    events: list[dict] = field(default_factory=list)
+    output: str | None = None
+    error: str = ""
+
+
+# (prompt, workspace or None, number of task files, case id, run index, timeout) -> Execution
+Engine = Callable[[str, Path | None, int, str, int, float], Execution]
+
+
+def mock_engine(prompt: str, workspace: Path | None, n_files: int, case_id: str,
+                sample_index: int, timeout_s: float) -> Execution:
+    output = f"Mock response for: {prompt}"
+    if n_files:
+        output += f"\nAnalyzed {n_files} file(s)"
+    return Execution(output=output)
+
+
+def agent_engine(agent: Agent) -> Engine:
+    def execute(prompt, workspace, n_files, case_id, sample_index, timeout_s) -> Execution:
+        scratch = None
+        if workspace is None:  # trigger prompts: an empty workspace
+            scratch = workspace = Path(tempfile.mkdtemp(prefix="waza-trigger-"))
+        try:
+            result = agent.run(prompt, workspace, case_id, sample_index, timeout_s)
+        finally:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+        return Execution(events=result.events, error=result.error)
+    return execute
+
+
+def make_workspace(suite: Suite, task: Task) -> Path:
+    """A fresh temporary directory holding only the task's files."""
+    root = Path(tempfile.mkdtemp(prefix="waza-ws-"))
+    base = suite.task_fixtures_dir(task)
+    for item in task.files:
+        target = root / item.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if item.content is not None:
+            target.write_text(item.content, encoding="utf-8")
+        else:
+            source = base / item.path
+            if not source.is_file():
+                shutil.rmtree(root, ignore_errors=True)
+                raise ScievalsError(f"{task.source}: inputs.files", f"fixture {item.path!r} "
+                                    f"not found in {base}", "add it or give content:")
+            shutil.copyfile(source, target)
+    return root
+
+
+def run_task(suite: Suite, task: Task, engine: Engine, trials: int, options: GraderOptions,
+             seed: int, case_prefix: str, skip_graders: bool = False) -> dict:
+    graders = runs.graders_for(suite, task)
+    timeout = float(task.timeout_seconds or suite.config.get("timeout_seconds") or 300)
+    records = []
+    for number in range(1, trials + 1):
+        workspace = make_workspace(suite, task)
+        try:
+            started = time.perf_counter()
+            execution = engine(task.prompt, workspace, len(task.files),
+                               f"{case_prefix}/{task.id}/run{number}", number - 1, timeout)
+            duration = round((time.perf_counter() - started) * 1000)
+            context = session.grader_context(
+                execution.events, output=execution.output, duration_ms=duration, task=task.raw,
+                workspace_dir=workspace, context_dir=suite.task_fixtures_dir(task))
+            validations, grader_error = {}, ""
+            if not execution.error and not skip_graders:
+                validations, grader_error = runs.grade_run(graders, context, options)
+            records.append(runs.run_record(number, duration_ms=duration, context=context,
+                                           validations=validations,
+                                           engine_error=execution.error,
+                                           grader_error=grader_error, skipped=skip_graders))
+        finally:
+            shutil.rmtree(workspace, ignore_errors=True)
+    return runs.task_record(task.id, task.name, records, seed)
+
+
+def run_triggers(suite: Suite, engine: Engine, mock: bool, case_prefix: str) -> list[dict]:
+    """Trigger tests (§6.13): did some ``skill.invoked`` name equal the suite's skill?"""
+    results = []
+    skill = suite.trigger_skill or suite.skill
+    for index, item in enumerate(suite.trigger_prompts):
+        error = ""
+        if mock:
+            did = item.should_trigger
+        else:
+            execution = engine(item.prompt, None, 0, f"{case_prefix}/trigger{index}", 0,
+                               float(suite.config.get("timeout_seconds") or 300))
+            invoked = {s.name for s in session.skill_invocations(execution.events)}
+            did = skill in invoked
+            if execution.error:  # an engine error counts as a wrong answer
+                error, did = execution.error, not item.should_trigger
+        results.append({"prompt": item.prompt, "should_trigger": item.should_trigger,
+                        "did_trigger": did, "confidence": item.confidence,
+                        "reason": item.reason, "error": error})
+    return results
+
+
+def run_suite(suite: Suite, model: str, *, engine: Engine | None = None, model_id: str = "",
+              trials: int | None = None, seed: int = 0, options: GraderOptions | None = None,
+              task_filter: list[str] | None = None, skip_graders: bool = False) -> dict:
+    """Run and grade every task (``trials`` runs each); returns the results JSON."""
+    mock = engine is None
+    engine = engine or mock_engine
+    trials = trials or int(suite.config.get("trials_per_task") or 1)
+    options = options or GraderOptions()
+    tasks = [t for t in suite.tasks if not task_filter or t.id in task_filter or
+             t.name in task_filter]
+    if task_filter and not tasks:
+        raise ScievalsError(suite.path, f"no task matches {task_filter}",
+                            f"task ids: {', '.join(t.id for t in suite.tasks)}")
+    prefix = f"{suite.name}/{model}"
+    records = []
+    for task in tasks:
+        records.append(run_task(suite, task, engine, trials, options, seed, prefix, skip_graders))
+        if suite.config.get("fail_fast") and records[-1]["status"] != "passed":
+            log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
+            break
+    triggers = run_triggers(suite, engine, mock, prefix) if suite.trigger_prompts else []
+    return runs.outcome(suite, records, model_id=model_id or model,
+                        engine="mock" if mock else "llm", trials=trials, seed=seed,
+                        judge_model=options.judge_model, trigger_results=triggers,
+                        metadata={"model": model, "notes": suite.notes})
+
+
+def llm_engine(spec, llm_settings, agent_settings: AgentSettings, suite: Suite,
+               records_path: Path | None = None) -> Engine:
+    """The agent engine for one suite: skills from the suite folder and its
+    ``config.skill_directories`` (relative to eval.yaml)."""
+    dirs = [suite.directory] + [suite.directory / d
+                                for d in suite.config.get("skill_directories") or []]
+    skills = find_skills(dirs)
+    agent = Agent(spec, llm_settings, agent_settings, skills, records_path=records_path)
+    return agent_engine(agent)
