@@ -18,6 +18,7 @@ from scievals.common.errors import ScievalsError
 COMMAND_MODULES = [
     "scievals.abdev.cli",
     "scievals.gating.cli",
+    "scievals.waza.cli",
     "scievals.llm.cli",
     "scievals.common.history_cli",
 ]

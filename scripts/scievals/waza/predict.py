@@ -172,3 +172,29 @@ def llm_engine(spec, llm_settings, agent_settings: AgentSettings, suite: Suite,
     skills = find_skills(dirs)
     agent = Agent(spec, llm_settings, agent_settings, skills, records_path=records_path)
     return agent_engine(agent)
+
+
+def agent_settings(section: dict | None) -> AgentSettings:
+    """``waza.agent`` of the workflow config (defaults when absent)."""
+    section = section or {}
+    return AgentSettings(max_turns=int(section.get("max_turns", 12)),
+                         allow_shell=bool(section.get("allow_shell", True)),
+                         shell_timeout_s=float(section.get("shell_timeout_s", 30)))
+
+
+def engine_for(model: str, config: dict, suite: Suite,
+               records_path: Path | None = None) -> tuple[Engine | None, str]:
+    """(engine, model id) of a registry model: None is the mock engine (``waza_mock``)."""
+    from scievals.llm.registry import model_spec
+    from scievals.llm.settings import LLMSettings
+
+    if model == MOCK_MODEL:
+        return None, MOCK_MODEL
+    spec = model_spec(model, config)
+    if not spec.is_llm:
+        raise ScievalsError(f"config: models.{model}", "not an LLM and not a waza baseline",
+                            f"waza baselines: {', '.join(BASELINES)}")
+    engine = llm_engine(spec, LLMSettings.from_config(config.get("llm")),
+                        agent_settings((config.get("waza") or {}).get("agent")), suite,
+                        records_path)
+    return engine, spec.model or spec.name
