@@ -407,3 +407,55 @@ def check_suite(path: str | Path, context_dir: str | Path | None = None) -> list
 def demo_suites() -> dict[str, Path]:
     """Name (folder) -> eval.yaml of every embedded suite."""
     return {p.parent.name: p for p in sorted(DEMO_SUITES_DIR.glob("**/eval.yaml"))}
+
+
+# --- download (a checked local copy) --------------------------------------------------------
+
+def suite_dirs(source: str, path: str | None) -> dict[str, Path]:
+    """Folder name -> suite folder of the configured source (``demo`` or ``file``)."""
+    if source == "demo":
+        return {name: spec.parent for name, spec in demo_suites().items()}
+    if not path or not Path(path).expanduser().is_dir():
+        raise ScievalsError("config: waza.path", f"{path!r} is not a folder",
+                            "set waza.path to a folder holding suite folders (each with eval.yaml)")
+    found = sorted(Path(path).expanduser().glob("**/eval.yaml"))
+    return {spec.parent.name: spec.parent for spec in found}
+
+
+def _tree_sha256(folder: Path) -> tuple[str, dict[str, str]]:
+    """sha256 of every file (by relative path) and one digest over all of them."""
+    from scievals.common.io import sha256_file, sha256_text
+
+    files = {str(p.relative_to(folder)): sha256_file(p)
+             for p in sorted(folder.rglob("*")) if p.is_file()}
+    return sha256_text(json.dumps(files, sort_keys=True)), files
+
+
+def copy_suites(source: str, path: str | None, names: list[str], out_dir: str | Path,
+                report: str | Path) -> dict:
+    """Copy the configured suites to ``out_dir/<name>`` and write a checksum report.
+
+    Suites are local files (embedded or the user's), so the "download" is a copy that
+    pins exactly what later jobs read; the report names the source and every file's sha256.
+    """
+    import shutil
+
+    from scievals.common.io import write_json
+
+    available = suite_dirs(source, path)
+    missing = [n for n in names if n not in available]
+    if missing:
+        raise ScievalsError("config: waza.suites", f"no suite named {missing}",
+                            f"available ({source}): {', '.join(sorted(available))}")
+    out_dir = Path(out_dir)
+    entries = {}
+    for name in names:
+        target = out_dir / name
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(available[name], target)
+        digest, files = _tree_sha256(target)
+        entries[name] = {"source": source, "sha256": digest, "files": files}
+    result = {"source": source, "path": path, "suites": entries}
+    write_json(report, result)
+    return result
