@@ -35,8 +35,12 @@ class ToolCall:
     success: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "arguments": dict(self.arguments),
-                "result": self.result, "success": self.success}
+        return {
+            "name": self.name,
+            "arguments": dict(self.arguments),
+            "result": self.result,
+            "success": self.success,
+        }
 
 
 @dataclass
@@ -52,21 +56,35 @@ class SessionDigest:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SessionDigest:
-        calls = [ToolCall(name=str(c.get("name", "")),
-                          arguments=dict(c.get("arguments") or {}),
-                          result=c.get("result"), success=bool(c.get("success", False)))
-                 for c in (data.get("tool_calls") or [])]
+        calls = [
+            ToolCall(
+                name=str(c.get("name", "")),
+                arguments=dict(c.get("arguments") or {}),
+                result=c.get("result"),
+                success=bool(c.get("success", False)),
+            )
+            for c in (data.get("tool_calls") or [])
+        ]
         tools_used = [str(t) for t in (data.get("tools_used") or [])]
         count = data.get("tool_call_count")
-        return cls(tool_call_count=int(count) if count is not None else len(calls),
-                   tools_used=tools_used, tool_calls=calls, usage=data.get("usage"),
-                   errors=list(data.get("errors") or []),
-                   session_id=str(data.get("session_id") or ""))
+        return cls(
+            tool_call_count=int(count) if count is not None else len(calls),
+            tools_used=tools_used,
+            tool_calls=calls,
+            usage=data.get("usage"),
+            errors=list(data.get("errors") or []),
+            session_id=str(data.get("session_id") or ""),
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool_call_count": self.tool_call_count, "tools_used": list(self.tools_used),
-                "tool_calls": [c.to_dict() for c in self.tool_calls], "usage": self.usage,
-                "errors": list(self.errors), "session_id": self.session_id}
+        return {
+            "tool_call_count": self.tool_call_count,
+            "tools_used": list(self.tools_used),
+            "tool_calls": [c.to_dict() for c in self.tool_calls],
+            "usage": self.usage,
+            "errors": list(self.errors),
+            "session_id": self.session_id,
+        }
 
 
 @dataclass
@@ -99,17 +117,28 @@ class GraderContext:
     session_id: str = ""
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str = "context",
-                  workspace_dir: str | Path | None = None,
-                  context_dir: str | Path | None = None) -> GraderContext:
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        where: str = "context",
+        workspace_dir: str | Path | None = None,
+        context_dir: str | Path | None = None,
+    ) -> GraderContext:
         """Build from the snake_case context JSON; unknown keys are an error."""
         if not isinstance(data, Mapping):
-            raise ScievalsError(where, "the context must be a JSON object",
-                                f"use keys {', '.join(sorted(_CONTEXT_KEYS))}")
+            raise ScievalsError(
+                where,
+                "the context must be a JSON object",
+                f"use keys {', '.join(sorted(_CONTEXT_KEYS))}",
+            )
         unknown = sorted(set(data) - _CONTEXT_KEYS)
         if unknown:
-            raise ScievalsError(f"{where}: key {unknown[0]}", "unknown context key",
-                                f"allowed keys: {', '.join(sorted(_CONTEXT_KEYS))}")
+            raise ScievalsError(
+                f"{where}: key {unknown[0]}",
+                "unknown context key",
+                f"allowed keys: {', '.join(sorted(_CONTEXT_KEYS))}",
+            )
         _expect(data, where, "output", (str, type(None)))
         for key in ("transcript", "tool_calls", "errors", "skill_invocations"):
             _expect(data, where, key, (list, type(None)))
@@ -120,9 +149,11 @@ class GraderContext:
         invocations = []
         for i, inv in enumerate(data.get("skill_invocations") or []):
             if not isinstance(inv, Mapping) or not isinstance(inv.get("name"), str):
-                raise ScievalsError(f"{where}: key skill_invocations[{i}]",
-                                    "each skill invocation needs a string name",
-                                    'write {"name": "skill", "path": "..."}')
+                raise ScievalsError(
+                    f"{where}: key skill_invocations[{i}]",
+                    "each skill invocation needs a string name",
+                    'write {"name": "skill", "path": "..."}',
+                )
             invocations.append(SkillInvocation(inv["name"], str(inv.get("path") or "")))
         digest = SessionDigest.from_dict(session) if session is not None else None
         transcript = list(data.get("transcript") or [])
@@ -132,26 +163,46 @@ class GraderContext:
         errors = data.get("errors")
         if errors is None:
             errors = events_with_errors(transcript)
-        return cls(output=data.get("output") or "", outcome=dict(data.get("outcome") or {}),
-                   transcript=transcript, tool_calls=list(tool_calls), errors=list(errors),
-                   duration_ms=int(data.get("duration_ms") or 0), session=digest,
-                   skill_invocations=invocations, task=dict(data.get("task") or {}),
-                   workspace_dir=Path(workspace_dir) if workspace_dir else None,
-                   context_dir=Path(context_dir) if context_dir else None,
-                   baseline_output=data.get("baseline_output"),
-                   session_id=str(data.get("session_id") or ""))
+        return cls(
+            output=data.get("output") or "",
+            outcome=dict(data.get("outcome") or {}),
+            transcript=transcript,
+            tool_calls=list(tool_calls),
+            errors=list(errors),
+            duration_ms=int(data.get("duration_ms") or 0),
+            session=digest,
+            skill_invocations=invocations,
+            task=dict(data.get("task") or {}),
+            workspace_dir=Path(workspace_dir) if workspace_dir else None,
+            context_dir=Path(context_dir) if context_dir else None,
+            baseline_output=data.get("baseline_output"),
+            session_id=str(data.get("session_id") or ""),
+        )
 
 
-_CONTEXT_KEYS = frozenset({
-    "output", "outcome", "transcript", "tool_calls", "errors", "duration_ms", "session",
-    "skill_invocations", "task", "baseline_output", "session_id"})
+_CONTEXT_KEYS = frozenset(
+    {
+        "output",
+        "outcome",
+        "transcript",
+        "tool_calls",
+        "errors",
+        "duration_ms",
+        "session",
+        "skill_invocations",
+        "task",
+        "baseline_output",
+        "session_id",
+    }
+)
 
 
 def _expect(data: Mapping[str, Any], where: str, key: str, types: tuple[type, ...]) -> None:
     if key in data and not isinstance(data[key], types):
         names = " or ".join("null" if t is type(None) else t.__name__ for t in types)
-        raise ScievalsError(f"{where}: key {key}", f"must be {names}",
-                            f"got {type(data[key]).__name__}")
+        raise ScievalsError(
+            f"{where}: key {key}", f"must be {names}", f"got {type(data[key]).__name__}"
+        )
 
 
 def events_with_errors(transcript: list[Any]) -> list[Any]:
@@ -176,8 +227,28 @@ class GraderResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"score": self.score, "passed": self.passed, "feedback": self.feedback,
-                "details": self.details}
+        return {
+            "score": self.score,
+            "passed": self.passed,
+            "feedback": self.feedback,
+            "details": self.details,
+        }
+
+
+@dataclass
+class GraderOptions:
+    """Run-wide settings some graders need.
+
+    ``judge`` answers LLM-judge prompts (see ``graders.judge``; None: graders
+    that need one raise GraderError). ``judge_model`` is the suite's default for
+    ``prompt`` graders without their own ``model``. ``program_timeout`` is the
+    ``.waza.yaml graders.programTimeout`` default (seconds).
+    """
+
+    judge: Any = None
+    judge_model: str = ""
+    update_snapshots: bool = False
+    program_timeout: int = 0
 
 
 class Grader(Protocol):
@@ -186,15 +257,17 @@ class Grader(Protocol):
     def grade(self, context: GraderContext) -> GraderResult: ...
 
 
-GraderFactory = Callable[[Mapping[str, Any]], Grader]
+GraderFactory = Callable[[Mapping[str, Any], GraderOptions], Grader]
 _REGISTRY: dict[str, GraderFactory] = {}
 
 
 def register(kind: str) -> Callable[[GraderFactory], GraderFactory]:
     """Class decorator: make a grader available under ``kind``."""
+
     def add(factory: GraderFactory) -> GraderFactory:
         _REGISTRY[kind] = factory
         return factory
+
     return add
 
 
@@ -203,24 +276,35 @@ def grader_types() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def build(kind: str, config: Mapping[str, Any] | None) -> Grader:
+def build(
+    kind: str, config: Mapping[str, Any] | None, options: GraderOptions | None = None
+) -> Grader:
     """Build a grader; an unknown type or bad config raises GraderConfigError."""
     _load_families()
     factory = _REGISTRY.get(kind)
     if factory is None:
-        raise GraderConfigError(f"grader type {kind!r}", "unsupported grader type",
-                                f"use one of {', '.join(sorted(_REGISTRY))}")
+        raise GraderConfigError(
+            f"grader type {kind!r}",
+            "unsupported grader type",
+            f"use one of {', '.join(sorted(_REGISTRY))}",
+        )
     if config is None:
         config = {}
     if not isinstance(config, Mapping):
-        raise GraderConfigError(f"grader {kind}: config", "config must be a mapping",
-                                f"got {type(config).__name__}")
-    return factory(config)
+        raise GraderConfigError(
+            f"grader {kind}: config", "config must be a mapping", f"got {type(config).__name__}"
+        )
+    return factory(config, options or GraderOptions())
 
 
-def grade(kind: str, config: Mapping[str, Any] | None, context: GraderContext) -> GraderResult:
+def grade(
+    kind: str,
+    config: Mapping[str, Any] | None,
+    context: GraderContext,
+    options: GraderOptions | None = None,
+) -> GraderResult:
     """Build the grader of ``kind`` from ``config`` and grade ``context``."""
-    return build(kind, config).grade(context)
+    return build(kind, config, options).grade(context)
 
 
 def _load_families() -> None:
