@@ -58,19 +58,21 @@ def _print_outcome(outcome: dict, model: str) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
     from scievals.waza.data import load_suite
-    from scievals.waza.predict import MOCK_MODEL, engine_for, run_suite
+    from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
 
     suite = load_suite(args.path, args.context_dir)
     models = args.model or [MOCK_MODEL]
     if len(models) > 1 and args.output:
         raise ScievalsError("--output", "one file for several models",
                             "use --output-dir DIR (writes DIR/<model>.json)")
-    config = _config(args.config) if models != [MOCK_MODEL] else {}
+    config = _config(args.config) if models != [MOCK_MODEL] or args.config else {}
+    options = grader_options(config, suite)
     code = 0
     for model in models:
         engine, model_id = engine_for(model, config, suite)
         outcome = run_suite(suite, model, engine=engine, model_id=model_id, trials=args.trials,
-                            seed=args.seed, task_filter=args.task, skip_graders=args.skip_graders)
+                            seed=args.seed, options=options, task_filter=args.task,
+                            skip_graders=args.skip_graders)
         _print_outcome(outcome, model)
         if args.output:
             write_json(args.output, outcome)
@@ -83,6 +85,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_grade(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
     from scievals.waza.data import load_suite
+    from scievals.waza.predict import grader_options
     from scievals.waza.replay import grade_report, read_results, recompute, regrade
 
     if args.recorded:
@@ -92,7 +95,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
             raise ScievalsError("waza grade", "needs PATH and --results (or --recorded)",
                                 "e.g. waza grade suite/eval.yaml --results results.json")
         suite = load_suite(args.path, args.context_dir)
-        outcome = regrade(suite, read_results(args.results), seed=args.seed,
+        options = grader_options(_config(args.config) if args.config else {}, suite)
+        outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
                           workspace=args.workspace, task_filter=args.task)
     if args.output:
         write_json(args.output, outcome)
@@ -155,6 +159,7 @@ def register(subparsers) -> None:
     p.add_argument("--recorded", help="results JSON: re-derive status/stats from its verdicts")
     p.add_argument("--workspace", help="the agent's workspace (for file/diff graders)")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
+    p.add_argument("--config", help="workflow config whose registry holds the judge model")
     p.add_argument("--task", action="append", help="only this task id (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("-o", "--output", help="write the graded results JSON here")

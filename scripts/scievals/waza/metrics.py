@@ -137,6 +137,11 @@ def summary(tasks: Sequence[Mapping], trials: int, seed: int = 0) -> dict:
     return result
 
 
+def _round_half_up(value: float) -> int:
+    """Go's math.Round for non-negative counts (0.5 -> 1; Python's round gives 0)."""
+    return math.floor(value + 0.5)
+
+
 def _ratio(num: float, den: float) -> float:
     return num / den if den else 0.0
 
@@ -157,8 +162,8 @@ def trigger_metrics(results: Sequence[Mapping]) -> dict:
     recall = _ratio(tp, tp + fn)
     f1 = _ratio(2 * precision * recall, precision + recall)
     accuracy = _ratio(tp + tn, tp + fp + tn + fn)
-    return {"true_positives": round(tp), "false_positives": round(fp),
-            "true_negatives": round(tn), "false_negatives": round(fn),
+    return {"true_positives": _round_half_up(tp), "false_positives": _round_half_up(fp),
+            "true_negatives": _round_half_up(tn), "false_negatives": _round_half_up(fn),
             "precision": round(precision, 4), "recall": round(recall, 4),
             "f1_score": round(f1, 4), "accuracy": round(accuracy, 4),
             "errors": sum(1 for item in results if item.get("error"))}

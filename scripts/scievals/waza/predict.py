@@ -198,3 +198,23 @@ def engine_for(model: str, config: dict, suite: Suite,
                         agent_settings((config.get("waza") or {}).get("agent")), suite,
                         records_path)
     return engine, spec.model or spec.name
+
+
+def grader_options(config: dict, suite: Suite, records_path: Path | None = None) -> GraderOptions:
+    """The LLM judge for prompt/llm graders: ``waza.judge_model``, else the suite's
+    ``config.judge_model``, when it names a registry entry (else none: such graders then
+    make their run ``error`` with a clear message)."""
+    from scievals.llm.registry import model_spec
+    from scievals.llm.settings import LLMSettings
+    from scievals.waza.graders.judge import LLMJudge
+
+    section = config.get("waza") or {}
+    name = section.get("judge_model") or suite.config.get("judge_model") or ""
+    registry = config.get("models") or {}
+    if not name or name not in registry:
+        return GraderOptions(judge_model=name)
+    specs = {m: model_spec(m, config) for m in registry if (registry[m] or {}).get("provider")
+             not in (None, "baseline")}
+    judge = LLMJudge(model_spec(name, config), LLMSettings.from_config(config.get("llm")),
+                     specs, records_path)
+    return GraderOptions(judge=judge, judge_model=name)
