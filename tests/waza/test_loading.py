@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from scievals.common.errors import ScievalsError
 from scievals.waza.data import DEMO_DIR, check_suite, demo_suites, load_suite
 from scievals.waza.predict import make_workspace

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from scievals.waza import metrics
 
 

@@ -13,7 +13,6 @@ trigger-accuracy files, where they are consistent, to the recorded rounding.
 from __future__ import annotations
 
 import pytest
-
 from scievals.waza.data import DEMO_DIR
 from scievals.waza.replay import read_results, recompute
 

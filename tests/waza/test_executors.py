@@ -1,0 +1,142 @@
+"""Executors: waza's exact mock output, and the LLM agent loop (scripted mock provider)
+recording waza-shaped session events that the graders read."""
+
+from __future__ import annotations
+
+import json
+
+from scievals.llm.base import ModelSpec
+from scievals.llm.settings import LLMSettings
+from scievals.waza import session
+from scievals.waza.agent import Agent, AgentSettings, find_skills
+from scievals.waza.data import DEMO_DIR, demo_suites, load_suite
+from scievals.waza.predict import agent_engine, run_suite
+
+
+def _tool(name, **arguments):
+    return "```tool\n" + json.dumps({"tool": name, "arguments": arguments}) + "\n```"
+
+
+def _agent(tmp_path, replies: dict[str, str], skills=None, **settings) -> Agent:
+    spec = ModelSpec(name="scripted", provider="mock", responses=replies)
+    llm = LLMSettings(cache_dir=tmp_path / "cache", cache_mode="off")
+    return Agent(spec, llm, AgentSettings(**settings), skills or {})
+
+
+def test_mock_output_is_waza_exact():
+    outcome = run_suite(load_suite(demo_suites()["code-explainer"]), "waza_mock", trials=1)
+    runs = {t["test_id"]: t["runs"][0] for t in outcome["tasks"]}
+    assert runs["explain-python-recursion-001"]["final_output"] == (
+        "Mock response for: Explain this code to me\nAnalyzed 1 file(s)")
+    showcase = run_suite(load_suite(demo_suites()["grader-showcase"]), "waza_mock")
+    runs = {t["test_id"]: t["runs"][0] for t in showcase["tasks"]}
+    assert runs["regex-demo-001"]["final_output"] == (
+        "Mock response for: List 3 popular programming languages for web development")
+    assert runs["code-demo-001"]["final_output"].endswith("\nAnalyzed 2 file(s)")
+    # no events, tool calls or usage
+    assert runs["code-demo-001"]["transcript"] == []
+    assert runs["code-demo-001"]["session_digest"]["tool_call_count"] == 0
+    assert runs["code-demo-001"]["session_digest"]["usage"] is None
+
+
+def test_mock_trigger_tests_are_perfect():
+    outcome = run_suite(load_suite(demo_suites()["code-explainer"]), "waza_mock", trials=1)
+    assert outcome["trigger_metrics"]["accuracy"] == 1.0
+    # should-trigger prompts: 6 high (1.0 each) + 2 medium (0.5 each) = 7.0
+    assert outcome["trigger_metrics"]["true_positives"] == 7
+    assert outcome["metrics"]["trigger_accuracy"]["passed"] is True
+
+
+def test_agent_reads_a_file_and_answers(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "factorial.py").write_text("def factorial(n): ...\n")
+    agent = _agent(tmp_path, {
+        "c/turn0": "Let me look.\n" + _tool("read", path="factorial.py"),
+        "c/turn1": "It is a recursive factorial.",
+    })
+    run = agent.run("Explain this code", workspace, "c", 0, timeout_s=60)
+    assert run.error == ""
+    digest = session.digest(run.events)
+    assert digest.tools_used == ["read"]
+    assert digest.tool_calls[0].arguments == {"path": "factorial.py"}
+    assert digest.tool_calls[0].result == "def factorial(n): ...\n"
+    assert digest.tool_calls[0].success is True
+    assert digest.usage["turns"] == 2
+    assert session.final_output(run.events) == "It is a recursive factorial."
+
+
+def test_agent_workspace_confinement_and_bad_tool_blocks(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    agent = _agent(tmp_path, {
+        "c/turn0": _tool("read", path="../secret.txt"),
+        "c/turn1": "```tool\n{not json}\n```",
+        "c/turn2": _tool("write", path="out/notes.md", content="hello"),
+        "c/turn3": "done",
+    })
+    run = agent.run("x", workspace, "c", 0, timeout_s=60)
+    calls = session.digest(run.events).tool_calls
+    assert calls[0].success is False and "outside the workspace" in calls[0].result
+    assert [c.name for c in calls] == ["read", "write"]  # the unparsable block is no call
+    assert (workspace / "out" / "notes.md").read_text() == "hello"
+
+
+def test_shell_has_no_api_keys_a_time_limit_and_a_switch(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    replies = {"c/turn0": _tool("shell", command="env; pwd"),
+               "c/turn1": _tool("shell", command="sleep 5"), "c/turn2": "ok"}
+    run = _agent(tmp_path, replies, shell_timeout_s=0.5).run("x", workspace, "c", 0, 60)
+    env_call, sleep_call = session.digest(run.events).tool_calls
+    assert "sk-secret-value" not in env_call.result and "API_KEY" not in env_call.result
+    assert str(workspace.resolve()) in env_call.result
+    assert sleep_call.success is False and "timed out after 0.5 s" in sleep_call.result
+    off = _agent(tmp_path, replies, allow_shell=False).run("x", workspace, "c", 0, 60)
+    call = session.digest(off.events).tool_calls[0]
+    assert call.success is False and "shell tool is turned off" in call.result
+
+
+def test_skill_loading_records_skill_invoked(tmp_path):
+    skills = find_skills([DEMO_DIR / "suites" / "code-explainer"])
+    assert list(skills) == ["code-explainer"]
+    agent = _agent(tmp_path, {"c/turn0": _tool("skill", skill="code-explainer"),
+                              "c/turn1": "Explained."}, skills=skills)
+    run = agent.run("Explain this code", tmp_path, "c", 0, 60)
+    invoked = session.skill_invocations(run.events)
+    assert [s.name for s in invoked] == ["code-explainer"]
+    event = next(e for e in run.events if e["type"] == "skill.invoked")
+    assert event["data"]["content"].startswith("# Code Explainer")  # the body, no front matter
+
+
+def test_agent_runs_feed_every_grader(tmp_path):
+    """A whole suite through the agent: action_sequence, behavior and file graders see
+    the recorded tool calls, token usage and workspace."""
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "tasks").mkdir(parents=True)
+    (suite_dir / "eval.yaml").write_text(
+        "name: s\nskill: s\nconfig: {trials_per_task: 1}\ntasks: [tasks/*.yaml]\n")
+    (suite_dir / "tasks" / "t.yaml").write_text(
+        "id: t\nname: t\ninputs: {prompt: write it}\ngraders:\n"
+        "  - {name: seq, type: action_sequence, config: {matching_mode: exact_match,"
+        " expected_actions: [list, write]}}\n"
+        "  - {name: beh, type: behavior, config: {max_tool_calls: 2, required_tools: [write]}}\n"
+        "  - {name: file, type: file, config: {must_exist: [README.md]}}\n")
+    agent = _agent(tmp_path, {"s/scripted/t/run1/turn0": _tool("list", path="."),
+                              "s/scripted/t/run1/turn1": _tool("write", path="README.md",
+                                                               content="# hi"),
+                              "s/scripted/t/run1/turn2": "Wrote README.md"})
+    outcome = run_suite(load_suite(suite_dir), "scripted", engine=agent_engine(agent))
+    run = outcome["tasks"][0]["runs"][0]
+    assert run["status"] == "passed", run
+    assert {k: v["score"] for k, v in run["validations"].items()} == {
+        "seq": 1.0, "beh": 1.0, "file": 1.0}
+    assert run["session_digest"]["tools_used"] == ["list", "write"]
+
+
+def test_no_final_answer_within_max_turns_is_an_error(tmp_path):
+    agent = _agent(tmp_path, {"c/turn0": _tool("list", path=".")}, max_turns=1)
+    run = agent.run("x", tmp_path, "c", 0, 60)
+    assert run.error == "no final answer after 1 turns"
