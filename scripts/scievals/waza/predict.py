@@ -24,7 +24,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.waza import runs, session
-from scievals.waza.agent import Agent, AgentSettings, find_skills
+from scievals.waza.agent import AGENT_VERSION, Agent, AgentSettings, find_skills
 from scievals.waza.context import GraderOptions
 from scievals.waza.data import Suite, Task
 
@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 MOCK_MODEL = "waza_mock"
 BASELINES = (MOCK_MODEL,)
+# What a predict job's results depend on besides its inputs: the engines, the agent loop
+# and grading (runs are graded inside the job, while their workspace exists).
+PREDICT_VERSION = f"waza-predict-v1+{AGENT_VERSION}"
 
 
 @dataclass
@@ -218,3 +221,22 @@ def grader_options(config: dict, suite: Suite, records_path: Path | None = None)
     judge = LLMJudge(model_spec(name, config), LLMSettings.from_config(config.get("llm")),
                      specs, records_path)
     return GraderOptions(judge=judge, judge_model=name)
+
+
+def predict_job(suite_dir: str, model: str, config: dict, out: str,
+                records_path: str | None = None) -> dict:
+    """One workflow job: run and grade one suite with one model; write its results JSON."""
+    from scievals.common.io import write_json, write_text
+    from scievals.waza.data import load_suite
+
+    section = config.get("waza") or {}
+    suite = load_suite(suite_dir)
+    if records_path:
+        write_text(records_path, "")  # this job's LLM records start empty
+    records = Path(records_path) if records_path else None
+    engine, model_id = engine_for(model, config, suite, records)
+    outcome = run_suite(suite, model, engine=engine, model_id=model_id,
+                        trials=section.get("trials"), seed=int(section.get("seed") or 0),
+                        options=grader_options(config, suite, records))
+    write_json(out, outcome)
+    return outcome

@@ -101,15 +101,23 @@ def review(model: str, outcomes: Mapping[str, Mapping]) -> str:
     return "\n".join(lines)
 
 
-def score_model(model: str, results: Mapping[str, str | Path], download_report: str | Path,
+def outcomes_of(results: list[str | Path] | None = None,
+                imported: str | Path | None = None) -> dict[str, dict]:
+    """Suite name -> results JSON: produced files are named ``<suite>.json``; an imported
+    file is ``{"suites": {suite: results}}`` (see :func:`scievals.waza.replay.import_results`)."""
+    if imported is not None:
+        data = read_json(imported)
+        return dict(data["suites"])
+    return {Path(p).stem: read_results(p) for p in results or []}
+
+
+def score_model(model: str, outcomes: Mapping[str, Mapping], download_report: str | Path,
                 config_hash: str, bootstrap: Mapping, table_out: str | Path,
                 per_case_out: str | Path, review_out: str | Path) -> pd.DataFrame:
-    """``results``: suite name -> results JSON of ``model``."""
+    """One model's long table (rows per suite), per-task CSV and failed-grader review."""
     downloaded = read_json(download_report)["suites"]
-    frames, cases, outcomes = [], [], {}
-    for suite, path in sorted(results.items()):
-        outcome = read_results(path)
-        outcomes[suite] = outcome
+    frames, cases = [], []
+    for suite, outcome in sorted(outcomes.items()):
         digest = downloaded.get(suite, {}).get("sha256", "")
         provenance = Provenance(benchmark="waza", dataset=suite, dataset_sha256=digest,
                                 config_hash=config_hash)
@@ -118,5 +126,5 @@ def score_model(model: str, results: Mapping[str, str | Path], download_report: 
     table = pd.concat(frames, ignore_index=True)
     write_result_table(table_out, table)
     write_csv(per_case_out, pd.DataFrame(cases, columns=PER_CASE_COLUMNS))
-    write_text(review_out, review(model, outcomes))
+    write_text(review_out, review(model, dict(sorted(outcomes.items()))))
     return table
