@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scievals.abdev.baselines import predict_ridge_descriptors
+from scievals.abdev.predict import predict_ridge_descriptors
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV, fetch_gdpa1
 from scievals.abdev.metrics import evaluate_model, extended_scores

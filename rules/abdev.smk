@@ -1,30 +1,13 @@
 # abdev: antibody developability on GDPa1 (download -> baseline predictions -> CV scoring).
 # Models: the baselines named in config["abdev"]["models"] plus every <model>.csv in
 # config["abdev"]["predictions_dir"] (bring your own, in the reference out-of-fold format).
+# No curate step (GDPa1 is used as published) and no LLM predictor yet.
 
 ABDEV = config["abdev"]
-ABDEV_BASELINES = ABDEV["models"]
-ABDEV_BYO = byo_prediction_models(ABDEV["predictions_dir"], ".csv", ABDEV_BASELINES)
-ABDEV_MODELS = ABDEV_BASELINES + ABDEV_BYO
-ABDEV_DOWNLOAD = {
-    k: ABDEV[k]
-    for k in (
-        "source",
-        "url",
-        "sha256",
-        "heldout_url",
-        "heldout_sha256",
-        "hf_url",
-        "download_timeout_s",
-    )
-}
-get_abdev_prediction = prediction_getter(
-    ABDEV_BYO, ABDEV["predictions_dir"], "results/abdev/predictions", ".csv"
-)
-
-SCORE_TABLES["abdev"] = lambda: expand(
-    "results/abdev/scores/{model}.csv", model=ABDEV_MODELS
-)
+ABDEV_MODELS = MODELS["abdev"]
+# What the download depends on (a change of fold_col or seed must not re-download).
+ABDEV_SOURCE_KEYS = ("source", "url", "sha256", "heldout_url", "heldout_sha256", "hf_url",
+                     "download_timeout_s")
 
 
 rule abdev_download:
@@ -36,41 +19,58 @@ rule abdev_download:
         "logs/abdev_download.log",
     localrule: True
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     params:
-        cfg=ABDEV_DOWNLOAD,
+        cfg={k: ABDEV[k] for k in ABDEV_SOURCE_KEYS},
     script:
         "../scripts/abdev_download.py"
 
 
-rule abdev_predict:
+rule abdev_predict_baseline:
     input:
         truth=rules.abdev_download.output.truth,
     output:
-        "results/abdev/predictions/{model}.csv",
+        predictions="results/abdev/predictions/{model}.csv",
     log:
         "logs/abdev_predict/{model}.log",
     benchmark:
         "logs/benchmarks/abdev_predict/{model}.tsv"
     wildcard_constraints:
-        model="|".join(ABDEV_BASELINES) or "^$",
+        model=model_regex(ABDEV_MODELS.baselines),
     group:
         "abdev"
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
     params:
         fold_col=ABDEV["fold_col"],
         seed=ABDEV["seed"],
+        code_version=code_version("abdev", "predict"),
     script:
-        "../scripts/abdev_predict.py"
+        "../scripts/abdev_predict_baseline.py"
+
+
+rule abdev_import:
+    input:
+        user=f"{ABDEV['predictions_dir']}/{{model}}.csv",
+    output:
+        predictions="results/abdev/predictions/{model}.csv",
+    log:
+        "logs/abdev_import/{model}.log",
+    wildcard_constraints:
+        model=model_regex(ABDEV_MODELS.byo),
+    localrule: True
+    conda:
+        "../envs/core.yaml"
+    script:
+        "../scripts/abdev_import.py"
 
 
 rule abdev_score:
     input:
-        pred=get_abdev_prediction,
+        pred="results/abdev/predictions/{model}.csv",
         truth=rules.abdev_download.output.truth,
         source=rules.abdev_download.output.source,
     output:
@@ -81,11 +81,11 @@ rule abdev_score:
     benchmark:
         "logs/benchmarks/abdev_score/{model}.tsv"
     wildcard_constraints:
-        model="|".join(ABDEV_MODELS) or "^$",
+        model=model_regex(ABDEV_MODELS.all),
     group:
         "abdev"
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
@@ -93,6 +93,7 @@ rule abdev_score:
         fold_col=ABDEV["fold_col"],
         num_folds=ABDEV["num_folds"],
         bootstrap=BOOTSTRAP,
-        config_hash=section_hash("abdev", ABDEV_BASELINES),
+        config_hash=section_hash("abdev"),
+        code_version=code_version("abdev", "score"),
     script:
         "../scripts/abdev_score.py"

@@ -1,74 +1,82 @@
-# Shared setup: config validation (first), the package on sys.path, helpers every
-# benchmark's rule file uses. Benchmark rule files register their score tables in
-# SCORE_TABLES so summary.smk can collect them without knowing the benchmark.
+# Shared setup: config validation (first), the package on sys.path, the enabled benchmarks
+# from the registry (scievals.benchmarks) and the helpers every benchmark's rules file uses.
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
-from scievals.common.config import validate_config
+from scievals import benchmarks as registry
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
-from scievals.common.workflow import (
-    byo_prediction_models,
-    llm_key_envs,
-    preflight_models,
-)
+from scievals.common.workflow import benchmark_models, model_regex
+from scievals.llm.registry import key_envs, preflight_config
 
 try:
-    validate_config(config, where="config")
+    registry.validate_config(config, where="config")
+    # Registry entry of every enabled benchmark, in the config's order.
+    ENABLED = registry.enabled(config)
+    # benchmark name -> its models: baselines, llms, byo (own files), all.
+    MODELS = {
+        b.name: benchmark_models(config, b.name, b.byo_suffix) for b in ENABLED
+    }
 except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
 
-BENCHMARKS = config["benchmarks"]
+BENCHMARKS = [b.name for b in ENABLED]
+BOOTSTRAP = config["bootstrap"]
 
 
 # API keys reach cluster jobs through envvars (never params, which Snakemake stores).
 # Only keys that are set are declared: a missing one is reported by the preflight below.
 envvars:
-    *[name for name in llm_key_envs(config) if name in os.environ],
+    *[name for name in key_envs(config) if name in os.environ],
 
 
 # Before any job runs (not on dry runs): every LLM an enabled benchmark uses has its
 # API key set and its server reachable, else one line and exit 1.
 onstart:
     try:
-        preflight_models(config)
+        preflight_config(config)
     except ScievalsError as exc:
         sys.exit(f"error: {exc.one_line()}")
 
 
-BOOTSTRAP = config["bootstrap"]
+# The end of every run (not of dry runs) repeats each notice jobs recorded - demo fallbacks,
+# skipped sources or cases, failed requests - and writes results/run_report.json.
+RUN_STARTED = notices.now_utc()
 
-# benchmark name -> function returning the list of its score tables (long format).
-SCORE_TABLES = {}
+
+onsuccess:
+    notices.report("success", since=RUN_STARTED)
+
+
+onerror:
+    notices.report("error", since=RUN_STARTED)
 
 
 wildcard_constraints:
     model=r"[A-Za-z0-9][A-Za-z0-9._-]*",
 
 
-def section_hash(benchmark, models):
+def section_hash(benchmark):
     """Config hash of one benchmark: its section, the bootstrap and its models' registry entries."""
     return config_hash(
         {
             "section": config[benchmark],
             "bootstrap": BOOTSTRAP,
-            "models": {m: config["models"].get(m) for m in models},
+            "models": {m: config["models"].get(m) for m in config[benchmark]["models"]},
         }
     )
 
 
-def get_score_tables(wildcards):
-    return SCORE_TABLES[wildcards.benchmark]()
+def code_version(benchmark, role):
+    """The version constant of a benchmark's predict or score code (a rule param: a change
+    re-runs exactly the jobs that use that code)."""
+    return registry.get(benchmark).code_version(role)
 
 
-def prediction_getter(byo_models, byo_dir, produced_dir, suffix):
-    """Input function: a user's own prediction file for BYO models, else the produced one."""
-
-    def get_prediction(wildcards):
-        folder = byo_dir if wildcards.model in byo_models else produced_dir
-        return f"{folder}/{wildcards.model}{suffix}"
-
-    return get_prediction
+def score_tables(benchmark):
+    """Every model's long-format score table of one benchmark (what its summary merges)."""
+    return expand(registry.get(benchmark).score_table, model=MODELS[benchmark].all)

@@ -4,20 +4,9 @@
 # (marker_baseline and LLMs from the registry) plus every <model>.jsonl in
 # config["gating"]["predictions_dir"] (bring your own). Helpers: scievals.gating.workflow.
 from scievals.gating import workflow as gating_wf
-from scievals.gating.metrics import METRICS_VERSION
-from scievals.gating.prompts import PROMPT_VERSION
 
 GATING = config["gating"]
-GATING_BASELINES = gating_wf.baselines(config)
-GATING_LLMS = [m for m in GATING["models"] if m not in GATING_BASELINES]
-GATING_BYO = byo_prediction_models(
-    GATING["predictions_dir"], ".jsonl", GATING["models"]
-)
-GATING_MODELS = GATING["models"] + GATING_BYO
-
-SCORE_TABLES["gating"] = lambda: expand(
-    "results/gating/scores/{model}.csv", model=GATING_MODELS
-)
+GATING_MODELS = MODELS["gating"]
 
 
 rule gating_download:
@@ -27,7 +16,7 @@ rule gating_download:
         "logs/gating_download.log",
     localrule: True
     conda:
-        "../envs/llm.yaml"
+        "../envs/core.yaml"
     params:
         cfg=gating_wf.download_settings(GATING),
         out_dir=lambda wildcards, output: str(Path(output.report).parent),
@@ -35,6 +24,7 @@ rule gating_download:
         "../scripts/gating_download.py"
 
 
+# gating_extract is gating's curate step for FlowJo workspaces (flowkit, its own env).
 rule gating_extract:
     input:
         download=rules.gating_download.output.report,
@@ -47,7 +37,7 @@ rule gating_extract:
     benchmark:
         "logs/benchmarks/gating_extract.tsv"
     conda:
-        "../envs/flowkit.yaml"
+        "../envs/workspaces.yaml"
     resources:
         mem_mb=2000,
         runtime=15,
@@ -65,7 +55,7 @@ rule gating_curate:
     log:
         "logs/gating_curate.log",
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
@@ -86,17 +76,17 @@ rule gating_predict_baseline:
     benchmark:
         "logs/benchmarks/gating_predict/{model}.tsv"
     wildcard_constraints:
-        model=gating_wf.model_regex(GATING_BASELINES),
+        model=model_regex(GATING_MODELS.baselines),
     group:
         "gating"
     conda:
-        "../envs/flowkit.yaml"
+        "../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
     params:
         config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
-        prompt_version=PROMPT_VERSION,
+        code_version=code_version("gating", "predict"),
     script:
         "../scripts/gating_predict.py"
 
@@ -112,7 +102,7 @@ rule gating_predict_llm:
     benchmark:
         "logs/benchmarks/gating_predict/{model}.tsv"
     wildcard_constraints:
-        model=gating_wf.model_regex(GATING_LLMS),
+        model=model_regex(GATING_MODELS.llms),
     conda:
         "../envs/llm.yaml"
     resources:
@@ -121,7 +111,7 @@ rule gating_predict_llm:
         runtime=240,
     params:
         config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
-        prompt_version=PROMPT_VERSION,
+        code_version=code_version("gating", "predict"),
     script:
         "../scripts/gating_predict.py"
 
@@ -135,11 +125,11 @@ rule gating_import:
     log:
         "logs/gating_import/{model}.log",
     wildcard_constraints:
-        model=gating_wf.model_regex(GATING_BYO),
+        model=model_regex(GATING_MODELS.byo),
     group:
         "gating"
     conda:
-        "../envs/flowkit.yaml"
+        "../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
@@ -149,7 +139,7 @@ rule gating_import:
 
 rule gating_score:
     input:
-        unpack(lambda wildcards: gating_wf.score_inputs(wildcards.model, GATING_BYO)),
+        unpack(lambda wildcards: gating_wf.score_inputs(wildcards.model, GATING_MODELS.byo)),
     output:
         table="results/gating/scores/{model}.csv",
         per_case="results/gating/scores/{model}.per_case.csv",
@@ -159,17 +149,17 @@ rule gating_score:
     benchmark:
         "logs/benchmarks/gating_score/{model}.tsv"
     wildcard_constraints:
-        model=gating_wf.model_regex(GATING_MODELS),
+        model=model_regex(GATING_MODELS.all),
     group:
         "gating"
     conda:
-        "../envs/flowkit.yaml"
+        "../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
     params:
         bootstrap=BOOTSTRAP,
-        config_hash=section_hash("gating", GATING["models"]),
-        metrics_version=METRICS_VERSION,
+        config_hash=section_hash("gating"),
+        code_version=code_version("gating", "score"),
     script:
         "../scripts/gating_score.py"

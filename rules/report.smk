@@ -2,30 +2,18 @@
 # REPORT_FIGURES), then `snakemake --report results/report.html` bundles figures, captions,
 # the rule graph and the run statistics into one self-contained file.
 #
-# One job per (benchmark, figure) in scievals.report.registry.FIGURES; a benchmark without
-# an entry there gets the generic model comparison. Captions: report/<benchmark>/<figure>.rst,
-# else report/generic/<figure>.rst. Include this file after the benchmarks' rule files.
-from scievals.report.registry import figures_for
-from scievals.report.workflow import caption_path, data_source, per_model, report_models
-
-REPORT_MODELS = {b: report_models(b, SCORE_TABLES, config) for b in BENCHMARKS}
-# Input name (FigureSpec.inputs) -> files, per benchmark. "summary" works for every
-# benchmark; a benchmark whose figures read other files adds its names here.
-REPORT_INPUTS = {
-    "summary": lambda b: [f"results/{b}/summary.csv"],
-    "per_case": lambda b: per_model(
-        "results/{b}/scores/{model}.per_case.csv", b, REPORT_MODELS[b]
-    ),
-    "cases": lambda b: [f"data/curated/{b}/cases.jsonl"],
-    "predictions": lambda b: per_model(
-        "results/{b}/predictions/{model}.jsonl", b, REPORT_MODELS[b]
-    ),
-}
+# One job per (benchmark, figure) of each enabled benchmark's registry entry (`figures=`);
+# a benchmark without figures gets the generic model comparison. Captions:
+# report/<benchmark>/<figure>.rst, else report/generic/<figure>.rst. Figure inputs:
+# "summary" (every benchmark) plus the benchmark's `report_inputs`.
+from scievals.report.workflow import caption_path, data_source, report_inputs
 
 REPORT_FIGURES = []
 
-for _benchmark in BENCHMARKS:
-    for _figure in figures_for(_benchmark):
+for _bench in ENABLED:
+    _benchmark = _bench.name
+    _inputs = report_inputs(_bench, MODELS[_benchmark].all)
+    for _figure in _bench.report_figures():
         _path = f"results/report/{_benchmark}/{_figure.name}"
         _labels = {"benchmark": _benchmark, "figure": _figure.label}
         if _figure.directory:
@@ -52,7 +40,7 @@ for _benchmark in BENCHMARKS:
             name:
                 f"report_{_benchmark}_{_figure.name}"
             input:
-                **{name: REPORT_INPUTS[name](_benchmark) for name in _figure.inputs},
+                **{name: _inputs[name] for name in _figure.inputs},
             output:
                 _output,
             log:
@@ -67,7 +55,8 @@ for _benchmark in BENCHMARKS:
             params:
                 benchmark=_benchmark,
                 figure=_figure.name,
-                models=REPORT_MODELS[_benchmark],
+                function=_figure.function,
+                models=MODELS[_benchmark].all,
                 data_source=data_source(_benchmark, config),
             script:
                 "../scripts/report_figure.py"

@@ -4,16 +4,16 @@
 
 rule summarize_benchmark:
     input:
-        get_score_tables,
+        lambda wildcards: score_tables(wildcards.benchmark),
     output:
         "results/{benchmark}/summary.csv",
     log:
         "logs/summarize_benchmark/{benchmark}.log",
     wildcard_constraints:
-        benchmark="|".join(SCORE_TABLES),
+        benchmark=model_regex(BENCHMARKS),
     localrule: True
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     script:
         "../scripts/summarize.py"
 
@@ -27,15 +27,15 @@ rule summarize_all:
         "logs/summarize_all.log",
     localrule: True
     conda:
-        "../envs/scievals.yaml"
+        "../envs/core.yaml"
     params:
         history_dir="results/history",
     script:
         "../scripts/summarize.py"
 
 
-# One target rule per benchmark: `snakemake --cores 8 abdev`.
-for _benchmark in SCORE_TABLES:
+# One target rule per benchmark: `snakemake --cores 8 <benchmark>`.
+for _benchmark in BENCHMARKS:
 
     rule:
         name:

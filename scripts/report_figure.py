@@ -6,14 +6,13 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.report.registry import figure
+from scievals.report.registry import FigureSpec
 
 
 def draw(smk):
-    spec = figure(smk.params.benchmark, smk.params.figure)
+    spec = FigureSpec(smk.params.figure, smk.params.figure, smk.params.function)
     inputs = {}
-    for name in spec.inputs:
-        files = smk.input[name]
+    for name, files in smk.input.items():
         inputs[name] = [files] if isinstance(files, str) else list(files)
     spec.draw(inputs, smk.output[0])
 

@@ -1,7 +1,8 @@
 """``python -m scievals``: one command line, one sub-command group per benchmark.
 
-Each benchmark package has a ``cli`` module with ``register(subparsers)``; this
-file only wires them together and turns :class:`ScievalsError` into one line on
+Each registered benchmark (``scievals.benchmarks``) has a ``cli`` module with
+``register(subparsers)``, as do the LLM layer and the result history; this file only
+wires them together and turns :class:`ScievalsError` into one line on
 stderr and exit code 1.
 """
 
@@ -11,14 +12,11 @@ import argparse
 import importlib
 import sys
 
-from scievals import __version__
+from scievals import __version__, benchmarks
 from scievals.common.errors import ScievalsError
 
-# Sub-command groups: module path -> registers its parser. Listed here once.
-COMMAND_MODULES = [
-    "scievals.abdev.cli",
-    "scievals.gating.cli",
-    "scievals.waza.cli",
+# Sub-command groups: every benchmark's, then the ones shared by all benchmarks.
+COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.llm.cli",
     "scievals.common.history_cli",
 ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from scievals.abdev.baselines import predict_random, predict_ridge_descriptors
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV
+from scievals.abdev.predict import predict_random, predict_ridge_descriptors
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 import copy
 
 import pytest
-from scievals.common.config import validate_config
+from scievals.benchmarks import validate_config
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 
@@ -30,9 +30,9 @@ def test_empty_config_gets_every_default():
     ("mutate", "expected"),
     [
         (lambda c: c["abdev"].update(sourc="demo"),
-         "config: abdev: unknown key(s) ['sourc'] (allowed keys: ['download_timeout_s'"),
+         "config: abdev: unknown key(s) ['sourc'] (allowed keys: ['allow_unverified'"),
         (lambda c: c["abdev"].update(source="web"),
-         "config: abdev.source: 'web' is not allowed (allowed values: ['auto', 'remote', 'demo'])"),
+         "config: abdev.source: 'web' is not allowed (allowed values: ['auto', 'remote', 'file', 'demo'])"),
         (lambda c: c["bootstrap"].update(n_resamples="many"),
          "config: bootstrap.n_resamples: 'many' is not of type integer"),
         (lambda c: c.update(benchmarks=["abdev", "chess"]),
@@ -43,6 +43,13 @@ def test_empty_config_gets_every_default():
          "config: models.gpt: 'model' is a required property (add the key)"),
         (lambda c: c["abdev"].update(models=["random", "nope"]),
          "config: abdev.models: model 'nope' is not in the model registry"),
+        # issue 14 item 5: an empty list would make a benchmark (or everything) vanish
+        (lambda c: c["abdev"].update(models=[]), "config: abdev.models: [] should be non-empty"),
+        (lambda c: c["gating"].update(models=[]), "config: gating.models: [] should be non-empty"),
+        (lambda c: c.update(benchmarks=[]), "config: benchmarks: [] should be non-empty"),
+        # the data-source keys are the same in every section
+        (lambda c: c["gating"].update(source="web"), "config: gating.source: 'web' is not allowed"),
+        (lambda c: c["abdev"].update(sha256="abc"), "config: abdev.sha256: 'abc' does not match"),
     ],
 )
 def test_bad_config_gives_one_line_naming_the_key(config, mutate, expected):
@@ -53,3 +60,35 @@ def test_bad_config_gives_one_line_naming_the_key(config, mutate, expected):
     message = info.value.one_line()
     assert message.startswith(expected)
     assert "\n" not in message
+
+
+def test_optional_source_keys_fall_back_to_the_pinned_defaults(config):
+    """issue 14 item 10: removing url/sha256/hf_url/heldout_* keys must not break anything."""
+    for key in ("url", "sha256", "heldout_url", "heldout_sha256", "hf_url", "download_timeout_s"):
+        del config["abdev"][key]
+    validate_config(config)
+    assert config["abdev"]["sha256"] == (
+        "4fed9d17118d587a46b369e2dd40941f42506e40a7850d8d896de37742a29c37")
+    assert config["abdev"]["url"].endswith("/data/GDPa1_v1.2_20250814.csv")
+    assert config["abdev"]["heldout_sha256"].startswith("e2ef01ce")
+    assert config["abdev"]["hf_url"].startswith("https://huggingface.co/")
+    # every benchmark section gets the same data-source keys
+    for section in ("abdev", "gating"):
+        assert {"source", "url", "sha256", "path", "allow_unverified", "download_timeout_s",
+                "max_download_mb"} <= set(config[section])
+    assert config["gating"]["source"] == "auto" and config["gating"]["sha256"] == ""
+
+
+def test_a_benchmark_schema_may_not_redefine_a_data_source_key(tmp_path):
+    from scievals.common.config import section_schema
+
+    class Fake:
+        name, title, baselines = "fake", "fake", ()
+        schema = tmp_path / "fake.schema.yaml"
+
+    Fake.schema.write_text("type: object\nproperties:\n  source: {enum: [web]}\n")
+    with pytest.raises(ScievalsError, match="redefines the data-source key 'source'"):
+        section_schema(Fake)
+    Fake.schema.write_text("type: object\nproperties:\n  source: {default: demo}\n")
+    assert section_schema(Fake)["properties"]["source"]["enum"] == ["auto", "remote", "file", "demo"]
+    assert section_schema(Fake)["properties"]["source"]["default"] == "demo"

@@ -97,7 +97,7 @@ def test_parse_env_reads_conda_and_pip_pins(tmp_path):
 
 def test_there_are_env_files():
     names = {p.name for p in env_files()}
-    assert {"scievals.yaml", "llm.yaml", "flowkit.yaml", "report.yaml", "workflow.yaml"} <= names
+    assert {"core.yaml", "llm.yaml", "workspaces.yaml", "report.yaml", "workflow.yaml"} <= names
 
 
 @pytest.mark.parametrize("env", env_files(), ids=lambda p: p.name)

@@ -10,13 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
+from scievals import benchmarks
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import Provenance
 from scievals.common.tables import concat_tables, result_rows, write_result_table
 from scievals.report import abdev, gating, generic
 from scievals.report.frames import comparison_frame, metric_matrix, provenance_line
 from scievals.report.plots import default_gate_key, panel_order, tree_layout
-from scievals.report.registry import FIGURES, figure, figures_for
+from scievals.report.registry import GENERIC_FIGURES
 
 PROV = Provenance("abdev", "GDPa1-demo", "ab" * 32, "c0ffee123456", "0.1.0", "deadbeef1234")
 ASSAYS = ["HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4"]
@@ -99,7 +100,7 @@ def test_provenance_line_names_data_models_and_code(tmp_path):
 
 def test_abdev_figures_are_written(tmp_path):
     summary = abdev_summary(tmp_path)
-    for spec in FIGURES["abdev"]:
+    for spec in benchmarks.get("abdev").report_figures():
         out = tmp_path / f"{spec.name}.png"
         spec.draw({"summary": [str(summary)]}, str(out))
         assert_png(out)
@@ -115,7 +116,7 @@ def test_generic_comparison_works_for_a_benchmark_without_entry(tmp_path):
     ])
     path = tmp_path / "summary.csv"
     write_result_table(path, rows)
-    (spec,) = figures_for("waza")
+    (spec,) = GENERIC_FIGURES
     assert spec.name == "model_comparison" and spec.inputs == ("summary",)
     out = tmp_path / "waza.png"
     spec.draw({"summary": [str(path)]}, str(out))
@@ -123,10 +124,10 @@ def test_generic_comparison_works_for_a_benchmark_without_entry(tmp_path):
 
 
 def test_registry_lookup():
-    assert figure("abdev", "assay_heatmap").draw is abdev.assay_heatmap
+    assert benchmarks.get("abdev").figure("assay_heatmap").draw is abdev.assay_heatmap
     with pytest.raises(KeyError):
-        figure("abdev", "nope")
-    names = [s.name for specs in FIGURES.values() for s in specs]
+        benchmarks.get("abdev").figure("nope")
+    names = [s.name for b in benchmarks.REGISTRY for s in b.report_figures()]
     assert all(n.replace("_", "").isalnum() for n in names)
 
 
@@ -224,7 +225,7 @@ def test_gating_figures_are_written(tmp_path):
     ]) + "\n")
     inputs = {"summary": [str(summary)], "per_case": [str(per_case_table(tmp_path))],
               "cases": [str(cases)], "predictions": [str(preds)]}
-    for spec in FIGURES["gating"]:
+    for spec in benchmarks.get("gating").report_figures():
         out = tmp_path / spec.name if spec.directory else tmp_path / f"{spec.name}.png"
         spec.draw({k: inputs[k] for k in spec.inputs}, str(out))
         if spec.directory:
@@ -249,26 +250,28 @@ def test_generic_comparison_default_metrics_are_capped(tmp_path):
 
 
 def test_captions_fall_back_to_generic_and_models_come_from_score_tables(tmp_path):
-    from scievals.report.workflow import caption_path, data_source, per_model, report_models
+    from scievals.report.workflow import caption_path, data_source, report_inputs
 
     (tmp_path / "report" / "abdev").mkdir(parents=True)
     (tmp_path / "report" / "abdev" / "assay_heatmap.rst").write_text("x")
     assert caption_path(tmp_path, "abdev", "assay_heatmap") == "../report/abdev/assay_heatmap.rst"
     assert caption_path(tmp_path, "waza", "model_comparison") == (
         "../report/generic/model_comparison.rst")
-    tables = {"abdev": lambda: ["results/abdev/scores/random.csv", "results/abdev/scores/m.1.csv"]}
-    assert report_models("abdev", tables, {}) == ["random", "m.1"]
-    assert report_models("gating", tables, {"gating": {"models": ["x"]}}) == ["x"]
     assert data_source("abdev", {"abdev": {"source": "auto"}}) == "auto"
-    assert per_model("results/{b}/p/{model}.csv", "g", ["a"]) == ["results/g/p/a.csv"]
+    assert report_inputs(benchmarks.get("gating"), ["a", "m.1"]) == {
+        "summary": ["results/gating/summary.csv"],
+        "per_case": ["results/gating/scores/a.per_case.csv", "results/gating/scores/m.1.per_case.csv"],
+        "cases": ["data/curated/gating/cases.jsonl"],
+        "predictions": ["results/gating/predictions/a.jsonl", "results/gating/predictions/m.1.jsonl"],
+    }
 
 
 def test_every_registered_figure_has_a_caption():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    for benchmark, specs in FIGURES.items():
-        for spec in specs:
-            assert (root / "report" / benchmark / f"{spec.name}.rst").exists(), (benchmark, spec.name)
+    for bench in benchmarks.REGISTRY:
+        for spec in bench.figures:
+            assert (root / "report" / bench.name / f"{spec.name}.rst").exists(), (bench.name, spec.name)
     assert (root / "report" / "generic" / "model_comparison.rst").exists()
     assert (root / "report" / "workflow.rst").exists()

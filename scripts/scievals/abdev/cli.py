@@ -96,7 +96,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
-    from scievals.abdev.baselines import run_baseline
+    from scievals.abdev.predict import run_baseline
 
     predictions = run_baseline(args.model, args.truth, args.out, args.fold_col, args.seed)
     print(f"wrote {len(predictions)} out-of-fold predictions of {args.model} to {args.out}")
@@ -112,8 +112,8 @@ def cmd_make_demo(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
-    from scievals.abdev.baselines import BASELINES
     from scievals.abdev.demo import DEMO_SEED
+    from scievals.abdev.predict import BASELINES
 
     parser = subparsers.add_parser(
         "abdev",

@@ -3,13 +3,15 @@
 Validation fills schema defaults and turns the first violation into one
 :class:`ScievalsError` line that names the key, what is wrong and what is
 allowed. Each benchmark section has its own schema file, so adding a benchmark
-adds a schema instead of growing one big file.
+adds a schema instead of growing one big file; which benchmarks exist comes from
+the registry (``scievals.benchmarks``), which passes itself in here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jsonschema
 from jsonschema import Draft202012Validator, validators
@@ -19,9 +21,15 @@ from scievals.common.io import read_yaml
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 
-# Built-in deterministic predictors; always in the registry, so a config that
-# does not mention them can still list them in a benchmark's models.
-BUILTIN_MODELS = ("random", "ridge_descriptors", "marker_baseline")
+
+
+class BenchmarkSchema(Protocol):
+    """What validation needs of a registered benchmark (``scievals.benchmarks.Benchmark``)."""
+
+    name: str
+    title: str
+    baselines: tuple[str, ...]  # built-in predictors: always in the model registry
+    schema: Path  # JSON schema of the benchmark's config section
 
 
 def _with_defaults(cls):
@@ -70,9 +78,10 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     return (error.message, schema.get("description", ""))
 
 
-def validate(instance: Any, schema_path: str | Path, where: str, prefix: str = "") -> Any:
+def validate(instance: Any, schema: str | Path | dict, where: str, prefix: str = "") -> Any:
     """Validate ``instance`` in place (filling defaults) or raise one ScievalsError."""
-    schema = read_yaml(schema_path)
+    if not isinstance(schema, dict):
+        schema = read_yaml(schema)
     validator = _DefaultingValidator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
@@ -82,13 +91,47 @@ def validate(instance: Any, schema_path: str | Path, where: str, prefix: str = "
     return instance
 
 
-def validate_config(config: dict, where: str = "config") -> dict:
+def top_level_schema(benchmarks: Sequence[BenchmarkSchema]) -> dict:
+    """config/schema.yaml completed by the registry: the allowed ``benchmarks:`` names
+    (default: all) and one section per benchmark (checked by its own schema)."""
+    schema = read_yaml(CONFIG_DIR / "schema.yaml")
+    names = [b.name for b in benchmarks]
+    listing = schema["properties"]["benchmarks"]
+    listing["items"] = {"enum": names}
+    listing["default"] = names
+    for bench in benchmarks:
+        schema["properties"][bench.name] = {
+            "description": f"{bench.title}; see config/schemas/{bench.schema.name}.",
+            "type": "object",
+            "default": {},
+        }
+    return schema
+
+
+def section_schema(bench: BenchmarkSchema) -> dict:
+    """A benchmark's section schema plus the data-source keys every section shares
+    (config/schemas/data_source.schema.yaml); the benchmark may only set their defaults."""
+    schema = read_yaml(bench.schema)
+    own = schema.setdefault("properties", {})
+    for key, spec in read_yaml(CONFIG_DIR / "schemas" / "data_source.schema.yaml")[
+            "properties"].items():
+        extra = set(own.get(key, {})) - {"default", "description"}
+        if extra:
+            raise ScievalsError(bench.schema, f"redefines the data-source key {key!r} ({sorted(extra)})",
+                                "set only its default (and description) there")
+        own[key] = {**spec, **own.get(key, {})}
+    return schema
+
+
+def validate_config(config: dict, benchmarks: Sequence[BenchmarkSchema],
+                    where: str = "config") -> dict:
     """Validate the whole workflow config: the top level, then each benchmark section."""
-    validate(config, CONFIG_DIR / "schema.yaml", where)
-    for name in BUILTIN_MODELS:
-        config["models"].setdefault(name, {"provider": "baseline"})
-    for name in ("abdev", "gating"):
-        validate(config[name], CONFIG_DIR / "schemas" / f"{name}.schema.yaml", where, prefix=name)
+    validate(config, top_level_schema(benchmarks), where)
+    for bench in benchmarks:
+        for name in bench.baselines:
+            config["models"].setdefault(name, {"provider": "baseline"})
+    for bench in benchmarks:
+        validate(config[bench.name], section_schema(bench), where, prefix=bench.name)
     _check_model_references(config, where)
     return config
 

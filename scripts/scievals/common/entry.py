@@ -1,7 +1,8 @@
 """Glue for the thin Snakemake entry scripts under ``scripts/``.
 
 An entry script does ``run(snakemake, function)``: logging goes to the rule's
-log file, the function gets the ``snakemake`` object, and a ScievalsError
+log file, the function gets the ``snakemake`` object, notices it records
+(:mod:`scievals.common.notices`) belong to this job, and a ScievalsError
 becomes one line in the log and on stderr plus exit code 1 (Snakemake then
 removes the job's outputs, so nothing half-written survives).
 """
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 
 
@@ -31,8 +33,11 @@ def setup_logging(log_path: str | None) -> None:
 def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
     log_path = snakemake.log[0] if len(snakemake.log) else None
     setup_logging(log_path)
+    notices.start_job(snakemake.rule, dict(snakemake.wildcards.items()), list(snakemake.output))
     try:
         function(snakemake)
     except ScievalsError as exc:
         logging.getLogger("scievals").error(exc.one_line())
         sys.exit(1)
+    finally:
+        notices.end_job()

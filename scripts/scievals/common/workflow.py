@@ -1,8 +1,15 @@
-"""Helpers the rule files call at DAG-build time (kept out of the .smk files)."""
+"""Helpers the rule files call at DAG-build time (kept out of the .smk files).
+
+Every benchmark's rules file gets its model names the same way: the configured models
+split into built-in baselines and LLMs (by their registry provider), plus the user's own
+prediction files (bring your own), each turned into a wildcard constraint by
+:func:`model_regex`.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
@@ -36,24 +43,34 @@ def byo_prediction_models(predictions_dir: str, suffix: str, configured: list[st
     return names
 
 
-def _used_models(config: dict):
-    from scievals.llm.registry import model_spec
+@dataclass(frozen=True)
+class BenchmarkModels:
+    """The models of one benchmark, by the rule that makes their predictions."""
 
-    names = dict.fromkeys(
-        name for bench in config["benchmarks"] for name in config[bench].get("models", [])
+    baselines: list[str]  # <b>_predict_baseline
+    llms: list[str]  # <b>_predict_llm
+    byo: list[str]  # <b>_import (the user's own files)
+
+    @property
+    def configured(self) -> list[str]:
+        return self.baselines + self.llms
+
+    @property
+    def all(self) -> list[str]:
+        return self.configured + self.byo
+
+
+def benchmark_models(config: dict, benchmark: str, byo_suffix: str) -> BenchmarkModels:
+    section = config[benchmark]
+    configured = list(section["models"])
+    baselines = [m for m in configured if config["models"][m]["provider"] == "baseline"]
+    return BenchmarkModels(
+        baselines=baselines,
+        llms=[m for m in configured if m not in baselines],
+        byo=byo_prediction_models(section["predictions_dir"], byo_suffix, configured),
     )
-    return [model_spec(name, config) for name in names]
 
 
-def preflight_models(config: dict) -> None:
-    """Check keys and servers of every model the enabled benchmarks list (LLM layer)."""
-    from scievals.llm.registry import preflight
-
-    preflight(_used_models(config))
-
-
-def llm_key_envs(config: dict) -> list[str]:
-    """Names of the API-key variables the enabled benchmarks' models read."""
-    from scievals.llm.registry import key_env
-
-    return sorted({env for spec in _used_models(config) if (env := key_env(spec))})
+def model_regex(models: list[str]) -> str:
+    """A wildcard constraint matching exactly these model names (never anything if empty)."""
+    return "|".join(re.escape(m) for m in models) or "^$"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from scievals.gating.paths import OMIP_DIR, embedded_workspaces
@@ -11,16 +10,6 @@ CASES = "data/curated/gating/cases.jsonl"
 CURATION_REPORT = "data/curated/gating/curation_report.json"
 PREDICTIONS = "results/gating/predictions/{model}.jsonl"
 USAGE = "results/gating/predictions/{model}.usage.json"
-
-
-def model_regex(models: list[str]) -> str:
-    """A wildcard constraint matching exactly these model names (never anything if empty)."""
-    return "|".join(re.escape(m) for m in models) or "^$"
-
-
-def baselines(config: dict) -> list[str]:
-    section = config["gating"]
-    return [m for m in section["models"] if config["models"][m]["provider"] == "baseline"]
 
 
 def workspaces(section: dict) -> list[str]:

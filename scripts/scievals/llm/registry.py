@@ -135,3 +135,21 @@ def preflight(specs: list[ModelSpec]) -> None:
             if target not in checked:
                 check_reachable(spec)
                 checked.add(target)
+
+
+def configured_models(config: dict) -> list[ModelSpec]:
+    """The registry entries of every model an enabled benchmark lists, each once."""
+    names = dict.fromkeys(
+        name for bench in config["benchmarks"] for name in config[bench].get("models", [])
+    )
+    return [model_spec(name, config) for name in names]
+
+
+def preflight_config(config: dict) -> None:
+    """:func:`preflight` of every model the enabled benchmarks use (the workflow's onstart)."""
+    preflight(configured_models(config))
+
+
+def key_envs(config: dict) -> list[str]:
+    """Names of the API-key variables the enabled benchmarks' models read."""
+    return sorted({env for spec in configured_models(config) if (env := key_env(spec))})

@@ -15,17 +15,20 @@ def model_comparison(
     inputs: Mapping[str, Sequence[str]],
     out: str,
     *,
-    benchmark: str,
+    benchmark: str | None = None,
     metrics: Sequence[str] | None = None,
     conditions: Sequence[str] | None = None,
     metric_labels: Mapping[str, str] | None = None,
 ) -> None:
     """Each model's score with its 95 % CI, one panel per metric, from ``inputs['summary']``.
 
-    Without a metric list, the first ``MAX_PANELS`` metrics of the table are shown.
+    Without a metric list, the first ``MAX_PANELS`` metrics of the table are shown; without
+    a benchmark name, the title takes the table's own.
     """
     (summary,) = inputs["summary"]
     table = read_result_table(summary)
+    if benchmark is None:
+        benchmark = ", ".join(dict.fromkeys(table["benchmark"].astype(str))) or "results"
     if metrics is None:
         metrics = list(dict.fromkeys(table["metric"]))[:MAX_PANELS]
     frame = comparison_frame(table, metrics=metrics, conditions=conditions, where=summary)

@@ -1,60 +1,36 @@
-"""Which figures the report shows for each benchmark.
+"""What a report figure is; which figures a benchmark shows is its registry entry.
 
-Adding a benchmark's figures is a local change: write its figure functions (for example
-``scievals/report/autogkb.py``), list them in ``FIGURES`` below and put one caption per
-figure in ``report/<benchmark>/<figure>.rst``. A benchmark without an entry still gets the
-generic model comparison (every metric of its summary, with CIs).
+A benchmark lists its figures in ``scievals.benchmarks.REGISTRY`` (``figures=``): figure
+functions live in ``scievals/report/<benchmark>.py``, one caption per figure in
+``report/<benchmark>/<figure>.rst``. A benchmark without figures gets
+:data:`GENERIC_FIGURES` (every metric of its summary, with CIs).
 
 A figure function is called as ``draw(inputs, out)``: ``inputs`` maps each name in
 ``FigureSpec.inputs`` to a list of files (``summary`` is ``results/<benchmark>/summary.csv``;
-other names are resolved by ``REPORT_INPUTS`` in ``rules/report.smk``), and ``out`` is the
-PNG to write, or a folder to fill with PNGs when ``directory`` is true.
+other names are the benchmark's ``report_inputs``), and ``out`` is the PNG to write, or a
+folder to fill with PNGs when ``directory`` is true.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import importlib
 from dataclasses import dataclass
-from functools import partial
-
-from scievals.report import abdev, gating, generic
-
-Draw = Callable[[Mapping[str, Sequence[str]], str], None]
 
 
 @dataclass(frozen=True)
 class FigureSpec:
     name: str  # file stem and caption name: report/<benchmark>/<name>.rst
     label: str  # shown in the report's navigation
-    draw: Draw
+    function: str  # "module:function", imported only when drawn (matplotlib is slow to load)
     inputs: tuple[str, ...] = ("summary",)
     directory: bool = False  # writes a folder of PNGs (one per case, ...)
 
-
-FIGURES: dict[str, list[FigureSpec]] = {
-    "abdev": [
-        FigureSpec("model_comparison", "Model comparison", abdev.model_comparison),
-        FigureSpec("assay_heatmap", "Spearman per assay and model", abdev.assay_heatmap),
-    ],
-    "gating": [
-        FigureSpec("model_comparison", "Model comparison", gating.model_comparison),
-        FigureSpec("case_heatmap", "Scores per test case", gating.case_heatmap, ("per_case",)),
-        FigureSpec("hierarchies", "True vs predicted hierarchies", gating.hierarchies,
-                   ("cases", "predictions"), directory=True),
-    ],
-}
+    @property
+    def draw(self):
+        module, _, attribute = self.function.partition(":")
+        return getattr(importlib.import_module(module), attribute)
 
 
-def figures_for(benchmark: str) -> list[FigureSpec]:
-    """The benchmark's figures, or the generic model comparison when it has none listed."""
-    if benchmark in FIGURES:
-        return FIGURES[benchmark]
-    return [FigureSpec("model_comparison", "Model comparison",
-                       partial(generic.model_comparison, benchmark=benchmark))]
-
-
-def figure(benchmark: str, name: str) -> FigureSpec:
-    for spec in figures_for(benchmark):
-        if spec.name == name:
-            return spec
-    raise KeyError(f"no figure {name!r} for benchmark {benchmark!r}")
+GENERIC_FIGURES = (
+    FigureSpec("model_comparison", "Model comparison", "scievals.report.generic:model_comparison"),
+)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 
-def report_models(benchmark: str, score_tables: Mapping[str, Callable[[], list[str]]],
-                  config: Mapping) -> list[str]:
-    """The models a benchmark scores: the stems of its score tables (own files included)."""
-    if benchmark in score_tables:
-        return [Path(p).stem for p in score_tables[benchmark]()]
-    return list(config.get(benchmark, {}).get("models", []))
+def report_inputs(benchmark, models: list[str]) -> dict[str, list[str]]:
+    """Input name -> files for a benchmark's figures: its summary plus its registry entry's
+    ``report_inputs`` (patterns with ``{model}`` expand to one file per model)."""
+    inputs = {"summary": [f"results/{benchmark.name}/summary.csv"]}
+    for name, pattern in benchmark.report_inputs.items():
+        if "{model}" in pattern:
+            inputs[name] = [pattern.format(model=m) for m in models]
+        else:
+            inputs[name] = [pattern]
+    return inputs
 
 
 def caption_path(basedir: str | Path, benchmark: str, figure: str) -> str:
@@ -25,7 +29,3 @@ def caption_path(basedir: str | Path, benchmark: str, figure: str) -> str:
 def data_source(benchmark: str, config: Mapping) -> str:
     """The config's data source of a benchmark, for the captions."""
     return str(config.get(benchmark, {}).get("source", "the benchmark's configured sources"))
-
-
-def per_model(pattern: str, benchmark: str, models: list[str]) -> list[str]:
-    return [pattern.format(b=benchmark, model=m) for m in models]

@@ -5,7 +5,7 @@ import sys
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, snakemake.scriptdir)
 
-from scievals.abdev.baselines import run_baseline
+from scievals.abdev.predict import run_baseline
 from scievals.common.entry import run
 
 

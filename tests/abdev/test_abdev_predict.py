@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scievals.abdev.baselines import BASELINES, predict_random, run_baseline, sequence_descriptors
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.metrics import evaluate_model
+from scievals.abdev.predict import BASELINES, predict_random, run_baseline, sequence_descriptors
 from scievals.common.errors import ScievalsError
 
 

@@ -1,0 +1,146 @@
+"""The benchmark registry: the one list of benchmarks.
+
+A benchmark is one package (``scievals/<name>/``) plus one :class:`Benchmark` line in
+:data:`REGISTRY`. Config validation, the CLI, the Snakefile's includes, the summary
+and the report loop over this list; nothing else names a benchmark. The how-to is
+``docs/adding-a-benchmark.md``.
+
+Everything that needs the benchmark's own code (CLI module, figure functions, code
+versions) is named as ``"module:attribute"`` and imported only when asked for, so
+reading the registry (the Snakefile does it at every start) imports no benchmark.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from scievals.common import config as config_schema
+from scievals.report.registry import GENERIC_FIGURES, FigureSpec
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def resolve(reference: str):
+    """The object a ``"module:attribute"`` reference names."""
+    module, _, attribute = reference.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: what the workflow, the CLI and the report need to know about it."""
+
+    name: str
+    title: str
+    # Built-in deterministic predictors (registry entries `provider: baseline`).
+    baselines: tuple[str, ...]
+    # Bring-your-own files: predictions/<name>/<model><byo_suffix> (config `predictions_dir`).
+    byo_suffix: str
+    # What <name>_predict_* and <name>_score depend on: a change re-runs exactly those jobs.
+    # Role ("predict", "score") -> "module:CONSTANT".
+    code_versions: Mapping[str, str]
+    # Report figures; empty means the generic model comparison.
+    figures: tuple[FigureSpec, ...] = ()
+    # Extra report inputs the figures read: input name -> path pattern ({model} per model).
+    report_inputs: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def cli(self) -> str:
+        """Module with ``register(subparsers)``: the ``python -m scievals <name>`` commands."""
+        return f"scievals.{self.name}.cli"
+
+    @property
+    def schema(self) -> Path:
+        return ROOT / "config" / "schemas" / f"{self.name}.schema.yaml"
+
+    @property
+    def rules(self) -> Path:
+        return ROOT / "rules" / f"{self.name}.smk"
+
+    @property
+    def score_table(self) -> str:
+        """The long-format table of one model that the summary merges."""
+        return f"results/{self.name}/scores/{{model}}.csv"
+
+    def code_version(self, role: str) -> str:
+        """The version constant of the code behind ``role`` (a rule param)."""
+        return str(resolve(self.code_versions[role]))
+
+    def report_figures(self) -> tuple[FigureSpec, ...]:
+        return self.figures or GENERIC_FIGURES
+
+    def figure(self, name: str) -> FigureSpec:
+        for spec in self.report_figures():
+            if spec.name == name:
+                return spec
+        raise KeyError(f"no figure {name!r} for benchmark {self.name!r}")
+
+
+REGISTRY: tuple[Benchmark, ...] = (
+    Benchmark(
+        name="abdev",
+        title="Antibody developability on GDPa1 (5 assays, 5-fold CV)",
+        baselines=("random", "ridge_descriptors"),
+        byo_suffix=".csv",
+        code_versions=MappingProxyType({
+            "predict": "scievals.abdev.predict:BASELINES_VERSION",
+            "score": "scievals.abdev.metrics:METRICS_VERSION",
+        }),
+        figures=(
+            FigureSpec("model_comparison", "Model comparison",
+                       "scievals.report.abdev:model_comparison"),
+            FigureSpec("assay_heatmap", "Spearman per assay and model",
+                       "scievals.report.abdev:assay_heatmap"),
+        ),
+    ),
+    Benchmark(
+        name="gating",
+        title="Flow-cytometry gating hierarchies (OMIP cases, FlowJo workspaces)",
+        baselines=("marker_baseline",),
+        byo_suffix=".jsonl",
+        code_versions=MappingProxyType({
+            "predict": "scievals.gating.prompts:PROMPT_VERSION",
+            "score": "scievals.gating.metrics:METRICS_VERSION",
+        }),
+        figures=(
+            FigureSpec("model_comparison", "Model comparison",
+                       "scievals.report.gating:model_comparison"),
+            FigureSpec("case_heatmap", "Scores per test case",
+                       "scievals.report.gating:case_heatmap", ("per_case",)),
+            FigureSpec("hierarchies", "True vs predicted hierarchies",
+                       "scievals.report.gating:hierarchies", ("cases", "predictions"),
+                       directory=True),
+        ),
+        report_inputs=MappingProxyType({
+            "per_case": "results/gating/scores/{model}.per_case.csv",
+            "cases": "data/curated/gating/cases.jsonl",
+            "predictions": "results/gating/predictions/{model}.jsonl",
+        }),
+    ),
+)
+
+NAMES: tuple[str, ...] = tuple(b.name for b in REGISTRY)
+_BY_NAME = {b.name: b for b in REGISTRY}
+
+
+def get(name: str) -> Benchmark:
+    """The registered benchmark ``name`` (KeyError naming the known ones otherwise)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no benchmark {name!r}; registered: {list(NAMES)}") from None
+
+
+def enabled(config: Mapping) -> list[Benchmark]:
+    """The benchmarks the (validated) config's ``benchmarks:`` list enables, in its order."""
+    return [get(name) for name in config["benchmarks"]]
+
+
+def validate_config(config: dict, where: str = "config") -> dict:
+    """Validate the workflow config against the top-level and every registered benchmark's
+    schema (filling defaults); raise one ScievalsError line otherwise."""
+    return config_schema.validate_config(config, REGISTRY, where)

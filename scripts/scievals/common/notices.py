@@ -1,0 +1,142 @@
+"""End-of-run notices: what a user must hear again after the log has scrolled away.
+
+A job calls :func:`record` for anything that makes its output less than what the user
+asked for: a demo fallback, a skipped source, a skipped case, a failed request. The
+workflow's ``onsuccess``/``onerror`` handlers call :func:`report`, which prints every
+notice once more and writes ``results/run_report.json``.
+
+Notices belong to the job that recorded them. :func:`start_job` (called by
+``scievals.common.entry.run`` before every entry script) clears the job's earlier
+notices, so a job that re-runs without a problem withdraws them, while a job that is up
+to date keeps them: a demo fallback from an earlier run is still said at the end of a
+run that reused its output. Notices of a job whose outputs are gone are dropped.
+
+Outside a workflow job (the CLI, tests) :func:`record` only logs.
+
+    from scievals.common import notices
+    notices.record("fallback", "abdev", "GDPa1 download failed; scored on the demo",
+                   details={"reason": str(exc)})
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from scievals.common.io import write_json, write_text
+
+log = logging.getLogger(__name__)
+
+NOTICES_DIR = Path("logs/notices")
+RUN_REPORT = Path("results/run_report.json")
+# What went less than asked (free text is allowed, these are the ones the report groups).
+KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "other")
+
+
+@dataclass
+class Notice:
+    kind: str
+    benchmark: str
+    message: str
+    job: str = ""
+    details: dict = field(default_factory=dict)
+    outputs: list[str] = field(default_factory=list)
+    recorded_utc: str = ""
+
+    def line(self) -> str:
+        return f"[{self.benchmark}] {self.kind}: {self.message}" + (
+            f" (job {self.job})" if self.job else "")
+
+
+@dataclass
+class _Job:
+    name: str
+    outputs: list[str]
+    path: Path
+
+
+_current: _Job | None = None
+_lock = threading.Lock()  # LLM jobs record from worker threads
+
+
+def _job_file(directory: Path, rule: str, wildcards: dict) -> Path:
+    tag = ",".join(f"{k}={v}" for k, v in sorted(wildcards.items()))
+    stem = f"{rule}.{tag}" if tag else rule
+    return directory / f"{stem.replace(os.sep, '_')}.jsonl"
+
+
+def start_job(rule: str, wildcards: dict, outputs: list[str],
+              directory: str | os.PathLike = NOTICES_DIR) -> None:
+    """Make later :func:`record` calls belong to this job; withdraw its earlier notices."""
+    global _current
+    path = _job_file(Path(directory), rule, dict(wildcards))
+    name = rule + "".join(f"[{k}={v}]" for k, v in sorted(dict(wildcards).items()))
+    _current = _Job(name, [str(o) for o in outputs], path)
+    path.unlink(missing_ok=True)
+
+
+def end_job() -> None:
+    global _current
+    _current = None
+
+
+def record(kind: str, benchmark: str, message: str, *, details: dict | None = None) -> Notice:
+    """Record one notice for the end of the run (and log it as a warning now)."""
+    notice = Notice(kind=kind, benchmark=benchmark, message=" ".join(message.split()),
+                    details=details or {},
+                    recorded_utc=now_utc())
+    log.warning("%s", notice.line())
+    job = _current
+    if job is not None:
+        notice.job, notice.outputs = job.name, job.outputs
+        with _lock:
+            existing = job.path.read_text(encoding="utf-8") if job.path.exists() else ""
+            write_text(job.path, existing + json.dumps(asdict(notice), sort_keys=True) + "\n")
+    return notice
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def collect(directory: str | os.PathLike = NOTICES_DIR, since: str = "") -> list[Notice]:
+    """Every notice of a job whose outputs still exist, or that was recorded at or after
+    ``since`` (a failed job of this run has lost its outputs), oldest first."""
+    found = []
+    for path in sorted(Path(directory).glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                notice = Notice(**json.loads(line))
+            except (ValueError, TypeError):
+                continue  # a damaged notice file must not cost the end-of-run report
+            recent = bool(since) and notice.recorded_utc >= since
+            if recent or all(Path(o).exists() for o in notice.outputs):
+                found.append(notice)
+    return sorted(found, key=lambda n: (n.recorded_utc, n.benchmark, n.job))
+
+
+def report(status: str, since: str = "", directory: str | os.PathLike = NOTICES_DIR,
+           out_json: str | os.PathLike = RUN_REPORT, stream=None) -> list[Notice]:
+    """Print every notice again and write the run report (the workflow's last words).
+
+    ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`)."""
+    stream = stream or sys.stderr
+    notices = collect(directory, since)
+    if notices:
+        print(f"\nscievals: {len(notices)} notice(s) about this run "
+              f"(also in {out_json}):", file=stream)
+        for notice in notices:
+            print(f"  - {notice.line()}", file=stream)
+    write_json(out_json, {
+        "status": status,
+        "started_utc": since,
+        "finished_utc": now_utc(),
+        "notices": [asdict(n) for n in notices],
+    })
+    return notices

@@ -1,0 +1,81 @@
+"""End-of-run notices: recorded by a job, withdrawn when it re-runs cleanly, said again at the
+end of every run that still uses its outputs, and written to results/run_report.json."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+import pytest
+from scievals.common import notices
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path / "logs" / "notices"
+    notices.end_job()
+
+
+def test_outside_a_job_a_notice_is_only_logged(folder, caplog):
+    with caplog.at_level(logging.WARNING):
+        notice = notices.record("fallback", "abdev", "used   the\ndemo")
+    assert notice.message == "used the demo" and notice.job == ""
+    assert "[abdev] fallback: used the demo" in caplog.text
+    assert not folder.exists()
+
+
+def test_notices_of_a_job_are_reported_while_its_outputs_exist(folder, tmp_path):
+    out = tmp_path / "data" / "GDPa1.csv"
+    notices.start_job("abdev_download", {}, [str(out)], folder)
+    notices.record("fallback", "abdev", "download failed; demo", details={"reason": "offline"})
+    notices.end_job()
+    notices.start_job("gating_score", {"model": "m1"}, [str(tmp_path / "s.csv")], folder)
+    notices.record("failed_request", "gating", "2 of 15 requests failed")
+    notices.end_job()
+    (tmp_path / "s.csv").write_text("x")
+    # abdev's output does not exist (yet): only gating's notice counts
+    assert [n.job for n in notices.collect(folder)] == ["gating_score[model=m1]"]
+    out.parent.mkdir()
+    out.write_text("x")
+    stream = io.StringIO()
+    found = notices.report("success", directory=folder, out_json=tmp_path / "r.json",
+                           stream=stream)
+    assert [n.kind for n in found] == ["fallback", "failed_request"]
+    text = stream.getvalue()
+    assert "2 notice(s)" in text
+    assert "  - [abdev] fallback: download failed; demo (job abdev_download)" in text
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["status"] == "success"
+    assert report["notices"][0]["details"] == {"reason": "offline"}
+    assert report["notices"][1]["job"] == "gating_score[model=m1]"
+
+
+def test_a_rerun_withdraws_the_jobs_old_notices(folder, tmp_path):
+    out = tmp_path / "o.csv"
+    out.write_text("x")
+    notices.start_job("abdev_download", {}, [str(out)], folder)
+    notices.record("fallback", "abdev", "first run: demo")
+    notices.end_job()
+    assert len(notices.collect(folder)) == 1
+    notices.start_job("abdev_download", {}, [str(out)], folder)  # clean re-run: no record
+    notices.end_job()
+    assert notices.collect(folder) == []
+
+
+def test_a_failed_job_of_this_run_is_reported_although_its_outputs_are_gone(folder, tmp_path):
+    notices.start_job("gating_predict_llm", {"model": "x"}, [str(tmp_path / "gone")], folder)
+    notices.record("failed_request", "gating", "all requests failed")
+    notices.end_job()
+    assert notices.collect(folder) == []
+    assert len(notices.collect(folder, since="2000-01-01T00:00:00Z")) == 1
+    assert notices.collect(folder, since="2999-01-01T00:00:00Z") == []
+
+
+def test_a_damaged_notice_file_does_not_cost_the_report(folder, tmp_path):
+    folder.mkdir(parents=True)
+    (folder / "bad.jsonl").write_text("{not json\n[1, 2]\n")
+    assert notices.report("error", directory=folder, out_json=tmp_path / "r.json",
+                          stream=io.StringIO()) == []
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "error"
