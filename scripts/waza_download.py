@@ -1,4 +1,4 @@
-"""Entry script of rule waza_download: copy the configured suites, with checksums."""
+"""Entry script of rule waza_download: the configured suites, checked, and source.json."""
 
 import sys
 
@@ -6,13 +6,11 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.waza.data import copy_suites
+from scievals.waza.data import download_suites
 
 
 def download(smk):
-    cfg = dict(smk.params.cfg)
-    copy_suites(cfg["source"], cfg["path"], list(cfg["suites"]), smk.params.out_dir,
-                smk.output.report)
+    download_suites(dict(smk.params.cfg), smk.params.out_dir, smk.output.report)
 
 
 run(snakemake, download)

@@ -6,11 +6,11 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.waza.replay import import_results
+from scievals.waza.predict import import_predictions
 
 
 def import_own(smk):
-    import_results(smk.input.user, smk.params.suites_dir, list(smk.params.suites),
+    import_predictions(smk.input.user, smk.params.suites_dir, list(smk.params.suites),
                    smk.output.imported, seed=smk.params.seed)
 
 

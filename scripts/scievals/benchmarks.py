@@ -121,6 +121,20 @@ REGISTRY: tuple[Benchmark, ...] = (
             "predictions": "results/gating/predictions/{model}.jsonl",
         }),
     ),
+    Benchmark(
+        name="waza",
+        title="Agent-skill evaluation suites in waza's format (graders, pass rate, triggers)",
+        baselines=("waza_mock",),
+        byo_suffix=".json",
+        code_versions=MappingProxyType({
+            "predict": "scievals.waza.predict:PREDICT_VERSION",
+            "score": "scievals.waza.metrics:METRICS_VERSION",
+        }),
+        figures=(
+            FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
+                       "scievals.report.waza:suite_comparison"),
+        ),
+    ),
 )
 
 NAMES: tuple[str, ...] = tuple(b.name for b in REGISTRY)

@@ -409,53 +409,132 @@ def demo_suites() -> dict[str, Path]:
     return {p.parent.name: p for p in sorted(DEMO_SUITES_DIR.glob("**/eval.yaml"))}
 
 
-# --- download (a checked local copy) --------------------------------------------------------
+# --- download: the suites, checked, under data/raw/waza/suites ------------------------------
 
-def suite_dirs(source: str, path: str | None) -> dict[str, Path]:
-    """Folder name -> suite folder of the configured source (``demo`` or ``file``)."""
-    if source == "demo":
-        return {name: spec.parent for name, spec in demo_suites().items()}
-    if not path or not Path(path).expanduser().is_dir():
-        raise ScievalsError("config: waza.path", f"{path!r} is not a folder",
-                            "set waza.path to a folder holding suite folders (each with eval.yaml)")
-    found = sorted(Path(path).expanduser().glob("**/eval.yaml"))
-    return {spec.parent.name: spec.parent for spec in found}
+ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
 
-def _tree_sha256(folder: Path) -> tuple[str, dict[str, str]]:
-    """sha256 of every file (by relative path) and one digest over all of them."""
+def tree_sha256(folder: Path) -> str:
+    """One sha256 over every file of ``folder`` (relative path + content digest)."""
     from scievals.common.io import sha256_file, sha256_text
 
     files = {str(p.relative_to(folder)): sha256_file(p)
              for p in sorted(folder.rglob("*")) if p.is_file()}
-    return sha256_text(json.dumps(files, sort_keys=True)), files
+    return sha256_text(json.dumps(files, sort_keys=True))
 
 
-def copy_suites(source: str, path: str | None, names: list[str], out_dir: str | Path,
-                report: str | Path) -> dict:
-    """Copy the configured suites to ``out_dir/<name>`` and write a checksum report.
+def _unpack(archive: Path, target: Path) -> None:
+    import shutil
+    import tarfile
+    import zipfile
 
-    Suites are local files (embedded or the user's), so the "download" is a copy that
-    pins exactly what later jobs read; the report names the source and every file's sha256.
+    target.mkdir(parents=True, exist_ok=True)
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as handle:
+            for name in handle.namelist():
+                if Path(name).is_absolute() or ".." in Path(name).parts:
+                    raise ScievalsError(archive, f"member {name!r} escapes the archive",
+                                        "use an archive with relative paths only")
+            handle.extractall(target)
+    elif tarfile.is_tarfile(archive):
+        with tarfile.open(archive) as handle:
+            handle.extractall(target, filter="data")  # refuses absolute/.. members and links
+    else:
+        shutil.rmtree(target, ignore_errors=True)
+        raise ScievalsError(archive, "not a zip or tar archive",
+                            f"give a folder of suites or an archive ({', '.join(ARCHIVE_SUFFIXES)})")
+
+
+def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:
+    """Fetch a suites archive through the checked downloader and unpack it."""
+    from scievals.common.download import fetch
+
+    archive = work / "suites.archive"
+    fetched = fetch(origin, archive, sha256=cfg.get("sha256") or None,
+                    verify=not cfg.get("allow_unverified", False),
+                    timeout_s=float(cfg.get("download_timeout_s", 30)),
+                    max_bytes=int(float(cfg.get("max_download_mb", 200)) * 1 << 20),
+                    store="data/raw/waza/verified", label="waza suites")
+    _unpack(archive, work / "unpacked")
+    return work / "unpacked", fetched.sha256
+
+
+def _local_folder(cfg: dict) -> tuple[Path, str]:
+    folder = Path(cfg["path"]).expanduser()
+    digest = tree_sha256(folder)
+    want = cfg.get("sha256") or ""
+    if want and want != digest:
+        raise ScievalsError("config: waza.sha256", f"the suites folder {folder} has sha256 "
+                            f"{digest}, not {want}", "fix waza.path or waza.sha256")
+    if not want and not cfg.get("allow_unverified", False):
+        raise ScievalsError("config: waza.sha256", f"no checksum for the suites folder {folder}",
+                            f"set sha256: {digest} (its current content) or allow_unverified: true")
+    return folder, digest
+
+
+def _suite_folders(root: Path) -> dict[str, Path]:
+    return {spec.parent.name: spec.parent for spec in sorted(root.glob("**/eval.yaml"))}
+
+
+def download_suites(cfg: dict, out_dir: str | Path, source_json: str | Path) -> dict:
+    """Copy the configured suites to ``out_dir/<name>`` and write ``source.json``.
+
+    ``source`` (the shared data-source keys): ``demo`` the embedded example suites;
+    ``file`` a local folder of suite folders (checked against ``sha256`` = the folder's
+    tree digest) or a suites archive; ``remote`` an archive at ``url``; ``auto`` the url,
+    else the embedded suites with an end-of-run notice.
     """
     import shutil
+    import tempfile
 
+    from scievals.common import notices
+    from scievals.common.download import DownloadError
     from scievals.common.io import write_json
 
-    available = suite_dirs(source, path)
-    missing = [n for n in names if n not in available]
-    if missing:
-        raise ScievalsError("config: waza.suites", f"no suite named {missing}",
-                            f"available ({source}): {', '.join(sorted(available))}")
-    out_dir = Path(out_dir)
-    entries = {}
-    for name in names:
-        target = out_dir / name
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(available[name], target)
-        digest, files = _tree_sha256(target)
-        entries[name] = {"source": source, "sha256": digest, "files": files}
-    result = {"source": source, "path": path, "suites": entries}
-    write_json(report, result)
-    return result
+    source, fallback = cfg.get("source", "demo"), None
+    with tempfile.TemporaryDirectory(prefix="waza-download-") as tmp:
+        work = Path(tmp)
+        origin, archive_sha = str(DEMO_SUITES_DIR), ""
+        root = DEMO_SUITES_DIR
+        if source == "file":
+            if not cfg.get("path"):
+                raise ScievalsError("config: waza.path", "source is file but path is empty",
+                                    "set path to a folder of suites (or an archive)")
+            origin = str(Path(cfg["path"]).expanduser())
+            if Path(origin).is_dir():
+                root, archive_sha = _local_folder(cfg)
+            else:
+                root, archive_sha = _fetch_archive(cfg, origin, work)
+        elif source in ("remote", "auto"):
+            try:
+                if not cfg.get("url"):
+                    raise DownloadError("config: waza.url", "no url configured",
+                                        "set url and sha256 of a suites archive")
+                origin = cfg["url"]
+                root, archive_sha = _fetch_archive(cfg, origin, work)
+            except DownloadError as exc:
+                if source == "remote":
+                    raise
+                fallback = f"{exc.one_line()}; using the embedded example suites"
+                notices.record("fallback", "waza", fallback, details={"reason": str(exc)})
+                origin, root = str(DEMO_SUITES_DIR), DEMO_SUITES_DIR
+        available = _suite_folders(root)
+        names = list(cfg["suites"])
+        missing = [n for n in names if n not in available]
+        if missing:
+            raise ScievalsError("config: waza.suites", f"no suite folder named {missing} in "
+                                f"{origin}", f"available: {', '.join(sorted(available))}")
+        demo = root == DEMO_SUITES_DIR
+        entries = {}
+        for name in names:
+            target = Path(out_dir) / name
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(available[name], target)
+            entries[name] = {"dataset": f"{name}-demo" if demo else name,
+                             "sha256": tree_sha256(target)}
+    record = {"dataset": "waza-suites-demo" if demo else "waza-suites", "source_mode": source,
+              "origin": origin, "archive_sha256": archive_sha, "fallback_reason": fallback,
+              "suites": entries}
+    write_json(source_json, record)
+    return record

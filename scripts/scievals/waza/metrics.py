@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from scievals.common.stats import mean_ci
 
+# Bump when a change moves a number (status, stats, summary, trigger metrics, score rows).
+METRICS_VERSION = "waza-metrics-v1"
 BOOTSTRAP_RESAMPLES = 10_000
 CONFIDENCE_LEVEL = 0.95
 

@@ -240,3 +240,37 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
                         options=grader_options(config, suite, records))
     write_json(out, outcome)
     return outcome
+
+
+def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: list[str],
+                       out: str | Path, seed: int = 0) -> dict:
+    """Bring your own: re-grade a user's results file(s) with the configured suites.
+
+    ``user_file`` holds one results JSON or a list of them; each is matched to a suite by
+    its ``eval_name`` (the suite's ``name``) or folder name, re-graded (no workspace: file
+    graders score 0, as ``waza grade`` without ``--workspace``), and all are written as
+    ``{"suites": {suite: results}}``.
+    """
+    from scievals.common.io import read_json, write_json
+    from scievals.waza.data import load_suite
+    from scievals.waza.replay import check_results, regrade
+
+    data = read_json(user_file)
+    items = data if isinstance(data, list) else [data]
+    loaded = {name: load_suite(Path(suites_dir) / name) for name in suites}
+    by_eval_name = {suite.name: name for name, suite in loaded.items()}
+    graded = {}
+    for index, item in enumerate(items):
+        where = f"{user_file}[{index}]" if isinstance(data, list) else str(user_file)
+        check_results(item, where)
+        name = by_eval_name.get(item.get("eval_name")) or (
+            item.get("eval_name") if item.get("eval_name") in loaded else None)
+        if name is None:
+            raise ScievalsError(f"{where}: eval_name", f"{item.get('eval_name')!r} names no "
+                                "configured suite", f"configured: {', '.join(by_eval_name)}")
+        if name in graded:
+            raise ScievalsError(where, f"a second results object for suite {name}",
+                                "keep one per suite")
+        graded[name] = regrade(loaded[name], item, seed=seed)
+    write_json(out, {"suites": graded})
+    return graded

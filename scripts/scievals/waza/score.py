@@ -5,7 +5,8 @@ every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks 
 average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
 trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
 CIs (percentile bootstrap over tasks, seeded) only when tasks ran >= 2 times, as in waza.
-The dataset is the suite's folder name; its sha256 covers every file of the suite.
+The dataset is the suite's folder name (``<suite>-demo`` for the embedded suites); its
+sha256 covers every file of the suite.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from scievals.common.stats import mean_ci
 from scievals.common.tables import result_rows, write_result_table
 from scievals.waza.replay import read_results
 
-METRICS_VERSION = "waza-score-v1"
 PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_rate",
                     "avg_score", "avg_weighted_score", "std_dev_score", "flaky", "errors"]
 
@@ -104,7 +104,7 @@ def review(model: str, outcomes: Mapping[str, Mapping]) -> str:
 def outcomes_of(results: list[str | Path] | None = None,
                 imported: str | Path | None = None) -> dict[str, dict]:
     """Suite name -> results JSON: produced files are named ``<suite>.json``; an imported
-    file is ``{"suites": {suite: results}}`` (see :func:`scievals.waza.replay.import_results`)."""
+    file is ``{"suites": {suite: results}}`` (see :func:`scievals.waza.predict.import_predictions`)."""
     if imported is not None:
         data = read_json(imported)
         return dict(data["suites"])
@@ -118,9 +118,9 @@ def score_model(model: str, outcomes: Mapping[str, Mapping], download_report: st
     downloaded = read_json(download_report)["suites"]
     frames, cases = [], []
     for suite, outcome in sorted(outcomes.items()):
-        digest = downloaded.get(suite, {}).get("sha256", "")
-        provenance = Provenance(benchmark="waza", dataset=suite, dataset_sha256=digest,
-                                config_hash=config_hash)
+        entry = downloaded.get(suite, {})
+        provenance = Provenance(benchmark="waza", dataset=entry.get("dataset", suite),
+                                dataset_sha256=entry.get("sha256", ""), config_hash=config_hash)
         frames.append(result_rows(provenance, model, "", suite_metrics(outcome, bootstrap)))
         cases += per_case(suite, outcome)
     table = pd.concat(frames, ignore_index=True)

@@ -9,7 +9,7 @@ into ``results/waza/imported/<model>.json``.
 from __future__ import annotations
 
 SUITES_DIR = "data/raw/waza/suites"
-DOWNLOAD = "data/raw/waza/download.json"
+DOWNLOAD = "data/raw/waza/source.json"
 CASES = "data/curated/waza/cases.jsonl"
 CURATION = "data/curated/waza/curation.json"
 PREDICTIONS = "results/waza/predictions/{model}/{suite}.json"
@@ -17,9 +17,14 @@ LLM_RECORDS = "results/waza/predictions/{model}/{suite}.llm.jsonl"
 IMPORTED = "results/waza/imported/{model}.json"
 
 
+SOURCE_KEYS = ("source", "url", "sha256", "path", "allow_unverified", "download_timeout_s",
+               "max_download_mb", "suites")
+
+
 def download_settings(section: dict) -> dict:
-    """What the suite copy depends on (a change of models must not re-copy suites)."""
-    return {k: section[k] for k in ("source", "path", "suites")}
+    """What the suite copy depends on: the data-source keys and the suite names (a change
+    of models must not re-copy suites)."""
+    return {k: section[k] for k in SOURCE_KEYS}
 
 
 def predict_config(config: dict, model: str) -> dict:
