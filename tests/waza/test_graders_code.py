@@ -7,7 +7,6 @@ must be the same for ordinary assertions, while escapes are refused.
 from __future__ import annotations
 
 import pytest
-
 from scievals.waza.context import GraderConfigError, GraderContext, grade
 from scievals.waza.safe_eval import AssertionEvaluator, refusal
 

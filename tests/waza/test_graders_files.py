@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from scievals.waza.context import (GraderConfigError, GraderContext, GraderError,
-                                   GraderOptions, grade)
+from scievals.waza.context import (
+    GraderConfigError,
+    GraderContext,
+    GraderError,
+    GraderOptions,
+    grade,
+)
 
 
 @pytest.fixture

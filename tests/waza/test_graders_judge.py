@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from scievals.llm.base import ModelSpec
 from scievals.llm.settings import LLMSettings
 from scievals.waza.context import GraderContext, GraderError, GraderOptions, grade

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from scievals.waza.context import GraderConfigError, GraderContext, GraderError, grade
 
 SCHEMA = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}

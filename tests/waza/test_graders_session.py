@@ -4,9 +4,14 @@ tool_calls (specs/waza.md §6.8-§6.11, §6.14). Expected values are worked by h
 from __future__ import annotations
 
 import pytest
-
-from scievals.waza.context import (GraderConfigError, GraderContext, SessionDigest,
-                                   SkillInvocation, ToolCall, grade)
+from scievals.waza.context import (
+    GraderConfigError,
+    GraderContext,
+    SessionDigest,
+    SkillInvocation,
+    ToolCall,
+    grade,
+)
 
 
 def session_ctx(tools: list[str], calls: list[ToolCall] | None = None, usage=None,

@@ -7,7 +7,6 @@ no checks) and passed = no failures" (§6 preamble).
 from __future__ import annotations
 
 import pytest
-
 from scievals.waza.context import GraderConfigError, GraderContext, grade
 
 

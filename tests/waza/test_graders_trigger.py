@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from scievals.waza.context import GraderConfigError, GraderContext, grade
 from scievals.waza.graders.trigger import tokenize, use_for_phrases
 

@@ -1,8 +1,10 @@
 """Assertion worker (run by safe_eval with ``python -I -S``; stdlib only).
 
-Reads one JSON request per line, ``{"context": {...}, "assertions": [...]}``,
-and writes one JSON line per assertion as soon as it is evaluated: ``""`` when
-true, ``"fail"`` when false, else the exception text. The evaluation namespace
+Reads one JSON request per line, ``{"context": {...}, "assertions": [...],
+"timeout_s": t}``, and answers with one JSON line: a list with, per assertion,
+``""`` when true, ``"fail"`` when false, else the exception text. An alarm stops
+an assertion after ``timeout_s``; one stuck where signals are not checked is
+the parent's to kill. The evaluation namespace
 is waza's eval wrapper's. The parent has already refused unsafe syntax; this
 process adds OS limits: no file writes and capped memory.
 """
@@ -10,6 +12,7 @@ process adds OS limits: no file writes and capped memory.
 import json
 import re
 import resource
+import signal
 import sys
 
 MEMORY_LIMIT_BYTES = 512 << 20
@@ -44,20 +47,38 @@ def namespace(ctx):
     }
 
 
+class Overran(BaseException):
+    """Raised by the alarm; a BaseException so no assertion-level handler sees it."""
+
+
+def on_alarm(signum, frame):
+    raise Overran
+
+
+def evaluate(assertion, names, timeout_s):
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        return "" if eval(assertion, {"__builtins__": {}}, names) else "fail"
+    except Overran:
+        return f"timed out after {timeout_s:g} s"
+    except Exception as exc:  # noqa: BLE001 - the text is the assertion's result
+        # An empty message (MemoryError, ...) must not read as a pass.
+        return str(exc) or type(exc).__name__
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
 def main() -> None:
     limit()
+    signal.signal(signal.SIGALRM, on_alarm)
     out = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)
         names = namespace(request["context"])
-        for assertion in request["assertions"]:
-            try:
-                result = "" if eval(assertion, {"__builtins__": {}}, names) else "fail"
-            except Exception as exc:  # noqa: BLE001 - the text is the assertion's result
-                # An empty message (MemoryError, ...) must not read as a pass.
-                result = str(exc) or type(exc).__name__
-            out.write(json.dumps(result) + "\n")
-            out.flush()
+        timeout_s = request["timeout_s"]
+        results = [evaluate(a, names, timeout_s) for a in request["assertions"]]
+        out.write(json.dumps(results) + "\n")
+        out.flush()
 
 
 if __name__ == "__main__":

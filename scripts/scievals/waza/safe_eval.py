@@ -8,8 +8,8 @@ class). Here an assertion must first pass an allow-list of expression syntax
 walrus, star-arguments or huge literal exponents. Accepted assertions are then
 evaluated, with the same ``eval`` call as waza so results and error texts
 match, in one long-lived worker process (``_assertion_worker.py``: isolated
-interpreter, no file writes, capped memory) with a time limit per assertion. A
-worker that overruns is killed and replaced.
+interpreter, no file writes, capped memory) with a time limit per assertion,
+one round trip per graded run. A worker that overruns is killed and replaced.
 """
 
 from __future__ import annotations
@@ -240,41 +240,48 @@ class AssertionEvaluator:
     def evaluate(self, context: dict[str, Any], assertions: list[str]) -> list[str]:
         results: list[str | None] = [refusal(a) for a in assertions]
         todo = [i for i, r in enumerate(results) if r is None]
-        with self._lock:
-            while todo:
+        if todo:
+            with self._lock:
                 done = self._run(context, [assertions[i] for i in todo])
-                for i, result in zip(todo, done, strict=False):
-                    results[i] = result
-                todo = todo[len(done) :]
+            for i, result in zip(todo, done, strict=True):
+                results[i] = result
         return [r if r is not None else "" for r in results]
 
     def _run(self, context: dict[str, Any], assertions: list[str]) -> list[str]:
-        """Results of a prefix of ``assertions``; stops after one that overran."""
-        proc = self._worker()
-        request = json.dumps({"context": context, "assertions": assertions}) + "\n"
-        try:
-            proc.stdin.write(request.encode())
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self.close()
-            return ["assertion worker stopped unexpectedly"]
-        results = []
-        for _ in assertions:
-            line = self._read_line(proc)
-            if line is None:
-                overran = proc.poll() is None
-                self.close()
-                results.append(
-                    f"timed out after {self.timeout_s:g} s"
-                    if overran
-                    else "assertion worker stopped (memory limit exceeded?)"
-                )
-                break
-            results.append(json.loads(line))
-        return results
+        """One round trip for all assertions; the worker's alarm enforces the time limit.
 
-    def _read_line(self, proc: subprocess.Popen) -> bytes | None:
-        deadline = time.monotonic() + self.timeout_s
+        An assertion stuck where Python checks no signals (inside C code) keeps
+        the whole request from answering: the worker is then killed and the
+        assertions re-run one by one, so only the stuck one times out.
+        """
+        reply = self._request(context, assertions, self.timeout_s * len(assertions) + 1.0)
+        if reply is not None:
+            return reply
+        if len(assertions) == 1:
+            return [f"timed out after {self.timeout_s:g} s"]
+        return [self._run(context, [a])[0] for a in assertions]
+
+    def _request(self, context: dict[str, Any], assertions: list[str],
+                 deadline_s: float) -> list[str] | None:
+        proc = self._worker()
+        request = {"context": context, "assertions": assertions, "timeout_s": self.timeout_s}
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.flush()
+        except OSError:
+            self.close()
+            return ["assertion worker stopped unexpectedly"] * len(assertions)
+        line = self._read_line(proc, deadline_s)
+        if line is None:
+            alive = proc.poll() is None
+            self.close()
+            if alive:
+                return None
+            return ["assertion worker stopped (memory limit exceeded?)"] * len(assertions)
+        return json.loads(line)
+
+    def _read_line(self, proc: subprocess.Popen, within_s: float) -> bytes | None:
+        deadline = time.monotonic() + within_s
         fd = proc.stdout.fileno()
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()

@@ -39,28 +39,36 @@ class JsonSchemaGrader:
             raise GraderConfigError(
                 "json_schema grader config", "must have either 'schema' or 'schema_file'"
             )
+        self._compiled = None
 
     def grade(self, context: GraderContext) -> GraderResult:
         try:
             value = json.loads(context.output)
         except json.JSONDecodeError as exc:
             return GraderResult(0.0, False, f"Output is not valid JSON: {exc}", {"error": str(exc)})
-        schema = self.schema if self.schema is not None else self._load()
-        try:
-            validator_cls = jsonschema.validators.validator_for(schema)
-            validator_cls.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise GraderError(
-                "json_schema grader",
-                f"failed to compile JSON schema: {exc.message}",
-                "fix the schema",
-            ) from None
-        error = jsonschema.exceptions.best_match(validator_cls(schema).iter_errors(value))
+        validator = self._validator()
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is not None:
             where = "/" + "/".join(str(p) for p in error.absolute_path)
             failure = f"Schema validation failed: at '{where}': {error.message}"
             return GraderResult(0.0, False, failure, {"failures": [failure]})
         return GraderResult(1.0, True, "Output matches JSON schema")
+
+    def _validator(self):
+        """The compiled schema; an inline one is compiled once, a file is read per grading."""
+        if self.schema is not None and self._compiled is not None:
+            return self._compiled
+        schema = self.schema if self.schema is not None else self._load()
+        try:
+            validator_cls = jsonschema.validators.validator_for(schema)
+            validator_cls.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise GraderError("json_schema grader", f"failed to compile JSON schema: {exc.message}",
+                              "fix the schema") from None
+        validator = validator_cls(schema)
+        if self.schema is not None:
+            self._compiled = validator
+        return validator
 
     def _load(self) -> dict[str, Any]:
         try:
