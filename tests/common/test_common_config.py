@@ -22,7 +22,7 @@ def test_default_config_is_valid_and_gets_defaults(config):
 def test_empty_config_gets_every_default():
     config = {}
     validate_config(config)
-    assert config["benchmarks"] == ["abdev", "gating"]
+    assert config["benchmarks"] == ["abdev", "gating", "waza"]
     assert config["abdev"]["source"] == "auto"
 
 
@@ -36,7 +36,7 @@ def test_empty_config_gets_every_default():
         (lambda c: c["bootstrap"].update(n_resamples="many"),
          "config: bootstrap.n_resamples: 'many' is not of type integer"),
         (lambda c: c.update(benchmarks=["abdev", "chess"]),
-         "config: benchmarks.1: 'chess' is not allowed (allowed values: ['abdev', 'gating'])"),
+         "config: benchmarks.1: 'chess' is not allowed (allowed values: ['abdev', 'gating', 'waza'])"),
         (lambda c: c["models"]["random"].update(provider="hal"),
          "config: models.random.provider: 'hal' is not allowed"),
         (lambda c: c["models"].update(gpt={"provider": "openai"}),
