@@ -453,7 +453,7 @@ def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:
     fetched = fetch(origin, archive, sha256=cfg.get("sha256") or None,
                     verify=not cfg.get("allow_unverified", False),
                     timeout_s=float(cfg.get("download_timeout_s", 30)),
-                    max_bytes=int(float(cfg.get("max_download_mb", 200)) * 1 << 20),
+                    max_bytes=int(float(cfg.get("max_download_mb", 200)) * (1 << 20)),
                     store="data/raw/waza/verified", label="waza suites")
     _unpack(archive, work / "unpacked")
     return work / "unpacked", fetched.sha256
