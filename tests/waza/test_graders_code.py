@@ -157,3 +157,24 @@ def test_worker_is_reused_across_gradings():
 def test_syntax_error_text_is_pythons():
     r = grade("code", {"assertions": ["len(output) >"]}, ctx())
     assert r.feedback == "Failed: len(output) >: invalid syntax (<string>, line 1)"
+
+
+def test_batched_grading_equals_one_by_one_and_isolates_a_runaway():
+    from scievals.waza.context import build, grade_all
+
+    grader = build("code", {"assertions": ["len(output) > 2", "'b' in output"]})
+    contexts = [ctx(output=o) for o in ["abc", "a", "bbbb", ""]]
+    batched = grade_all(grader, contexts)
+    assert [r.to_dict() for r in batched] == [grader.grade(c).to_dict() for c in contexts]
+    # Hand-checked: "abc" 2/2, "a" 0/2, "bbbb" 2/2, "" 0/2.
+    assert [r.score for r in batched] == [1.0, 0.0, 1.0, 0.0]
+
+    evaluator = AssertionEvaluator(timeout_s=0.5)
+    try:
+        slow = "re.search('(a+)+$', 'a' * 40 + 'b')"
+        got = evaluator.evaluate_many([({"output": "x"}, ["len(output) == 1"]),
+                                       ({"output": "y"}, [slow, "output == 'y'"]),
+                                       ({"output": "zz"}, ["len(output) == 3"])])
+        assert got == [[""], ["timed out after 0.5 s", ""], ["fail"]]
+    finally:
+        evaluator.close()

@@ -1,8 +1,9 @@
 """Assertion worker (run by safe_eval with ``python -I -S``; stdlib only).
 
-Reads one JSON request per line, ``{"context": {...}, "assertions": [...],
-"timeout_s": t}``, and answers with one JSON line: a list with, per assertion,
-``""`` when true, ``"fail"`` when false, else the exception text. An alarm stops
+Reads one JSON request per line, ``{"items": [{"context": {...}, "assertions":
+[...]}, ...], "timeout_s": t}``, and answers with one JSON line: per item a list
+with, per assertion, ``""`` when true, ``"fail"`` when false, else the exception
+text. An alarm stops
 an assertion after ``timeout_s``; one stuck where signals are not checked is
 the parent's to kill. The evaluation namespace
 is waza's eval wrapper's. The parent has already refused unsafe syntax; this
@@ -74,9 +75,11 @@ def main() -> None:
     out = sys.stdout
     for line in sys.stdin:
         request = json.loads(line)
-        names = namespace(request["context"])
         timeout_s = request["timeout_s"]
-        results = [evaluate(a, names, timeout_s) for a in request["assertions"]]
+        results = []
+        for item in request["items"]:
+            names = namespace(item["context"])
+            results.append([evaluate(a, names, timeout_s) for a in item["assertions"]])
         out.write(json.dumps(results) + "\n")
         out.flush()
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 ASSERTION_TIMEOUT_S = 5.0
+BATCH_ITEMS = 256  # graded runs per worker request in evaluate_many
 _WORKER = Path(__file__).with_name("_assertion_worker.py")
 
 _STR_METHODS = (
@@ -238,46 +239,60 @@ class AssertionEvaluator:
         self._lock = threading.Lock()
 
     def evaluate(self, context: dict[str, Any], assertions: list[str]) -> list[str]:
-        results: list[str | None] = [refusal(a) for a in assertions]
-        todo = [i for i, r in enumerate(results) if r is None]
-        if todo:
+        """One string per assertion: ``""`` passed, ``"fail"`` false, else an error text."""
+        return self.evaluate_many([(context, assertions)])[0]
+
+    def evaluate_many(self, items: list[tuple[dict[str, Any], list[str]]]) -> list[list[str]]:
+        """:meth:`evaluate` for many (context, assertions) pairs, in few round trips."""
+        results: list[list[str | None]] = [[refusal(a) for a in asserts] for _, asserts in items]
+        pending = [(k, [i for i, r in enumerate(res) if r is None])
+                   for k, res in enumerate(results)]
+        pending = [(k, todo) for k, todo in pending if todo]
+        for start in range(0, len(pending), BATCH_ITEMS):
+            chunk = pending[start:start + BATCH_ITEMS]
+            requests = [(items[k][0], [items[k][1][i] for i in todo]) for k, todo in chunk]
             with self._lock:
-                done = self._run(context, [assertions[i] for i in todo])
-            for i, result in zip(todo, done, strict=True):
-                results[i] = result
-        return [r if r is not None else "" for r in results]
+                answers = self._run(requests)
+            for (k, todo), answer in zip(chunk, answers, strict=True):
+                for i, result in zip(todo, answer, strict=True):
+                    results[k][i] = result
+        return [[r if r is not None else "" for r in res] for res in results]
 
-    def _run(self, context: dict[str, Any], assertions: list[str]) -> list[str]:
-        """One round trip for all assertions; the worker's alarm enforces the time limit.
+    def _run(self, requests: list[tuple[dict[str, Any], list[str]]]) -> list[list[str]]:
+        """One round trip; the worker's alarm enforces each assertion's time limit.
 
-        An assertion stuck where Python checks no signals (inside C code) keeps
-        the whole request from answering: the worker is then killed and the
-        assertions re-run one by one, so only the stuck one times out.
+        An assertion stuck where Python checks no signals (inside C code), or one
+        that kills the worker, spoils its whole request: the worker is replaced
+        and the request split until only the culprit fails.
         """
-        reply = self._request(context, assertions, self.timeout_s * len(assertions) + 1.0)
-        if reply is not None:
+        count = sum(len(assertions) for _, assertions in requests)
+        reply = self._request(requests, self.timeout_s * count + 1.0)
+        if not isinstance(reply, str):
             return reply
-        if len(assertions) == 1:
-            return [f"timed out after {self.timeout_s:g} s"]
-        return [self._run(context, [a])[0] for a in assertions]
+        if count == 1:
+            return [[reply]]
+        if len(requests) > 1:
+            return [self._run([one])[0] for one in requests]
+        context, assertions = requests[0]
+        return [[self._run([(context, [a])])[0][0] for a in assertions]]
 
-    def _request(self, context: dict[str, Any], assertions: list[str],
-                 deadline_s: float) -> list[str] | None:
+    def _request(self, requests: list[tuple[dict[str, Any], list[str]]],
+                 deadline_s: float) -> list[list[str]] | str:
+        """The worker's answers, or why there are none."""
         proc = self._worker()
-        request = {"context": context, "assertions": assertions, "timeout_s": self.timeout_s}
+        payload = {"items": [{"context": c, "assertions": a} for c, a in requests],
+                   "timeout_s": self.timeout_s}
         try:
-            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.write(json.dumps(payload).encode() + b"\n")
             proc.stdin.flush()
+            line = self._read_line(proc, deadline_s)
         except OSError:
-            self.close()
-            return ["assertion worker stopped unexpectedly"] * len(assertions)
-        line = self._read_line(proc, deadline_s)
+            line = None
         if line is None:
             alive = proc.poll() is None
             self.close()
-            if alive:
-                return None
-            return ["assertion worker stopped (memory limit exceeded?)"] * len(assertions)
+            return (f"timed out after {self.timeout_s:g} s" if alive
+                    else "assertion worker stopped (memory limit exceeded?)")
         return json.loads(line)
 
     def _read_line(self, proc: subprocess.Popen, within_s: float) -> bytes | None:

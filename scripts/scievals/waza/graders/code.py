@@ -41,17 +41,16 @@ class CodeGrader:
             )
 
     def grade(self, context: GraderContext) -> GraderResult:
+        return self.grade_many([context])[0]
+
+    def grade_many(self, contexts: list[GraderContext]) -> list[GraderResult]:
+        """Grade many runs with few worker round trips (see ``context.grade_all``)."""
         if not self.assertions:
-            return GraderResult(1.0, True, "No assertions configured")
-        payload = {
-            "output": context.output,
-            "outcome": context.outcome or {},
-            "transcript": context.transcript,
-            "tool_calls": context.tool_calls,
-            "errors": context.errors,
-            "duration_ms": context.duration_ms,
-        }
-        results = shared_evaluator().evaluate(payload, self.assertions)
+            return [GraderResult(1.0, True, "No assertions configured") for _ in contexts]
+        items = [(_payload(c), self.assertions) for c in contexts]
+        return [self._result(r) for r in shared_evaluator().evaluate_many(items)]
+
+    def _result(self, results: list[str]) -> GraderResult:
         failures = []
         for assertion, result in zip(self.assertions, results, strict=True):
             if result == "fail":
@@ -63,9 +62,13 @@ class CodeGrader:
             passed / len(self.assertions),
             not failures,
             "; ".join(failures) or "All assertions passed",
-            {
-                "total_assertions": len(self.assertions),
-                "passed_assertions": passed,
-                "failures": failures,
-            },
+            {"total_assertions": len(self.assertions), "passed_assertions": passed,
+             "failures": failures},
         )
+
+
+def _payload(context: GraderContext) -> dict:
+    """What waza's wrapper receives on stdin (``outcome`` defaults to ``{}``)."""
+    return {"output": context.output, "outcome": context.outcome or {},
+            "transcript": context.transcript, "tool_calls": context.tool_calls,
+            "errors": context.errors, "duration_ms": context.duration_ms}
