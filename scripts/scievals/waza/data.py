@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 from jsonschema import Draft7Validator
 
 from scievals.common.errors import ScievalsError
+from scievals.common.io import read_yaml
 
 log = logging.getLogger(__name__)
 
@@ -214,19 +214,6 @@ def schema_problems(instance: Any, schema: dict, where: str) -> list[str]:
 
 # --- reading -------------------------------------------------------------------------------
 
-def _read_yaml(path: Path) -> Any:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.safe_load(handle)
-    except FileNotFoundError:
-        raise ScievalsError(path, "file not found", "check the path") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ScievalsError(where, f"not valid YAML ({getattr(exc, 'problem', exc)})",
-                            "fix the YAML syntax") from None
-
-
 def eval_path(path: str | Path) -> Path:
     """``path`` may be a suite folder or its eval.yaml."""
     path = Path(path)
@@ -291,7 +278,7 @@ def _files(raw: list[dict], where: str, notes: list[str]) -> list[TaskFile]:
 
 def _task(path: Path, suite_dir: Path, fixtures: Path, problems: list[str],
           notes: list[str]) -> Task | None:
-    raw = _read_yaml(path)
+    raw = read_yaml(path)
     found = schema_problems(raw, _loader_schema("task"), str(path))
     if found:
         problems += found
@@ -323,7 +310,7 @@ def _task(path: Path, suite_dir: Path, fixtures: Path, problems: list[str],
 def _trigger_tests(path: Path, problems: list[str]) -> tuple[str, list[TriggerPrompt]]:
     if not path.is_file():
         return "", []
-    raw = _read_yaml(path)
+    raw = read_yaml(path)
     found = schema_problems(raw, TRIGGER_SCHEMA, str(path))
     if found:
         problems += found
@@ -343,7 +330,7 @@ def _collect(path: str | Path, context_dir: str | Path | None,
     spec = eval_path(path)
     problems: list[str] = []
     notes: list[str] = []
-    raw = _read_yaml(spec)
+    raw = read_yaml(spec)
     problems += schema_problems(raw, _loader_schema("eval"), str(spec))
     if published:
         for problem in schema_problems(raw, _published_schema("eval"), str(spec)):
@@ -355,7 +342,7 @@ def _collect(path: str | Path, context_dir: str | Path | None,
     tasks = []
     for task_path in _task_paths(spec, raw["tasks"], problems):
         if published:
-            problems += schema_problems(_read_yaml(task_path), _published_schema("task"),
+            problems += schema_problems(read_yaml(task_path), _published_schema("task"),
                                         str(task_path))
         task = _task(task_path, spec.parent, fixtures, problems, notes)
         if task is not None:
