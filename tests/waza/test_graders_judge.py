@@ -152,4 +152,5 @@ def test_llm_judge_through_mock_provider_is_cached(tmp_path):
     assert cached, "the judge reply is written to the LLM cache"
     r2 = grade("prompt", {"prompt": "check"}, GraderContext(output="o"), opts(judge))
     assert (r1.score, r2.score) == (1.0, 1.0)
+    assert r1.details["model"] == "judge"  # the registry model that answered
     assert sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file()) == cached

@@ -31,6 +31,13 @@ def test_json_schema_no_code_fence_stripping():
     assert r.feedback.startswith("Output is not valid JSON: ")
 
 
+def test_json_schema_rejects_nan_like_go():
+    # Go's encoding/json has no NaN literal; the output is then not valid JSON.
+    r = grade("json_schema", {"schema": {}}, GraderContext(output="NaN"))
+    assert r.score == 0.0
+    assert r.feedback.startswith("Output is not valid JSON: ")
+
+
 def test_json_schema_file_and_unreadable_file(tmp_path, monkeypatch):
     (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
     monkeypatch.chdir(tmp_path)  # §6.5: schema_file is CWD-relative

@@ -10,6 +10,7 @@ from scievals.waza.context import (
     SessionDigest,
     SkillInvocation,
     ToolCall,
+    build,
     grade,
 )
 
@@ -103,9 +104,10 @@ def test_action_sequence_match_and_nil_session():
     r = grade("action_sequence", {"matching_mode": "exact_match", "expected_actions": ["a"]},
               session_ctx(["a"]))
     assert (r.score, r.passed, r.feedback) == (1.0, True, "Action sequence matched")
-    r = grade("action_sequence", {"matching_mode": "exact_match", "expected_actions": ["a"]},
-              GraderContext())
+    r = build("action_sequence", {"matching_mode": "exact_match", "expected_actions": ["a"]},
+              name="tools-in-order").grade(GraderContext())
     assert (r.score, r.passed) == (0.0, False)
+    assert r.feedback == "action_sequence grader 'tools-in-order': no session digest available"
 
 
 def test_action_sequence_rejects_skill_style_mode():

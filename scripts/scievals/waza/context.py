@@ -10,7 +10,7 @@ Graders are classes built from their config (a bad config raises
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -242,13 +242,15 @@ class GraderOptions:
     ``judge`` answers LLM-judge prompts (see ``graders.judge``; None: graders
     that need one raise GraderError). ``judge_model`` is the suite's default for
     ``prompt`` graders without their own ``model``. ``program_timeout`` is the
-    ``.waza.yaml graders.programTimeout`` default (seconds).
+    ``.waza.yaml graders.programTimeout`` default (seconds). ``grader_name`` is
+    set by :func:`build` for the one grader being built (some feedback names it).
     """
 
     judge: Any = None
     judge_model: str = ""
     update_snapshots: bool = False
     program_timeout: int = 0
+    grader_name: str = ""
 
 
 class Grader(Protocol):
@@ -277,9 +279,11 @@ def grader_types() -> list[str]:
 
 
 def build(
-    kind: str, config: Mapping[str, Any] | None, options: GraderOptions | None = None
+    kind: str, config: Mapping[str, Any] | None, options: GraderOptions | None = None,
+    name: str = "",
 ) -> Grader:
-    """Build a grader; an unknown type or bad config raises GraderConfigError."""
+    """Build a grader (``name`` is its name in the suite); an unknown type or bad
+    config raises GraderConfigError."""
     _load_families()
     factory = _REGISTRY.get(kind)
     if factory is None:
@@ -294,7 +298,8 @@ def build(
         raise GraderConfigError(
             f"grader {kind}: config", "config must be a mapping", f"got {type(config).__name__}"
         )
-    return factory(config, options or GraderOptions())
+    options = replace(options or GraderOptions(), grader_name=name or kind)
+    return factory(config, options)
 
 
 def grade(

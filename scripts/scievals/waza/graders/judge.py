@@ -55,6 +55,10 @@ class LLMJudge:
         self.specs = dict(specs or {})
         self.records_path = records_path
 
+    def model_name(self, model: str = "") -> str:
+        """The registry model that answers for a grader's ``model``."""
+        return self.specs.get(model, self.default).name
+
     def ask(self, case_id: str, prompt: str, model: str = "") -> str:
         from scievals.llm.base import LLMRequest, Message
         from scievals.llm.runner import run_batch
@@ -81,6 +85,12 @@ def _need_judge(options: GraderOptions | None, kind: str) -> Judge:
             "name a judge model for the suite (waza judge_model)",
         )
     return options.judge
+
+
+def answering_model(options: GraderOptions | None, model: str) -> str:
+    """Which model answers for ``model`` (judges other than LLMJudge: the name asked for)."""
+    name_of = getattr(options.judge if options else None, "model_name", None)
+    return name_of(model) if name_of else model
 
 
 def parse_json_reply(text: str, where: str) -> dict[str, Any]:
@@ -192,7 +202,7 @@ class PromptGrader:
             {
                 "passes": len(passes),
                 "fails": len(fails),
-                "model": self.model,
+                "model": answering_model(self.options, self.model),
                 "mode": "independent",
             },
         )
@@ -222,7 +232,7 @@ class PromptGrader:
                 "magnitude": magnitude,
                 "consistent": consistent,
                 "reasoning": [first.get("reasoning", ""), second.get("reasoning", "")],
-                "model": self.model,
+                "model": answering_model(self.options, self.model),
             },
         )
 
@@ -292,7 +302,7 @@ class LegacyLLMGrader:
             score,
             score >= self.threshold,
             str(reply.get("reasoning", "")),
-            {"raw_score": raw, "model": self.model, "rubric_used": rubric},
+            {"raw_score": raw, "model": answering_model(self.options, self.model), "rubric_used": rubric},
         )
 
 
@@ -351,5 +361,5 @@ class LegacyLLMComparisonGrader:
             score,
             bool(passed) if isinstance(passed, bool) else score >= 0.75,
             str(reply.get("reasoning", "")),
-            {"raw_score": raw, "model": self.model},
+            {"raw_score": raw, "model": answering_model(self.options, self.model)},
         )

@@ -24,6 +24,12 @@ from scievals.waza.context import (
 from scievals.waza.graders._common import Config
 
 DEFAULT_PROGRAM_TIMEOUT_S = 30
+
+
+def _reject_constant(name: str):
+    """Go's JSON has no NaN/Infinity; Python's would accept them."""
+    raise json.JSONDecodeError(f"invalid character {name[0]!r} looking for beginning of value",
+                               name, 0)
 SCRIPT_TIMEOUT_S = 30
 
 
@@ -43,7 +49,7 @@ class JsonSchemaGrader:
 
     def grade(self, context: GraderContext) -> GraderResult:
         try:
-            value = json.loads(context.output)
+            value = json.loads(context.output, parse_constant=_reject_constant)
         except json.JSONDecodeError as exc:
             return GraderResult(0.0, False, f"Output is not valid JSON: {exc}", {"error": str(exc)})
         validator = self._validator()

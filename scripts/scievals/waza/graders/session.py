@@ -142,6 +142,7 @@ class ActionSequenceGrader:
         cfg = Config("action_sequence", config, ("matching_mode", "expected_actions"))
         self.expected = cfg.strs("expected_actions")
         self.mode = cfg.str("matching_mode")
+        self.name = options.grader_name if options else "action_sequence"
         if not self.expected:
             raise GraderConfigError(
                 "action_sequence grader config: key expected_actions",
@@ -156,7 +157,7 @@ class ActionSequenceGrader:
 
     def grade(self, context: GraderContext) -> GraderResult:
         if context.session is None:
-            return GraderResult(0.0, False, "action_sequence grader: no session digest available")
+            return GraderResult(0.0, False, f"action_sequence grader '{self.name}': no session digest available")
         actual = list(context.session.tools_used)
         precision, recall, f1 = multiset_f1(self.expected, actual)
         if self.mode == "exact_match":
