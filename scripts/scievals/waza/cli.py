@@ -3,6 +3,7 @@
     waza run PATH [--model M ...] [-o OUT.json | --output-dir DIR] [--context-dir DIR]
                   [--trials N] [--task ID ...] [--skip-graders] [--config CONFIG.yaml]
     waza grade PATH --results RESULTS.json [--workspace DIR] [--task ID ...] [-o OUT.json]
+                                          (alias: score; check's alias: validate)
     waza grade --recorded RESULTS.json [-o OUT.json]   status/stats from recorded verdicts
     waza check PATH                                     strict validation, every problem
     waza grade-one --type T --config C.json --context X.json [--workspace D] [--context-dir D]
@@ -153,7 +154,7 @@ def register(subparsers) -> None:
     p.add_argument("--skip-graders", action="store_true", help="execute only; runs are skipped")
     p.set_defaults(func=_guard(cmd_run))
 
-    p = sub.add_parser("grade", help="grade runs recorded elsewhere (replay)")
+    p = sub.add_parser("grade", aliases=["score"], help="grade runs recorded elsewhere (replay)")
     p.add_argument("path", nargs="?", help="suite folder or its eval.yaml")
     p.add_argument("--results", help="results JSON whose runs to grade with the suite's graders")
     p.add_argument("--recorded", help="results JSON: re-derive status/stats from its verdicts")
@@ -165,7 +166,8 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", help="write the graded results JSON here")
     p.set_defaults(func=_guard(cmd_grade))
 
-    p = sub.add_parser("check", help="validate a suite strictly (schemas + required keys)")
+    p = sub.add_parser("check", aliases=["validate"],
+                       help="validate a suite strictly (schemas + required keys)")
     p.add_argument("path", help="suite folder or its eval.yaml")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
     p.set_defaults(func=_guard(cmd_check))

@@ -238,8 +238,23 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     outcome = run_suite(suite, model, engine=engine, model_id=model_id,
                         trials=section.get("trials"), seed=int(section.get("seed") or 0),
                         options=grader_options(config, suite, records))
+    _notify_errors(suite.name, model, outcome)
     write_json(out, outcome)
     return outcome
+
+
+def _notify_errors(suite: str, model: str, outcome: dict) -> None:
+    """Errored runs (model error, timeout, no final answer, grader error) are said at the
+    end of the workflow run, not only inside the results JSON."""
+    from scievals.common import notices
+
+    errors = [(t["test_id"], r["run_number"], r["error_msg"]) for t in outcome["tasks"]
+              for r in t["runs"] if r["status"] == "error"]
+    if errors:
+        task, run, message = errors[0]
+        notices.record("failed_request", "waza", f"{suite} / {model}: {len(errors)} run(s) "
+                       f"ended in error, e.g. {task} run {run}: {message}",
+                       details={"runs": [list(e) for e in errors]})
 
 
 def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: list[str],
