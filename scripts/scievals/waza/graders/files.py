@@ -64,25 +64,8 @@ class FileGrader:
             total += 1 + len(must) + len(must_not)
             try:
                 content = (ws / rel).read_bytes().decode("utf-8", "replace")
-            except FileNotFoundError:
-                failures.append(f"File not found for content check: {rel}")
-                failures += [
-                    f"File {rel} missing expected pattern (file not found): {p}" for p in must
-                ]
-                failures += [
-                    f"File {rel} could not verify absence of pattern (file not found): {p}"
-                    for p in must_not
-                ]
-                continue
             except OSError as exc:
-                failures.append(f"Failed to read file {rel}: {exc.strerror or exc}")
-                failures += [
-                    f"File {rel} missing expected pattern (file not found): {p}" for p in must
-                ]
-                failures += [
-                    f"File {rel} could not verify absence of pattern (file not found): {p}"
-                    for p in must_not
-                ]
+                failures += _unreadable(rel, must, must_not, exc)
                 continue
             for kind, patterns, wanted in (
                 ("must_match", must, True),
@@ -113,6 +96,16 @@ class FileGrader:
                 "workspace_dir": str(ws),
             },
         )
+
+
+def _unreadable(rel: str, must: list[str], must_not: list[str], exc: OSError) -> list[str]:
+    """A content file that cannot be read fails its implicit check and every pattern."""
+    first = (f"File not found for content check: {rel}" if isinstance(exc, FileNotFoundError)
+             else f"Failed to read file {rel}: {exc.strerror or exc}")
+    return [first,
+            *(f"File {rel} missing expected pattern (file not found): {p}" for p in must),
+            *(f"File {rel} could not verify absence of pattern (file not found): {p}"
+              for p in must_not)]
 
 
 @register("diff")

@@ -131,6 +131,23 @@ def shortfalls(expected: list[str], actual: list[str]) -> list[str]:
     return [f"{name} (need {n}, got {got[name]})" for name, n in want.items() if got[name] < n]
 
 
+def sequence_verdict(how: str, expected: list[str], actual: list[str], noun: str,
+                     adjective: str) -> tuple[bool, str]:
+    """Whether ``actual`` matches ``expected`` the way ``how`` (exact, in_order,
+    any_order) asks, and waza's feedback when it does not."""
+    if how == "exact":
+        return actual == expected, (
+            f"Exact match failed: expected {len(expected)} {noun} {go_list(expected)}, "
+            f"got {len(actual)} {noun} {go_list(actual)}")
+    if how == "in_order":
+        return is_subsequence(expected, actual), (
+            f"In-order match failed: not all {adjective} {noun} {go_list(expected)} "
+            f"appeared in order within actual {go_list(actual)}")
+    missing = shortfalls(expected, actual)
+    return not missing, (f"Any-order match failed: missing or insufficient {noun}: "
+                         + ", ".join(missing))
+
+
 _ACTION_MODES = ("exact_match", "in_order_match", "any_order_match")
 
 
@@ -157,25 +174,12 @@ class ActionSequenceGrader:
 
     def grade(self, context: GraderContext) -> GraderResult:
         if context.session is None:
-            return GraderResult(0.0, False, f"action_sequence grader '{self.name}': no session digest available")
+            why = f"action_sequence grader '{self.name}': no session digest available"
+            return GraderResult(0.0, False, why)
         actual = list(context.session.tools_used)
         precision, recall, f1 = multiset_f1(self.expected, actual)
-        if self.mode == "exact_match":
-            passed = actual == self.expected
-            why = (
-                f"Exact match failed: expected {len(self.expected)} actions "
-                f"{go_list(self.expected)}, got {len(actual)} actions {go_list(actual)}"
-            )
-        elif self.mode == "in_order_match":
-            passed = is_subsequence(self.expected, actual)
-            why = (
-                f"In-order match failed: not all expected actions {go_list(self.expected)} "
-                f"appeared in order within actual {go_list(actual)}"
-            )
-        else:
-            missing = shortfalls(self.expected, actual)
-            passed = not missing
-            why = "Any-order match failed: missing or insufficient actions: " + ", ".join(missing)
+        passed, why = sequence_verdict(self.mode.removesuffix("_match"), self.expected, actual,
+                                       "actions", "expected")
         return GraderResult(
             f1,
             passed,
@@ -220,22 +224,8 @@ class SkillInvocationGrader:
         precision, recall, f1 = multiset_f1(self.required, actual)
         extra = not self.allow_extra and len(actual) > len(self.required)
         score = f1 * (1.0 - 0.6 * (len(actual) - len(self.required)) / len(actual)) if extra else f1
-        if self.mode == "exact_match":
-            passed = actual == self.required
-            why = (
-                f"Exact match failed: expected {len(self.required)} skills "
-                f"{go_list(self.required)}, got {len(actual)} skills {go_list(actual)}"
-            )
-        elif self.mode == "in_order":
-            passed = is_subsequence(self.required, actual)
-            why = (
-                f"In-order match failed: not all required skills {go_list(self.required)} "
-                f"appeared in order within actual {go_list(actual)}"
-            )
-        else:
-            missing = shortfalls(self.required, actual)
-            passed = not missing
-            why = "Any-order match failed: missing or insufficient skills: " + ", ".join(missing)
+        passed, why = sequence_verdict(self.mode.removesuffix("_match"), self.required, actual,
+                                       "skills", "required")
         counts = f"(got {len(actual)}, expected {len(self.required)})"
         if not passed:
             feedback = why + (f"; Extra invocations not allowed {counts}" if extra else "")
