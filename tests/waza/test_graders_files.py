@@ -148,3 +148,17 @@ def test_diff_update_refuses_snapshot_escaping_context_dir(ws, tmp_path):
 def test_diff_entry_needs_snapshot_or_contains():
     with pytest.raises(GraderConfigError, match="must have 'snapshot' or 'contains'"):
         grade("diff", {"expected_files": [{"path": "a"}]}, ctx(None))
+
+
+def test_diff_context_dir_is_not_defaulted_to_fixtures(ws, tmp_path, monkeypatch):
+    # §6.4: "`context_dir` is not defaulted to `--context-dir` ... relative snapshots then
+    # resolve against the CWD". The fixtures dir holds a matching snapshot, the CWD a stale one.
+    fixtures, cwd = tmp_path / "fixtures", tmp_path / "cwd"
+    fixtures.mkdir()
+    cwd.mkdir()
+    (fixtures / "r.snap").write_text("# Demo\n")
+    (cwd / "r.snap").write_text("stale\n")
+    monkeypatch.chdir(cwd)
+    c = GraderContext(workspace_dir=ws, context_dir=fixtures)
+    r = grade("diff", {"expected_files": [{"path": "README.md", "snapshot": "r.snap"}]}, c)
+    assert r.feedback == "File README.md does not match snapshot r.snap"

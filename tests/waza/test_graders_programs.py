@@ -109,3 +109,12 @@ def test_script_failure_scores_zero(tmp_path: Path):
     assert (r.score, r.passed) == (0.0, False)
     assert r.feedback.startswith("Script failed")
     assert grade("script", {}, GraderContext()).feedback == "No script path configured"
+
+
+def test_program_timeout_defaults_to_project_setting():
+    # §6.6: "`timeout` (s; default `.waza.yaml graders.programTimeout`, else 30)".
+    from scievals.waza.context import GraderOptions
+
+    r = grade("program", py("import time; time.sleep(10)"), GraderContext(),
+              GraderOptions(program_timeout=1))
+    assert r.feedback == "Program exited with error: signal: killed"

@@ -243,3 +243,23 @@ def test_tool_calls_min_greater_than_max_is_error():
 def test_tool_calls_mixed_forms_is_error():
     with pytest.raises(GraderConfigError, match="mixes"):
         grade("tool_calls", {"required": ["x"], "required_tools": ["x"]}, GraderContext())
+
+
+def test_behavior_max_iterations_is_not_a_grader_key():
+    # §6.8: "(`max_iterations` exists only in the ungraded `expected.behavior`.)"
+    with pytest.raises(GraderConfigError, match="key max_iterations"):
+        grade("behavior", {"max_iterations": 3}, GraderContext())
+
+
+def test_context_file_defaults():
+    # §4: tool_calls default to the session digest's calls; errors to the events whose type
+    # or content contains "error" (case-sensitive, §6.1).
+    c = GraderContext.from_dict({
+        "output": "x", "transcript": [{"type": "session.error"}, {"type": "m", "content": "ERROR"}],
+        "session": {"tool_call_count": 1, "tools_used": ["bash"],
+                    "tool_calls": [{"name": "bash", "arguments": {"command": "ls"},
+                                    "result": "ok", "success": True}], "usage": None}})
+    assert c.tool_calls == [{"name": "bash", "arguments": {"command": "ls"}, "result": "ok",
+                             "success": True}]
+    assert c.errors == [{"type": "session.error"}]
+    assert c.session.tools_used == ["bash"]
