@@ -212,6 +212,14 @@ def test_tool_calls_legacy_max_calls_zero_fails_at_score_one():
     assert r.feedback == "Too many tool calls: 1 > 0"
 
 
+def test_tool_calls_legacy_score_floors_at_zero():
+    # required "edit" fails (1 counted check) and max_calls 0 fails uncounted: the Python era
+    # computed (1 - 2) / 1 = -1; scores stay in [0, 1].
+    r = grade("tool_calls", {"required": ["edit"], "max_calls": 0},
+              GraderContext(transcript=LEGACY_TRANSCRIPT))
+    assert (r.score, r.passed) == (0.0, False)
+
+
 def test_tool_calls_new_form_counts_and_expectations():
     calls = [ToolCall("bash", {"command": "ls src"}), ToolCall("view", {"path": "a.py"})]
     # required bash ok, forbidden edit ok, min 0 ok, max 1 fails (2 calls), expect BASH with

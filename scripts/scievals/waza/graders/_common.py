@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,7 @@ def inside_workspace(workspace: Path, rel: str) -> Path:
             f"is absolute and not relative to workspace {str(base)!r}",
             "write paths relative to the workspace",
         )
-    full = Path(_normalise(base / rel))
+    full = Path(os.path.normpath(base / rel))  # lexical, like Go's filepath.Join
     if not str(full).startswith(str(base) + "/"):
         raise GraderError(
             f"path {rel!r}",
@@ -124,13 +125,6 @@ def inside_workspace(workspace: Path, rel: str) -> Path:
             "remove the '..' parts",
         )
     return full
-
-
-def _normalise(path: Path) -> str:
-    # Lexical clean like Go's filepath.Join/Abs (no symlink resolution).
-    import os.path
-
-    return os.path.normpath(str(path))
 
 
 def go_list(items: list[str]) -> str:

@@ -398,9 +398,10 @@ class LegacyToolCallsGrader:
                 failures.append(f"Found forbidden tool call pattern: {pattern}")
         if self.max_calls is not None and len(lines) > self.max_calls:
             failures.append(f"Too many tool calls: {len(lines)} > {self.max_calls}")
-        # max_calls: 0 is not counted as a check, yet can fail (Python era, §6.14).
+        # max_calls: 0 is not counted as a check, yet can fail (Python era, §6.14). The
+        # Python era's score then went below 0 when another check failed too; floor it at 0.
         total = len(self.required) + len(self.forbidden) + (1 if self.max_calls else 0)
-        score = (total - len(failures)) / total if total > 0 else 1.0
+        score = max(0.0, (total - len(failures)) / total) if total > 0 else 1.0
         return GraderResult(
             score,
             not failures,
