@@ -26,13 +26,13 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from scievals.llm.base import LLMRequest, Message, ModelSpec
-from scievals.llm.runner import run_batch
-from scievals.llm.settings import LLMSettings
+if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG builds)
+    from scievals.llm.base import ModelSpec
+    from scievals.llm.settings import LLMSettings
 
 AGENT_VERSION = "waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
@@ -196,6 +196,9 @@ class Agent:
 
     def run(self, prompt: str, workspace_dir: Path, case_id: str, sample_index: int,
             timeout_s: float) -> AgentRun:
+        from scievals.llm.base import LLMRequest, Message
+        from scievals.llm.runner import run_batch
+
         workspace = Workspace(workspace_dir, self.settings)
         messages = [Message(role="system",
                             content=system_prompt(self.skills, self.settings.allow_shell)),

@@ -10,8 +10,6 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
-from scievals.common.stats import mean_ci
-
 # Bump when a change moves a number (status, stats, summary, trigger metrics, score rows).
 METRICS_VERSION = "waza-metrics-v1"
 BOOTSTRAP_RESAMPLES = 10_000
@@ -59,6 +57,10 @@ def task_status(statuses: Sequence[str]) -> str:
 
 def bootstrap(values: Sequence[float], seed: int) -> dict:
     """Percentile bootstrap CI of the mean (10,000 resamples, seeded)."""
+    # scipy is imported here, not at module level: the workflow reads METRICS_VERSION and
+    # PREDICT_VERSION at every DAG build, which must stay fast.
+    from scievals.common.stats import mean_ci
+
     low, high = mean_ci(values, BOOTSTRAP_RESAMPLES, seed)
     return {"lower": low, "upper": high, "mean": statistics.fmean(values),
             "confidence_level": CONFIDENCE_LEVEL, "num_bootstraps": BOOTSTRAP_RESAMPLES}
