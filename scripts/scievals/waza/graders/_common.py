@@ -110,21 +110,21 @@ def checks_result(
 
 def inside_workspace(workspace: Path, rel: str) -> Path:
     """``workspace/rel``; an absolute path or one escaping via ``..`` is a grader error."""
-    base = Path(workspace).absolute()
-    if Path(rel).is_absolute():
+    base = os.path.abspath(workspace)
+    if os.path.isabs(rel):
         raise GraderError(
             f"path {rel!r}",
-            f"is absolute and not relative to workspace {str(base)!r}",
+            f"is absolute and not relative to workspace {base!r}",
             "write paths relative to the workspace",
         )
-    full = Path(os.path.normpath(base / rel))  # lexical, like Go's filepath.Join
-    if not str(full).startswith(str(base) + "/"):
+    full = os.path.normpath(os.path.join(base, rel))  # lexical, like Go's filepath.Join
+    if not full.startswith(base + os.sep):
         raise GraderError(
             f"path {rel!r}",
-            f"resolves to {str(full)!r} which is outside workspace {str(base)!r}",
+            f"resolves to {full!r} which is outside workspace {base!r}",
             "remove the '..' parts",
         )
-    return full
+    return Path(full)
 
 
 def go_list(items: list[str]) -> str:

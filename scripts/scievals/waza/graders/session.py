@@ -304,7 +304,7 @@ class ToolConstraintGrader:
         )
 
 
-def _tool_specs(cfg: Config, key: str) -> list[dict[str, str]]:
+def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
     specs = []
     for i, entry in enumerate(cfg.list(key)):
         where = f"tool_constraint grader config: key config.{key}[{i}]"
@@ -322,23 +322,24 @@ def _tool_specs(cfg: Config, key: str) -> list[dict[str, str]]:
         spec = {"tool": sub.str("tool").strip(), **{k: sub.str(k) for k, _ in _SPEC_PATTERNS}}
         if not spec["tool"]:
             raise GraderConfigError(f"{where}.tool", "required non-empty string")
+        compiled = []  # (argument or None for the tool name, regex); empty patterns match all
         for field, pattern in spec.items():
             if pattern:
                 try:
-                    compile_re2("(?i)" + pattern)
+                    regex = compile_re2("(?i)" + pattern)
                 except RegexError as exc:
                     raise GraderConfigError(
                         f"config.{key}[{i}].{field}", f"invalid regex: {exc}"
                     ) from None
-        specs.append(spec)
+                compiled.append((dict(_SPEC_PATTERNS).get(field), regex))
+        specs.append({**spec, "compiled": compiled})
     return specs
 
 
-def _spec_matches(spec: dict[str, str], name: str, arguments: Mapping[str, Any]) -> bool:
-    texts = {"tool": name, **{k: _arg_text(arguments.get(arg)) for k, arg in _SPEC_PATTERNS}}
+def _spec_matches(spec: dict[str, Any], name: str, arguments: Mapping[str, Any]) -> bool:
     return all(
-        not pattern or compile_re2("(?i)" + pattern).search(texts[field]) is not None
-        for field, pattern in spec.items()
+        regex.search(name if arg is None else _arg_text(arguments.get(arg))) is not None
+        for arg, regex in spec["compiled"]
     )
 
 
@@ -515,7 +516,7 @@ def _expectation(i: int, entry: Any) -> dict[str, Any]:
     if not tool:
         raise GraderConfigError(f"{where}.tool", "required non-empty string")
     try:
-        compile_re2("(?i)" + tool)
+        compiled = compile_re2("(?i)" + tool)
     except RegexError as exc:
         raise GraderConfigError(f"{where}.tool", f"invalid regex: {exc}") from None
     args = sub.mapping("args") or {}
@@ -541,7 +542,7 @@ def _expectation(i: int, entry: Any) -> dict[str, Any]:
             except (jsonschema.SchemaError, TypeError) as exc:
                 raise GraderConfigError(f"{at}.json_schema", f"invalid schema: {exc}") from None
     label = tool + (f" {json.dumps(args, sort_keys=True)}" if args else "")
-    return {"tool": tool, "args": args, "label": label}
+    return {"tool": tool, "args": args, "label": label, "compiled": compiled}
 
 
 def _valid_range(value: Any) -> bool:
@@ -553,7 +554,7 @@ def _valid_range(value: Any) -> bool:
 
 
 def _expect_matches(spec: dict[str, Any], name: str, arguments: Mapping[str, Any]) -> bool:
-    if compile_re2("(?i)" + spec["tool"]).search(name) is None:
+    if spec["compiled"].search(name) is None:
         return False
     for arg, matcher in spec["args"].items():
         if arg not in arguments:

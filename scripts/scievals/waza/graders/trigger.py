@@ -60,6 +60,7 @@ STOP_WORDS = frozenset(
 )
 _QUOTED = re.compile('["\u201c\u201d]([^"\u201c\u201d]+)["\u201c\u201d]')
 _TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+_WORD = re.compile(r"[^\W_]+")  # runs of letters and digits (Go: unicode.IsLetter/IsNumber)
 
 
 def tokenize(text: str) -> list[str]:
@@ -67,7 +68,7 @@ def tokenize(text: str) -> list[str]:
 
     Go measures the 3-character minimum in bytes, so it is measured in UTF-8 here.
     """
-    words = "".join(ch if ch.isalpha() or ch.isnumeric() else " " for ch in text.lower()).split()
+    words = _WORD.findall(text.lower())
     return [w for w in words if len(w.encode()) >= 3 and w not in STOP_WORDS]
 
 
