@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from scievals.llm.base import ModelSpec
 from scievals.llm.settings import LLMSettings
 from scievals.waza import session
@@ -140,3 +141,42 @@ def test_no_final_answer_within_max_turns_is_an_error(tmp_path):
     agent = _agent(tmp_path, {"c/turn0": _tool("list", path=".")}, max_turns=1)
     run = agent.run("x", tmp_path, "c", 0, 60)
     assert run.error == "no final answer after 1 turns"
+
+
+def _one_task_suite(tmp_path, config: str):
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "tasks").mkdir(parents=True)
+    (suite_dir / "eval.yaml").write_text(
+        f"name: s\nskill: s\nconfig: {config}\ntasks: [tasks/*.yaml]\n")
+    (suite_dir / "tasks" / "t.yaml").write_text(
+        "id: t\nname: t\ninputs: {prompt: go}\ngraders:\n"
+        "  - {name: says_ok, type: text, config: {contains: ['ok']}}\n")
+    return suite_dir
+
+
+def test_failed_runs_are_retried_up_to_max_attempts(tmp_path):
+    suite_dir = _one_task_suite(tmp_path, "{trials_per_task: 2, max_attempts: 3}")
+    # run 1: attempt 1 fails, attempt 2 passes; run 2: all three attempts fail
+    agent = _agent(tmp_path, {"s/a/t/run1/turn0": "no", "s/a/t/run1/attempt2/turn0": "ok",
+                              "s/a/t/run2/turn0": "no", "s/a/t/run2/attempt2/turn0": "no",
+                              "s/a/t/run2/attempt3/turn0": "nope"})
+    outcome = run_suite(load_suite(suite_dir), "a", engine=agent_engine(agent))
+    first, second = outcome["tasks"][0]["runs"]
+    assert (first["status"], first["attempts"], first["final_output"]) == ("passed", 2, "ok")
+    assert (second["status"], second["attempts"], second["final_output"]) == (
+        "failed", 3, "nope")
+
+
+def test_required_skills_are_checked_before_any_run(tmp_path):
+    from scievals.common.errors import ScievalsError
+
+    suite_dir = _one_task_suite(tmp_path, "{required_skills: [helper]}")
+    with pytest.raises(ScievalsError, match=r"skill\(s\) \['helper'\] not found"):
+        run_suite(load_suite(suite_dir), "waza_mock")
+    (suite_dir / "skills" / "helper").mkdir(parents=True)
+    (suite_dir / "skills" / "helper" / "SKILL.md").write_text(
+        "---\nname: helper\ndescription: helps\n---\nBody\n")
+    (suite_dir / "eval.yaml").write_text(
+        "name: s\nskill: s\nconfig: {required_skills: [helper], skill_directories: [skills]}\n"
+        "tasks: [tasks/*.yaml]\n")
+    assert run_suite(load_suite(suite_dir), "waza_mock")["tasks"][0]["runs"]

@@ -91,30 +91,47 @@ def make_workspace(suite: Suite, task: Task) -> Path:
     return root
 
 
+def _attempt(suite: Suite, task: Task, engine: Engine, graders, options: GraderOptions,
+             number: int, case_id: str, sample_index: int, timeout: float,
+             skip_graders: bool) -> dict:
+    """Execute and grade one run in a fresh workspace (removed afterwards)."""
+    workspace = make_workspace(suite, task)
+    try:
+        started = time.perf_counter()
+        execution = engine(task.prompt, workspace, len(task.files), case_id, sample_index,
+                           timeout)
+        duration = round((time.perf_counter() - started) * 1000)
+        context = session.grader_context(
+            execution.events, output=execution.output, duration_ms=duration, task=task.raw,
+            workspace_dir=workspace, context_dir=suite.task_fixtures_dir(task))
+        validations, grader_error = {}, ""
+        if not execution.error and not skip_graders:
+            validations, grader_error = runs.grade_run(graders, context, options)
+        return runs.run_record(number, duration_ms=duration, context=context,
+                               validations=validations, engine_error=execution.error,
+                               grader_error=grader_error, skipped=skip_graders)
+    finally:
+        shutil.rmtree(workspace, ignore_errors=True)
+
+
 def run_task(suite: Suite, task: Task, engine: Engine, trials: int, options: GraderOptions,
              seed: int, case_prefix: str, skip_graders: bool = False) -> dict:
+    """``trials`` runs; a ``failed`` run is retried up to ``config.max_attempts`` times (Go),
+    each attempt a new sample (another sample index, so a cached reply is not replayed)."""
     graders = runs.graders_for(suite, task)
     timeout = float(task.timeout_seconds or suite.config.get("timeout_seconds") or 300)
+    max_attempts = int(suite.config.get("max_attempts") or 1)
     records = []
     for number in range(1, trials + 1):
-        workspace = make_workspace(suite, task)
-        try:
-            started = time.perf_counter()
-            execution = engine(task.prompt, workspace, len(task.files),
-                               f"{case_prefix}/{task.id}/run{number}", number - 1, timeout)
-            duration = round((time.perf_counter() - started) * 1000)
-            context = session.grader_context(
-                execution.events, output=execution.output, duration_ms=duration, task=task.raw,
-                workspace_dir=workspace, context_dir=suite.task_fixtures_dir(task))
-            validations, grader_error = {}, ""
-            if not execution.error and not skip_graders:
-                validations, grader_error = runs.grade_run(graders, context, options)
-            records.append(runs.run_record(number, duration_ms=duration, context=context,
-                                           validations=validations,
-                                           engine_error=execution.error,
-                                           grader_error=grader_error, skipped=skip_graders))
-        finally:
-            shutil.rmtree(workspace, ignore_errors=True)
+        for attempt in range(1, max_attempts + 1):
+            suffix = "" if attempt == 1 else f"/attempt{attempt}"
+            record = _attempt(suite, task, engine, graders, options, number,
+                              f"{case_prefix}/{task.id}/run{number}{suffix}",
+                              (attempt - 1) * trials + number - 1, timeout, skip_graders)
+            record["attempts"] = attempt
+            if record["status"] != "failed":
+                break
+        records.append(record)
     return runs.task_record(task.id, task.name, records, seed)
 
 
@@ -139,6 +156,25 @@ def run_triggers(suite: Suite, engine: Engine, mock: bool, case_prefix: str) -> 
     return results
 
 
+def skill_dirs(suite: Suite) -> list[Path]:
+    """The suite folder and its ``config.skill_directories`` (relative to eval.yaml)."""
+    return [suite.directory] + [suite.directory / d
+                                for d in suite.config.get("skill_directories") or []]
+
+
+def check_required_skills(suite: Suite) -> None:
+    """``config.required_skills`` must be found before any run starts (as in Go)."""
+    required = suite.config.get("required_skills") or []
+    if not required:
+        return
+    found = find_skills(skill_dirs(suite))
+    missing = [name for name in required if name not in found]
+    if missing:
+        raise ScievalsError(f"{suite.path}: config.required_skills",
+                            f"skill(s) {missing} not found (found: {sorted(found) or 'none'})",
+                            "add their SKILL.md to the suite folder or config.skill_directories")
+
+
 def run_suite(suite: Suite, model: str, *, engine: Engine | None = None, model_id: str = "",
               trials: int | None = None, seed: int = 0, options: GraderOptions | None = None,
               task_filter: list[str] | None = None, skip_graders: bool = False) -> dict:
@@ -152,6 +188,7 @@ def run_suite(suite: Suite, model: str, *, engine: Engine | None = None, model_i
     if task_filter and not tasks:
         raise ScievalsError(suite.path, f"no task matches {task_filter}",
                             f"task ids: {', '.join(t.id for t in suite.tasks)}")
+    check_required_skills(suite)
     prefix = f"{suite.name}/{model}"
     records = []
     for task in tasks:
@@ -170,9 +207,7 @@ def llm_engine(spec, llm_settings, agent_settings: AgentSettings, suite: Suite,
                records_path: Path | None = None) -> Engine:
     """The agent engine for one suite: skills from the suite folder and its
     ``config.skill_directories`` (relative to eval.yaml)."""
-    dirs = [suite.directory] + [suite.directory / d
-                                for d in suite.config.get("skill_directories") or []]
-    skills = find_skills(dirs)
+    skills = find_skills(skill_dirs(suite))
     agent = Agent(spec, llm_settings, agent_settings, skills, records_path=records_path)
     return agent_engine(agent)
 
