@@ -112,6 +112,11 @@ ESCAPES = [
     "__builtins__",
     "breakpoint()",
     "f\"{output:{'>'}{10**9}}\"",
+    "(x for x in output).gi_frame.f_back.f_globals",
+    "[t for t in transcript].copy.__self__",
+    "re.search.__globals__['sys']",
+    "re.sre_compile",
+    "output.split.__call__(' ')",
 ]
 
 
