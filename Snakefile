@@ -4,9 +4,22 @@
 # The benchmarks come from the registry (scripts/scievals/benchmarks.py); a benchmark that
 # is not in config["benchmarks"] loads none of its rules. How to add one:
 # docs/adding-a-benchmark.md.
+import sys
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.19")
+
+sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_yaml
+
+# Read once before Snakemake does, so that a YAML syntax error names the file and line.
+try:
+    read_yaml("config/config.yaml")
+except ScievalsError as exc:
+    sys.exit(f"error: {exc.one_line()}")
 
 
 configfile: "config/config.yaml"

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scievals.abdev.predict import predict_ridge_descriptors
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV, fetch_gdpa1
-from scievals.abdev.metrics import evaluate_model, extended_scores
-from scievals.abdev.pipeline import score_to_tables
+from scievals.abdev.metrics import extended_table, reference_rows
+from scievals.abdev.predict import predict_ridge_descriptors
+from scievals.abdev.score import evaluate_model, merge, read_inputs, score_to_tables
 from scievals.abdev.validate import validate_prediction_file
 
 
@@ -72,8 +72,11 @@ def main() -> None:
         wall, cpu = timed(lambda: validate_prediction_file(pred, DEMO_CSV), args.repeats)
         report("validate_prediction_file (with truth checks)", wall, cpu)
 
-        wall, cpu = timed(lambda: extended_scores(pred, DEMO_CSV, DEFAULT_FOLD_COL, 5, args.resamples, 0), 3)
-        report(f"extended_scores, {args.resamples} bootstrap resamples", wall, cpu)
+        preds, truth_frame, _ = read_inputs(pred, DEMO_CSV, DEFAULT_FOLD_COL)
+        merged, props = merge(preds, truth_frame, pred, DEMO_CSV, DEFAULT_FOLD_COL)
+        rows = reference_rows(merged, props, "ridge", "GDPa1_cross_validation", DEFAULT_FOLD_COL)
+        wall, cpu = timed(lambda: extended_table(merged, props, DEFAULT_FOLD_COL, rows, args.resamples, 0), 3)
+        report(f"extended_table, {args.resamples} bootstrap resamples", wall, cpu)
 
         source = tmp / "source" / "source.json"
         fetch_gdpa1({"source": "demo"}, tmp / "source" / "GDPa1.csv", tmp / "source" / "heldout.csv", source)

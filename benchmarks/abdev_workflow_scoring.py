@@ -32,9 +32,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from scievals.abdev.predict import predict_ridge_descriptors  # noqa: E402
-from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST  # noqa: E402
-from scievals.abdev.data import DEMO_CSV  # noqa: E402
+from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
+from scievals.abdev.data import DEMO_CSV
+from scievals.abdev.predict import predict_ridge_descriptors
 
 IGNORE = shutil.ignore_patterns(
     ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",

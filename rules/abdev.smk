@@ -3,11 +3,10 @@
 # config["abdev"]["predictions_dir"] (bring your own, in the reference out-of-fold format).
 # No curate step (GDPa1 is used as published) and no LLM predictor yet.
 
+from scievals.abdev.data import SOURCE_KEYS as ABDEV_SOURCE_KEYS
+
 ABDEV = config["abdev"]
 ABDEV_MODELS = MODELS["abdev"]
-# What the download depends on (a change of fold_col or seed must not re-download).
-ABDEV_SOURCE_KEYS = ("source", "url", "sha256", "heldout_url", "heldout_sha256", "hf_url",
-                     "download_timeout_s")
 
 
 rule abdev_download:
@@ -22,6 +21,8 @@ rule abdev_download:
         "../envs/core.yaml"
     params:
         cfg={k: ABDEV[k] for k in ABDEV_SOURCE_KEYS},
+        # Verified copies by sha256: a later offline run reuses the real data.
+        store="data/raw/abdev/verified",
     script:
         "../scripts/abdev_download.py"
 

@@ -10,7 +10,8 @@ from scievals.common.entry import run
 
 
 def download(smk):
-    fetch_gdpa1(dict(smk.params.cfg), smk.output.truth, smk.output.heldout, smk.output.source)
+    fetch_gdpa1(dict(smk.params.cfg), smk.output.truth, smk.output.heldout, smk.output.source,
+                store=smk.params.store)
 
 
 run(snakemake, download)

@@ -5,7 +5,7 @@ import sys
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, snakemake.scriptdir)
 
-from scievals.abdev.pipeline import score_to_tables
+from scievals.abdev.score import score_to_tables
 from scievals.common.entry import run
 
 

@@ -1,4 +1,4 @@
-"""Entry script of rule gating_download: best-effort FlowRepository and URL downloads."""
+"""Entry script of rule gating_download: workspace sources (FlowRepository, URLs, a local path)."""
 
 import sys
 
@@ -6,7 +6,7 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.gating.download import fetch
+from scievals.gating.data import fetch
 
 
 def download(smk):

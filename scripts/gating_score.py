@@ -6,15 +6,14 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.gating.score import provenance_for, score_model
+from scievals.gating.score import score_to_tables
 
 
 def score(smk):
-    provenance = provenance_for(smk.input.cases, smk.input.curation, smk.params.config_hash)
-    usage = getattr(smk.input, "usage", None)  # absent for bring-your-own predictions
-    score_model(smk.input.cases, smk.input.predictions, provenance, dict(smk.params.bootstrap),
-                smk.output.table, smk.output.per_case, smk.output.review, usage_json=usage,
-                model=smk.wildcards.model)
+    score_to_tables(smk.input.cases, smk.input.curation, smk.input.predictions,
+                    smk.wildcards.model, dict(smk.params.bootstrap), smk.params.config_hash,
+                    smk.output.table, smk.output.per_case, smk.output.review,
+                    usage_json=getattr(smk.input, "usage", None))  # no usage for own files
 
 
 run(snakemake, score)

@@ -155,6 +155,19 @@ def enabled(config: Mapping) -> list[Benchmark]:
 
 
 def validate_config(config: dict, where: str = "config") -> dict:
-    """Validate the workflow config against the top-level and every registered benchmark's
-    schema (filling defaults); raise one ScievalsError line otherwise."""
-    return config_schema.validate_config(config, REGISTRY, where)
+    """Validate the workflow config (filling defaults); raise one ScievalsError line otherwise.
+
+    One source per part: the top level from config/schema.yaml, each registered benchmark's
+    section from its schema plus the shared data-source keys, the model registry entries and
+    the ``llm`` section from the LLM layer's pydantic models (their rules across keys, such as
+    "anthropic/openai need a model id", from ``model_spec``)."""
+    from scievals.llm.base import ModelSpec
+    from scievals.llm.registry import model_spec
+    from scievals.llm.settings import LLMSettings
+
+    generated = {"models": config_schema.schema_of(ModelSpec, drop=("name",)),
+                 "llm": config_schema.schema_of(LLMSettings)}
+    config_schema.validate_config(config, REGISTRY, where, generated)
+    for name in config["models"]:
+        model_spec(name, config)
+    return config

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from scievals.abdev.constants import REFERENCE_CV_COLUMNS, REFERENCE_PLAIN_COLUMNS
 from scievals.abdev.data import DEMO_CSV
 from scievals.cli import main
@@ -76,3 +77,28 @@ def test_score_extended_prints_cis(baseline_files, capsys):
     assert main(["abdev", "score", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV),
                  "--dataset", "GDPa1_cross_validation", "--extended", "--n-resamples", "50"]) == 0
     assert "top_10_recall_tie_robust" in capsys.readouterr().out
+
+
+def test_negative_resamples_are_refused(baseline_files, capsys):
+    argv = ["abdev", "score", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV),
+            "--dataset", "GDPa1_cross_validation", "--extended", "--n-resamples", "-5"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --n-resamples") and "-5 is negative" in err[0]
+
+
+@pytest.mark.parametrize("command", ["predict", "score"])
+def test_directory_as_output_is_one_line_and_leaves_no_temp_file(baseline_files, tmp_path, capsys, command):
+    target = tmp_path / "out"
+    target.mkdir()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    if command == "predict":
+        argv = ["abdev", "predict", "--model", "random", "--truth", str(DEMO_CSV), "--out", f"{target}/"]
+    else:
+        argv = ["abdev", "score", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV),
+                "--output", f"{target}/"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: {target}/: is a directory, not a file (give the path of the file to write)"]
+    # the temporary file used to be created in the folder's parent and left there
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and list(target.iterdir()) == []

@@ -102,7 +102,7 @@ def test_remote_download_ok(server, tmp_path):
 @pytest.mark.slow  # runs a local HTTP server
 def test_checksum_mismatch_in_remote_mode_is_an_error_and_writes_nothing(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
-    with pytest.raises(ScievalsError, match="checksum mismatch.*expected sha256 0{64}"):
+    with pytest.raises(ScievalsError, match="sha256 [0-9a-f]{64} differs from the expected 0{64}"):
         fetch_gdpa1(config(server, sha256="0" * 64), csv, heldout, source)
     assert not csv.exists() and not heldout.exists() and not source.exists()
     assert list(csv.parent.iterdir()) == []  # no temp files left behind
@@ -113,7 +113,7 @@ def test_checksum_mismatch_in_auto_mode_falls_back_to_demo(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
     record = fetch_gdpa1(config(server, source="auto", heldout_sha256="1" * 64), csv, heldout, source)
     assert record["dataset"] == "GDPa1-demo"
-    assert "checksum mismatch" in record["fallback_reason"]
+    assert "differs from the expected 1111" in record["fallback_reason"]
     assert csv.read_bytes() == DEMO_CSV.read_bytes() and heldout.read_bytes() == DEMO_HELDOUT_CSV.read_bytes()
     assert record["sha256"] == hashlib.sha256(DEMO_CSV.read_bytes()).hexdigest()
 
@@ -171,3 +171,92 @@ def test_load_truth_reports_missing_columns(tmp_path):
     path.write_text("antibody_name,HIC\nab,1\n")
     with pytest.raises(ScievalsError, match=r"truth file lacks columns \['Tm2', 'Titer', 'PR_CHO', 'AC-SINS_pH7.4'\]"):
         load_truth(path)
+
+
+def test_file_source_uses_a_local_copy_offline(tmp_path, unused_port):
+    """issue 9: an offline user with a GDPa1 copy gets real rows (source: file + path)."""
+    copy = tmp_path / "colleague" / "GDPa1.csv"
+    copy.parent.mkdir()
+    copy.write_bytes(TRUTH_BYTES)
+    held = tmp_path / "colleague" / "heldout.csv"
+    held.write_bytes(HELDOUT_BYTES)
+    base = f"http://127.0.0.1:{unused_port}"  # nothing listens: no network used
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1(config(base, source="file", path=str(copy), heldout_path=str(held)),
+                         csv, heldout, source)
+    assert (record["dataset"], record["synthetic"], record["retrieved"]) == ("GDPa1", False, "copied")
+    assert record["origin"] == str(copy) and record["sha256"] == sha(TRUTH_BYTES)
+    assert csv.read_bytes() == TRUTH_BYTES and heldout.read_bytes() == HELDOUT_BYTES
+
+
+def test_file_source_that_differs_from_the_pinned_release_says_how(tmp_path):
+    copy = tmp_path / "GDPa1.csv"
+    copy.write_bytes(TRUTH_BYTES + b"ab1,1,1,1,1,1,1\n")
+    csv, heldout, source = outputs(tmp_path)
+    with pytest.raises(ScievalsError) as info:
+        fetch_gdpa1(config("http://127.0.0.1:9", source="file", path=str(copy)), csv, heldout, source)
+    line = info.value.one_line()
+    actual = hashlib.sha256(copy.read_bytes()).hexdigest()
+    assert line.startswith(f"{copy}: sha256 {actual} differs from the pinned GDPa1 release "
+                           f"(GDPa1_v1.2_20250814.csv, sha256 {sha(TRUTH_BYTES)})")
+    assert f"set abdev.sha256: {actual}" in line
+    assert not csv.exists() and not source.exists()
+    with pytest.raises(ScievalsError, match="config: abdev.path: source is 'file' but no path"):
+        fetch_gdpa1(config("http://127.0.0.1:9", source="file"), csv, heldout, source)
+
+
+def test_file_source_without_heldout_offline_writes_an_empty_heldout_and_a_notice(
+        tmp_path, unused_port, monkeypatch):
+    from scievals.common import notices
+
+    monkeypatch.chdir(tmp_path)
+    copy = tmp_path / "GDPa1.csv"
+    copy.write_bytes(TRUTH_BYTES)
+    csv, heldout, source = outputs(tmp_path)
+    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
+    try:
+        record = fetch_gdpa1(config(f"http://127.0.0.1:{unused_port}", source="file",
+                                    path=str(copy)), csv, heldout, source)
+    finally:
+        notices.end_job()
+    assert record["dataset"] == "GDPa1" and record["heldout_sha256"] is None
+    assert heldout.read_text().startswith("antibody_name,vh_protein_sequence,")
+    assert len(heldout.read_text().splitlines()) == 1
+    (found,) = notices.collect(tmp_path / "notices")
+    assert found.kind == "skipped_source" and "heldout sequences not available" in found.message
+
+
+@pytest.mark.slow  # runs a local HTTP server
+def test_real_then_offline_keeps_the_real_data(server, tmp_path, unused_port, monkeypatch):
+    """issue 9: one run with the real data, then a plain auto run without network, must not
+    swap the real truth for the demo: the verified copy in the store is reused."""
+    from scievals.common import notices
+
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "verified"
+    csv, heldout, source = outputs(tmp_path)
+    first = fetch_gdpa1(config(server, source="auto"), csv, heldout, source, store=store)
+    assert first["dataset"] == "GDPa1" and first["retrieved"] == "downloaded"
+    for path in (csv, heldout, source):  # Snakemake removes a job's outputs before re-running it
+        path.unlink()
+    offline = f"http://127.0.0.1:{unused_port}"
+    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
+    try:
+        second = fetch_gdpa1(config(offline, source="auto"), csv, heldout, source, store=store)
+    finally:
+        notices.end_job()
+    assert second["dataset"] == "GDPa1" and second["retrieved"] == "reused"
+    assert csv.read_bytes() == TRUTH_BYTES and heldout.read_bytes() == HELDOUT_BYTES
+    assert notices.collect(tmp_path / "notices") == []
+    # without the store, offline auto falls back to the demo - and says so at the end
+    for path in (csv, heldout, source):
+        path.unlink()
+    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
+    try:
+        third = fetch_gdpa1(config(offline, source="auto"), csv, heldout, source)
+    finally:
+        notices.end_job()
+    assert third["dataset"] == "GDPa1-demo"
+    (found,) = notices.collect(tmp_path / "notices")
+    assert found.kind == "fallback" and "GDPa1-demo" in found.message
+    assert "abdev.source: file" in found.message

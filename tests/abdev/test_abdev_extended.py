@@ -10,17 +10,27 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.abdev.constants import DEFAULT_FOLD_COL
+from scievals.abdev.constants import CV_DATASET, DEFAULT_FOLD_COL
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.metrics import (
-    evaluate_model,
-    extended_scores,
+    extended_table,
     recall_at_k,
     recall_statistic,
+    reference_rows,
     spearman_statistic,
     tie_robust_recall,
     top_inclusion_probability,
 )
+from scievals.abdev.score import evaluate_model, merge, read_inputs
+
+
+def extended_scores(pred, truth, fold_col, num_folds, n_resamples, seed) -> pd.DataFrame:
+    """The score step's extended table for two files (one read, one merge, one reference pass)."""
+    preds, truth_frame, report = read_inputs(pred, truth, fold_col)
+    assert report.ok, report.errors
+    merged, properties = merge(preds, truth_frame, pred, truth, fold_col)
+    rows = reference_rows(merged, properties, "m", CV_DATASET, fold_col, num_folds)
+    return extended_table(merged, properties, fold_col, rows, n_resamples, seed)
 
 
 def possible_recalls(y_true, y_pred, k) -> list[float]:
@@ -75,20 +85,22 @@ def test_tie_robust_equals_plain_recall_without_ties():
 
 def test_vectorised_statistics_match_scalar_versions():
     rng = np.random.default_rng(2)
-    x = np.round(rng.normal(size=(6, 40)), 1)  # rounding creates ties
-    y = np.round(x + rng.normal(size=(6, 40)), 1)
+    x = np.round(rng.normal(size=40), 1)  # rounding creates ties
+    y = np.round(x + rng.normal(size=40), 1)
+    idx = rng.integers(0, 40, size=(6, 40))  # six bootstrap resamples (repeats add more ties)
     from scipy import stats
 
-    rho = spearman_statistic(x, y, axis=-1)
-    recall = recall_statistic(y, x, axis=-1)
-    robust = tie_robust_recall(y, x, axis=-1)
+    rho = spearman_statistic(x, y, idx)
+    recall = recall_statistic(y[idx], x[idx], axis=-1)
+    robust = tie_robust_recall(y[idx], x[idx], axis=-1)
     for i in range(6):
-        assert rho[i] == pytest.approx(stats.spearmanr(x[i], y[i]).correlation, abs=1e-12)
-        assert recall[i] == recall_at_k(y[i], x[i])
-        assert robust[i] == pytest.approx(tie_robust_recall(y[i], x[i]), abs=1e-15)
+        xi, yi = x[idx[i]], y[idx[i]]
+        assert rho[i] == pytest.approx(stats.spearmanr(xi, yi).correlation, abs=1e-12)
+        assert recall[i] == recall_at_k(yi, xi)
+        assert robust[i] == pytest.approx(tie_robust_recall(yi, xi), abs=1e-15)
     # axis=0 gives the same numbers as axis=-1 on the transpose
-    assert spearman_statistic(x.T, y.T, axis=0) == pytest.approx(rho)
-    assert tie_robust_recall(y.T, x.T, axis=0) == pytest.approx(robust)
+    assert recall_statistic(y[idx].T, x[idx].T, axis=0).tolist() == recall.tolist()
+    assert tie_robust_recall(y[idx].T, x[idx].T, axis=0) == pytest.approx(robust)
 
 
 @pytest.fixture(scope="module")
@@ -165,3 +177,77 @@ def test_tie_robust_recall_is_the_enumerated_expectation(pair):
     assert tie_robust_recall(y_true, y_pred) == pytest.approx(expected, abs=1e-12)
     # the reference value (numpy's tie order) is one of the outcomes being averaged
     assert recall_at_k(y_true, y_pred) in possible_recalls(y_true, y_pred, k)
+
+
+def _scipy_spearman(x, y, axis=-1):
+    """The statistic the CIs used to hand to scipy.stats.bootstrap: Pearson of rankdata ranks."""
+    from scipy import stats
+
+    rx = stats.rankdata(x, axis=axis)
+    ry = stats.rankdata(y, axis=axis)
+    rx = rx - rx.mean(axis=axis, keepdims=True)
+    ry = ry - ry.mean(axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rx * ry).sum(axis=axis) / np.sqrt((rx * rx).sum(axis=axis) * (ry * ry).sum(axis=axis))
+
+
+SCIPY_STATISTICS = {  # (pred, true, axis) -> statistic, as given to scipy.stats.bootstrap
+    "spearman": _scipy_spearman,
+    "top_10_recall": lambda p, t, axis=-1: recall_statistic(t, p, axis=axis),
+    "top_10_recall_tie_robust": lambda p, t, axis=-1: tie_robust_recall(t, p, axis=axis),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_bootstrap_cis_are_identical_to_scipy_bootstrap(seed):
+    # The shared index matrices must give exactly (==) the intervals of one
+    # scipy.stats.bootstrap(paired=True) call per statistic, on tie-heavy data.
+    from scievals.abdev.metrics import EXTENDED_METRICS, BootstrapDraws, _paired_ci
+    from scievals.common.stats import bootstrap_ci
+
+    rng = np.random.default_rng(seed)
+    draws = BootstrapDraws(200, seed)
+    for n in (12, 49, 246):
+        pred = np.round(rng.normal(size=n), 1)
+        true = rng.integers(0, 6, size=n).astype(float)
+        for metric, statistic in EXTENDED_METRICS.items():
+            ours = _paired_ci(pred, true, statistic, draws)
+            scipy_ci = bootstrap_ci((pred, true), SCIPY_STATISTICS[metric], 200, seed, paired=True)
+            assert ours == scipy_ci, (n, metric)
+
+
+def test_stratified_ci_draws_folds_in_order_from_one_generator():
+    from scievals.abdev.metrics import EXTENDED_METRICS, BootstrapDraws, _stratified_mean_ci
+    from scievals.common.stats import percentile_interval
+
+    rng = np.random.default_rng(3)
+    subsets = [(np.round(rng.normal(size=n), 1), rng.integers(0, 5, size=n).astype(float)) for n in (40, 52, 47)]
+    for metric, statistic in EXTENDED_METRICS.items():
+        literal = np.random.default_rng(11)  # the loop the CI used to run, fold by fold
+        per_fold = []
+        for pred, true in subsets:
+            idx = literal.integers(0, len(pred), size=(150, len(pred)))
+            per_fold.append(SCIPY_STATISTICS[metric](pred[idx], true[idx], axis=-1))
+        expected = percentile_interval(np.mean(per_fold, axis=0))
+        assert _stratified_mean_ci(subsets, statistic, BootstrapDraws(150, 11)) == expected, metric
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=2, max_size=60), st.integers(0, 2**32 - 1))
+def test_doubled_ranks_are_twice_scipy_rankdata(values, seed):
+    from scievals.abdev.metrics import doubled_ranks
+    from scipy import stats
+
+    values = np.array(values, dtype=float) / 2  # halves and repeats: ties everywhere
+    idx = np.random.default_rng(seed).integers(0, len(values), size=(5, len(values)))
+    assert (doubled_ranks(values, idx) == 2 * stats.rankdata(values[idx], axis=-1)).all()
+    identity = np.arange(len(values))[None, :]
+    assert (doubled_ranks(values, identity)[0] == 2 * stats.rankdata(values)).all()
+
+
+def test_negative_resample_count_is_refused():
+    from scievals.abdev.metrics import BootstrapDraws
+    from scievals.common.errors import ScievalsError
+
+    with pytest.raises(ScievalsError, match="-5 is negative"):
+        BootstrapDraws(-5, 0)

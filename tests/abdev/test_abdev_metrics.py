@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from scievals.abdev.constants import REFERENCE_CV_COLUMNS, REFERENCE_PLAIN_COLUMNS
-from scievals.abdev.metrics import evaluate, evaluate_cross_validation, evaluate_model, recall_at_k
+from scievals.abdev.metrics import evaluate, evaluate_cross_validation, recall_at_k
+from scievals.abdev.score import evaluate_model
 from scievals.common.errors import ScievalsError
 from scipy import stats
 

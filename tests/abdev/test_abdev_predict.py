@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV
-from scievals.abdev.metrics import evaluate_model
 from scievals.abdev.predict import BASELINES, predict_random, run_baseline, sequence_descriptors
+from scievals.abdev.score import evaluate_model
 from scievals.common.errors import ScievalsError
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scievals.abdev.constants import ASSAY_HIGHER_IS_BETTER, PROPERTY_LIST
-from scievals.abdev.metrics import evaluate_model
+from scievals.abdev.score import evaluate_model
 from scipy import stats
 
 FOLD = "fold_col"

@@ -37,8 +37,6 @@ def test_file_not_found_message(tmp_path):
     path = tmp_path / "missing.csv"
     report = validate_prediction_file(path)
     assert report.errors == [f"File not found: {path}"] and not report.ok
-    ok, errors = report  # unpacks like the reference's (ok, errors)
-    assert (ok, errors) == (False, [f"File not found: {path}"])
 
 
 def test_failed_to_read_message(tmp_path):
@@ -120,3 +118,23 @@ def test_long_lists_are_shortened(tmp_path, truth):
     assert warning == (
         "8 antibody name(s) are not in the truth file and are ignored by scoring: x0, x1, x2, x3, x4, ... (3 more)"
     )
+
+
+def test_infinite_predictions_are_errors_naming_the_rows(tmp_path):
+    # pandas reads inf/-inf as numbers; ranked as extremes they would move Spearman and recall.
+    path = write(tmp_path, "antibody_name,HIC,Tm2\nab0,1.5,70\nab1,-inf,71\nab2,2.0,inf\nab3,1.0,\n")
+    report = validate_prediction_file(path)
+    fix = "predictions must be finite numbers (leave a missing one empty)"
+    assert report.errors == [
+        f"column 'HIC' has 1 infinite value(s) (line 3 (ab1): -inf); {fix}",
+        f"column 'Tm2' has 1 infinite value(s) (line 4 (ab2): inf); {fix}",
+    ]
+    # an empty cell stays a missing prediction (a warning), as in the reference
+    assert report.warnings == ["Tm2: 1 of 4 predictions are missing (NaN) and are not scored for Tm2: ab3"]
+
+
+def test_header_only_file_gets_one_no_rows_error(tmp_path):
+    path = write(tmp_path, "antibody_name,HIC,Tm2,Titer,PR_CHO,AC-SINS_pH7.4\n")
+    report = validate_prediction_file(path)
+    assert len(report.errors) == 1 and report.errors[0].startswith("no rows: the file has a header")
+    assert report.warnings == []

@@ -150,7 +150,7 @@ def test_import_user_predictions(cases_jsonl, tmp_path):
     user = tmp_path / "my_model.jsonl"
     write_jsonl(user, [{"case_id": "OMIP-008", "hierarchy": json.loads(GOOD)},
                        {"case_id": "OMIP-022", "reply": "```json\n" + GOOD + "\n```", "condition": "x"}])
-    records = P.import_predictions(user, cases_jsonl, P.model_from_path(user), tmp_path / "out.jsonl")
+    records = P.import_predictions(user, cases_jsonl, "my_model", tmp_path / "out.jsonl")
     assert [r["parse_method"] for r in records] == ["tree_object", "json_fence"]
     assert records[0]["model"] == "my_model" and records[0]["condition"] == "user"
     write_jsonl(user, [{"case_id": "OMIP-008"}])

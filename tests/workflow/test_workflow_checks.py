@@ -40,8 +40,32 @@ def test_bad_config_stops_before_any_job_with_one_line(workdir):
     assert proc.returncode == 1
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
     assert errors == [
-        "error: config: abdev.source: 'web' is not allowed (allowed values: ['auto', 'remote', 'demo'])"
+        ("error: config: abdev.source: 'web' is not allowed "
+         "(allowed values: ['auto', 'remote', 'file', 'demo'])")
     ]
+
+
+def test_yaml_syntax_error_in_the_config_names_file_and_line(tmp_path):
+    """issue 14 item 12: the workflow's own config file is read before Snakemake reads it."""
+    workdir = copy_workflow(tmp_path / "wf")
+    config = workdir / "config" / "config.yaml"
+    lines = config.read_text().splitlines()
+    at = lines.index("  seed: 42") + 1
+    lines.insert(at, "  broken: a: b")  # "mapping values are not allowed here"
+    config.write_text("\n".join(lines) + "\n")
+    proc = snakemake(workdir, "-n", "--cores", "1", check=False)
+    assert proc.returncode == 1
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: config/config.yaml:"), proc.stderr
+    assert errors[0].split(":")[2] == str(at + 1)  # the inserted line, counted from 1
+    assert "mapping values are not allowed here" in errors[0]
+
+
+def test_a_benchmark_left_out_of_benchmarks_loads_none_of_its_rules(workdir):
+    proc = snakemake(workdir, "--list-rules", "--config", "benchmarks=[gating]")
+    rules = set(proc.stdout.split())
+    assert {"gating_download", "gating_score", "summarize_all"} <= rules
+    assert not {r for r in rules if r.startswith("abdev")}, rules
 
 
 def test_missing_api_key_stops_the_run_before_any_job(workdir, monkeypatch):

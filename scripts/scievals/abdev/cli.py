@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from scievals.abdev.constants import CV_DATASET, DATASETS, DEFAULT_FOLD_COL
+from scievals.common.errors import ScievalsError
 
 EPILOG_SCORE = """\
 Metrics (reference semantics): Spearman correlation and top-10% recall per assay
@@ -62,11 +63,15 @@ def _warn_if_demo(truth: str) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from scievals.abdev.metrics import evaluate_model, extended_scores
-    from scievals.abdev.validate import validate_prediction_file
-    from scievals.common.io import write_csv
+    from scievals.abdev.metrics import extended_table, reference_rows
+    from scievals.abdev.score import merge, read_inputs
+    from scievals.common.io import check_file_target, write_csv
 
-    report = validate_prediction_file(args.pred, args.truth, args.fold_col)
+    if args.output:
+        check_file_target(args.output)
+    if args.n_resamples < 0:
+        raise ScievalsError("--n-resamples", f"{args.n_resamples} is negative", "use 0 (no CIs) or a positive count")
+    preds, truth, report = read_inputs(args.pred, args.truth, args.fold_col)
     if not report.ok:
         print("Validation errors:", file=sys.stderr)
         for error in report.errors:
@@ -77,19 +82,21 @@ def cmd_score(args: argparse.Namespace) -> int:
     _warn_if_demo(args.truth)
 
     model_name = args.model_name or Path(args.pred).stem
-    rows = evaluate_model(args.pred, args.truth, model_name, args.dataset, args.fold_col, args.num_folds)
+    cross_validation = args.dataset == CV_DATASET
+    merged, properties = merge(preds, truth, args.pred, args.truth, args.fold_col if cross_validation else None)
+    rows = reference_rows(
+        merged, properties, model_name, args.dataset, args.fold_col, args.num_folds, where=str(args.pred)
+    )
     results = pd.DataFrame(rows)
     print(results.to_string(index=False))
     if args.output:
         write_csv(args.output, results)
         print(f"\nResults saved to {args.output}")
     if args.extended:
-        if args.dataset != CV_DATASET:
+        if not cross_validation:
             print(f"note: --extended needs --dataset {CV_DATASET}; skipped", file=sys.stderr)
         else:
-            table = extended_scores(
-                args.pred, args.truth, args.fold_col, args.num_folds, args.n_resamples, args.seed
-            )
+            table = extended_table(merged, properties, args.fold_col, rows, args.n_resamples, args.seed)
             print()
             print(table.to_string(index=False))
     return 0
@@ -97,7 +104,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_predict(args: argparse.Namespace) -> int:
     from scievals.abdev.predict import run_baseline
+    from scievals.common.io import check_file_target
 
+    check_file_target(args.out)
     predictions = run_baseline(args.model, args.truth, args.out, args.fold_col, args.seed)
     print(f"wrote {len(predictions)} out-of-fold predictions of {args.model} to {args.out}")
     return 0

@@ -1,14 +1,21 @@
-"""Getting the GDPa1 truth: checked download, or the embedded synthetic demo.
+"""GDPa1 data: getting the truth (checked, or the embedded demo) and reading CSV files.
 
 ``fetch_gdpa1`` is what the workflow's download rule calls. Sources, by the
-``abdev.source`` config key:
+``abdev.source`` key (the data-source keys every benchmark shares):
 
-- ``remote``: download GDPa1 and the heldout sequences (the gated Hugging Face
-  copy first when ``HF_TOKEN`` is set, then the pinned public copy), verify the
-  sha256 of each; any failure stops with a :class:`ScievalsError`.
-- ``auto``: the same, but any failure (network, HTTP status, checksum) falls
-  back to the embedded demo and records why.
+- ``auto`` (default): a verified copy kept from an earlier run, else GDPa1 and the
+  heldout sequences downloaded (the gated Hugging Face copy first when ``HF_TOKEN`` is
+  set, then the pinned public copy), each checked against its sha256; any failure falls
+  back to the embedded synthetic demo, which the dataset label says (``GDPa1-demo``) and
+  the end of the run repeats (a notice).
+- ``remote``: the same without the fallback: any failure stops with one line.
+- ``file``: a local copy at ``abdev.path`` (e.g. a GDPa1 file from a colleague, offline),
+  checked against ``abdev.sha256``; the heldout sequences from ``heldout_path``, else
+  from ``heldout_url``, else left empty with a notice.
 - ``demo``: the embedded synthetic demo only.
+
+Every verified file is also kept under the ``store`` folder by its sha256, so once a real
+copy has been verified, a later offline ``auto`` run reuses it instead of the demo.
 
 ``source.json`` says which data every table was computed on: the dataset name
 (``GDPa1`` or ``GDPa1-demo``, which then prefixes every table's dataset), the
@@ -17,20 +24,25 @@ sha256 of the truth file used, its origin and the fallback reason.
 
 from __future__ import annotations
 
-import hashlib
+import csv
 import logging
 import os
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import pandas as pd
 
-from scievals.abdev.constants import DEMO_DATASET_NAME, PROPERTY_LIST, REAL_DATASET_NAME
-from scievals.abdev.metrics import read_csv_checked
+from scievals.abdev.constants import (
+    DEMO_DATASET_NAME,
+    HELDOUT_COLUMNS,
+    PROPERTY_LIST,
+    REAL_DATASET_NAME,
+)
+from scievals.common import download, notices
+from scievals.common.download import DownloadError
 from scievals.common.errors import ScievalsError
-from scievals.common.io import atomic_path, sha256_file, write_json
+from scievals.common.io import atomic_path, sha256_file, write_json, write_text
 
 log = logging.getLogger(__name__)
 
@@ -38,32 +50,20 @@ DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo" / "abdev"
 DEMO_CSV = DEMO_DIR / "GDPa1_demo.csv"
 DEMO_HELDOUT_CSV = DEMO_DIR / "heldout_demo.csv"
 HF_TOKEN_ENV = "HF_TOKEN"
+PINNED_RELEASE = "GDPa1_v1.2_20250814.csv"
+# Keys of the abdev section the download depends on (the rule's params: a change of
+# fold_col or seed must not re-download).
+SOURCE_KEYS = ("source", "url", "sha256", "path", "allow_unverified", "download_timeout_s",
+               "max_download_mb", "heldout_url", "heldout_sha256", "heldout_path", "hf_url")
 
 
-class DownloadError(Exception):
-    """A download that did not give the expected bytes (network, status or checksum)."""
-
-
-def _download(url: str, dest: Path, expected_sha256: str | None, timeout_s: float, headers: dict) -> str:
-    """Stream ``url`` into ``dest`` while hashing; return the sha256 or raise DownloadError."""
-    timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
-    digest = hashlib.sha256()
-    try:
-        with httpx.stream("GET", url, headers=headers, timeout=timeout, follow_redirects=True) as response:
-            if response.status_code != 200:
-                raise DownloadError(f"HTTP {response.status_code} from {url}")
-            with open(dest, "wb") as handle:
-                for chunk in response.iter_bytes():
-                    digest.update(chunk)
-                    handle.write(chunk)
-    except httpx.HTTPError as exc:  # connect/read timeouts, refused connections, protocol errors
-        raise DownloadError(f"{type(exc).__name__} for {url}: {exc}") from None
-    except OSError as exc:
-        raise DownloadError(f"cannot write {dest}: {exc}") from None
-    actual = digest.hexdigest()
-    if expected_sha256 and actual != expected_sha256:
-        raise DownloadError(f"checksum mismatch for {url}: expected sha256 {expected_sha256}, got {actual}")
-    return actual
+def _fetch(cfg: dict, source: str, dest: Path, sha256: str, store, headers=None):
+    max_mb = cfg.get("max_download_mb")
+    return download.fetch(source, dest, sha256=sha256 or None,
+                          verify=not cfg.get("allow_unverified", False),
+                          timeout_s=float(cfg.get("download_timeout_s", 30)),
+                          max_bytes=int(max_mb * 2**20) if max_mb else None,
+                          headers=headers, store=store)
 
 
 def _truth_candidates(cfg: dict) -> list[tuple[str, dict]]:
@@ -77,32 +77,70 @@ def _truth_candidates(cfg: dict) -> list[tuple[str, dict]]:
     return candidates
 
 
-def _fetch_remote(cfg: dict, tmp_csv: Path, tmp_heldout: Path) -> dict:
-    timeout_s = float(cfg.get("download_timeout_s", 30))
+def _fetch_remote(cfg: dict, tmp_csv: Path, tmp_heldout: Path, store) -> dict:
     candidates = _truth_candidates(cfg)
     if not candidates:
-        raise DownloadError("no download URL configured (abdev.url)")
+        raise DownloadError("config: abdev.url", "no download URL configured", "set abdev.url")
     failures = []
     for url, headers in candidates:
         try:
-            sha = _download(url, tmp_csv, cfg.get("sha256"), timeout_s, headers)
+            truth = _fetch(cfg, url, tmp_csv, cfg.get("sha256"), store, headers)
             break
         except DownloadError as exc:
-            log.warning("GDPa1 download failed: %s", exc)
-            failures.append(str(exc))
+            log.warning("GDPa1 download failed: %s", exc.one_line())
+            failures.append(f"{exc.where}: {exc.problem}")
     else:
-        raise DownloadError("; ".join(failures))
+        raise DownloadError("abdev download", "; ".join(failures),
+                            "check the network, or use a local copy (abdev.source: file)")
     if not cfg.get("heldout_url"):
-        raise DownloadError("no heldout download URL configured (abdev.heldout_url)")
-    heldout_sha = _download(cfg["heldout_url"], tmp_heldout, cfg.get("heldout_sha256"), timeout_s, {})
+        raise DownloadError("config: abdev.heldout_url", "no heldout download URL configured")
+    heldout = _fetch(cfg, cfg["heldout_url"], tmp_heldout, cfg.get("heldout_sha256"), store)
+    return _real_record(truth, heldout)
+
+
+def _real_record(truth, heldout) -> dict:
     return {
         "dataset": REAL_DATASET_NAME,
-        "sha256": sha,
-        "origin": url,
-        "heldout_sha256": heldout_sha,
-        "heldout_origin": cfg["heldout_url"],
+        "sha256": truth.sha256,
+        "origin": truth.origin,
+        "retrieved": truth.status,
+        "heldout_sha256": heldout.sha256 if heldout else None,
+        "heldout_origin": heldout.origin if heldout else None,
         "synthetic": False,
     }
+
+
+def _from_file(cfg: dict, tmp_csv: Path, tmp_heldout: Path, store) -> dict:
+    """``source: file``: the user's local copy, checked against the pinned sha256."""
+    if not cfg.get("path"):
+        raise ScievalsError("config: abdev.path", "source is 'file' but no path is set",
+                            f"set abdev.path to your copy of {PINNED_RELEASE}")
+    path = Path(cfg["path"]).expanduser()
+    try:
+        truth = _fetch(cfg, str(path), tmp_csv, cfg.get("sha256"), store)
+    except DownloadError as exc:
+        if path.is_file() and cfg.get("sha256") and "differs" in exc.problem:
+            actual = sha256_file(path)
+            raise ScievalsError(
+                path, f"sha256 {actual} differs from the pinned GDPa1 release "
+                f"({PINNED_RELEASE}, sha256 {cfg['sha256']})",
+                f"if this is the GDPa1 version you mean to score on, set abdev.sha256: {actual}; "
+                f"otherwise get the pinned file ({cfg.get('url') or PINNED_RELEASE})") from None
+        raise
+    heldout = None
+    if cfg.get("heldout_path"):
+        heldout = _fetch(cfg, str(Path(cfg["heldout_path"]).expanduser()), tmp_heldout,
+                         cfg.get("heldout_sha256"), store)
+    elif cfg.get("heldout_url"):
+        try:
+            heldout = _fetch(cfg, cfg["heldout_url"], tmp_heldout, cfg.get("heldout_sha256"), store)
+        except DownloadError as exc:
+            notices.record("skipped_source", "abdev",
+                           f"heldout sequences not available ({exc.problem}); set "
+                           "abdev.heldout_path to a local copy (not needed for scoring)")
+    if heldout is None:
+        write_text(tmp_heldout, ",".join(HELDOUT_COLUMNS) + "\n")
+    return _real_record(truth, heldout)
 
 
 def _use_demo(tmp_csv: Path, tmp_heldout: Path) -> dict:
@@ -117,40 +155,45 @@ def _use_demo(tmp_csv: Path, tmp_heldout: Path) -> dict:
         "dataset": DEMO_DATASET_NAME,
         "sha256": sha256_file(tmp_csv),
         "origin": str(DEMO_CSV),
+        "retrieved": "copied",
         "heldout_sha256": sha256_file(tmp_heldout),
         "heldout_origin": str(DEMO_HELDOUT_CSV),
         "synthetic": True,
     }
 
 
-def fetch_gdpa1(cfg: dict, out_csv, out_heldout, out_source_json) -> dict:
+def fetch_gdpa1(cfg: dict, out_csv, out_heldout, out_source_json, store=None) -> dict:
     """Write the truth CSV, the heldout sequences and ``source.json``; return the source record.
 
-    ``cfg`` is the validated ``abdev`` config section. Both data files are
-    written only once both are complete and verified (a failed remote run
-    leaves nothing behind); ``auto`` falls back to the demo for both files
-    together, so truth and heldout always come from the same source.
+    ``cfg`` is the validated ``abdev`` config section; ``store`` a folder that keeps every
+    verified file by its sha256 (the workflow's ``data/raw/abdev/verified``). Both data
+    files are written only once both are complete and verified (a failed remote run
+    leaves nothing behind); ``auto`` falls back to the demo for both files together, so
+    truth and heldout always come from the same source.
     """
     source = cfg.get("source", "auto")
-    if source not in ("auto", "remote", "demo"):
-        raise ScievalsError("config: abdev.source", f"{source!r} is not allowed", "use auto, remote or demo")
+    if source not in ("auto", "remote", "file", "demo"):
+        raise ScievalsError("config: abdev.source", f"{source!r} is not allowed",
+                            "use auto, remote, file or demo")
     fallback_reason = None
     with atomic_path(out_csv) as tmp_csv, atomic_path(out_heldout) as tmp_heldout:
         if source == "demo":
             record = _use_demo(tmp_csv, tmp_heldout)
             fallback_reason = "abdev.source is 'demo'"
+        elif source == "file":
+            record = _from_file(cfg, tmp_csv, tmp_heldout, store)
         else:
             try:
-                record = _fetch_remote(cfg, tmp_csv, tmp_heldout)
+                record = _fetch_remote(cfg, tmp_csv, tmp_heldout, store)
             except DownloadError as exc:
                 if source == "remote":
-                    raise ScievalsError(
-                        "abdev download",
-                        str(exc),
-                        "check the network and abdev.url/sha256, or set abdev.source to auto or demo",
-                    ) from None
-                fallback_reason = f"download failed, using the embedded synthetic demo: {exc}"
-                log.warning("abdev: %s", fallback_reason)
+                    raise
+                fallback_reason = f"download failed, using the embedded synthetic demo: {exc.problem}"
+                notices.record("fallback", "abdev",
+                               "GDPa1 could not be downloaded; every abdev score is on the "
+                               "synthetic GDPa1-demo (dataset GDPa1-demo_cross_validation). "
+                               "Offline with a GDPa1 copy: abdev.source: file, abdev.path: <copy>",
+                               details={"reason": exc.one_line()})
                 record = _use_demo(tmp_csv, tmp_heldout)
     record.update(
         source_mode=source,
@@ -159,6 +202,51 @@ def fetch_gdpa1(cfg: dict, out_csv, out_heldout, out_source_json) -> dict:
     )
     write_json(out_source_json, record)
     return record
+
+
+# ---------------------------------------------------------------------------
+# Reading CSV files (truth and predictions)
+# ---------------------------------------------------------------------------
+
+
+def csv_header(path: str | os.PathLike) -> list[str]:
+    """Column names from the first line (``pd.read_csv(nrows=0)`` costs as much as 1/3 of a full read)."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        return next(csv.reader(handle), [])
+
+
+def read_csv(path: str | os.PathLike, columns: set[str] | None = None) -> pd.DataFrame:
+    """``pd.read_csv`` with the default parser (as the reference); pandas' exceptions pass through.
+
+    ``columns`` restricts parsing to those columns (others are skipped, which
+    halves the time for GDPa1's long DNA columns; parsed values are the same).
+    """
+    if columns is None:
+        return pd.read_csv(path)
+    # a list is much faster than a callable; pandas rejects names it lacks
+    return pd.read_csv(path, usecols=[c for c in csv_header(path) if c in columns] or None)
+
+
+def read_csv_checked(path: str | os.PathLike, role: str, columns: set[str] | None = None) -> pd.DataFrame:
+    """:func:`read_csv` with one clear error per problem; the file must have ``antibody_name``."""
+    try:
+        frame = read_csv(path, columns)
+    except FileNotFoundError:
+        raise ScievalsError(str(path), f"{role} file not found", "check the path") from None
+    except IsADirectoryError:
+        raise ScievalsError(str(path), f"{role} path is a directory", "give the CSV file itself") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ScievalsError(
+            str(path), f"cannot read {role} CSV ({exc})", "write a comma-separated file with a header row"
+        ) from None
+    if "antibody_name" not in frame.columns:
+        header = csv_header(path) if columns is not None else list(frame.columns)
+        raise ScievalsError(
+            str(path),
+            f"{role} file has no 'antibody_name' column (columns: {header[:8]})",
+            "name the column holding the antibody names exactly 'antibody_name'",
+        )
+    return frame
 
 
 def load_truth(path, fold_col: str | None = None) -> pd.DataFrame:

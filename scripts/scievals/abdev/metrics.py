@@ -1,4 +1,7 @@
-"""GDPa1 scoring: Spearman and top-10 % recall, exactly as the reference.
+"""GDPa1 scoring on loaded data: Spearman and top-10 % recall exactly as the reference.
+
+Pure functions on data frames and arrays, no file I/O (reading lives in
+:mod:`scievals.abdev.data`, the score step in :mod:`scievals.abdev.score`).
 
 The reference is ``abdev_core.evaluation_metrics`` (ginkgobioworks/abdev-benchmark
 @ cc6d3b6); its semantics are written down in ``specs/abdev.md`` section 3 and
@@ -18,24 +21,24 @@ Where the reference crashes with a bare exception (k == 0, an all-NaN or
 non-numeric column, a missing ``antibody_name``) this module raises one
 :class:`ScievalsError` naming the file, assay and fold and what to do.
 
-Beyond the reference, :func:`extended_scores` adds seeded bootstrap 95 % CIs
+Beyond the reference, :func:`extended_table` adds seeded bootstrap 95 % CIs
 and a tie-robust recall (the exact expectation of the recall over random
 tie-breaking), so a reader can tell how much of a recall is luck of the sort.
+
+Ranks are computed with numpy (:func:`doubled_ranks`, the same numbers as
+``scipy.stats.rankdata``): importing ``scipy.stats`` costs a scoring job more
+CPU than the scoring itself.
 """
 
 from __future__ import annotations
 
-import csv
 import logging
 import math
-import os
-import warnings
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from scievals.abdev.constants import (
     ASSAY_HIGHER_IS_BETTER,
@@ -44,7 +47,7 @@ from scievals.abdev.constants import (
     PROPERTY_LIST,
 )
 from scievals.common.errors import ScievalsError
-from scievals.common.stats import bootstrap_ci, percentile_interval
+from scievals.common.stats import percentile_interval
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,30 @@ TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
 METRICS_VERSION = "abdev-metrics-v1"
+
+
+# ---------------------------------------------------------------------------
+# Ranks (numpy only)
+# ---------------------------------------------------------------------------
+
+
+def doubled_ranks(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Twice the average ranks of ``values[idx]`` along its last axis, as integers.
+
+    ``values`` is 1-D and NaN-free; ``idx`` holds integer positions, one sample
+    per row (``np.arange(n)`` for the data itself, a bootstrap index matrix for
+    resamples). An item's average rank in its row (``scipy.stats.rankdata``'s
+    default) is (items below it) + (items equal to it + 1) / 2, so twice it is
+    ``2 * (items at or below) - (items equal) + 1``: counted per row over the
+    distinct values, no row is sorted, and the result is exact.
+    """
+    distinct, codes = np.unique(values, return_inverse=True)
+    m = len(distinct)
+    flat = codes.reshape(-1)[idx].reshape(-1, idx.shape[-1])
+    flat += (np.arange(len(flat)) * m)[:, None]  # row r's codes live in [r * m, (r + 1) * m)
+    counts = np.bincount(flat.ravel(), minlength=flat.size // idx.shape[-1] * m)
+    doubled = 2 * np.cumsum(counts.reshape(-1, m), axis=1).ravel() - counts + 1
+    return doubled[flat].reshape(idx.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -96,17 +123,18 @@ def _check_numeric(series: pd.Series, where: str, what: str) -> None:
 def reference_spearman(pred: np.ndarray, true: np.ndarray, where: str = "") -> float:
     """``scipy.stats.spearmanr(pred, true).correlation`` for NaN-free 1-D data, without the p-value.
 
-    The same operations as scipy 1.17's ``spearmanr`` (stack the two columns,
-    ``rankdata`` each, ``np.corrcoef`` of the ranks; NaN for constant input), so
-    the value is bit-identical (tested); skipping its t-distribution p-value and
-    input checks makes cross-validation scoring about twice as fast.
+    The same operations as scipy 1.17's ``spearmanr`` (rank each column with
+    average ties, ``np.corrcoef`` of the ranks; NaN for constant input), so the
+    value is bit-identical (tested); skipping its p-value, input checks and the
+    ``scipy.stats`` import makes scoring several times cheaper.
     """
-    stacked = np.column_stack((pred, true))
-    if (stacked[:, 0][0] == stacked[:, 0]).all() or (stacked[:, 1][0] == stacked[:, 1]).all():
+    if (pred[0] == pred).all() or (true[0] == true).all():
         log.warning("%s: constant input, Spearman is undefined (NaN)", where or "spearman")
         return np.float64(np.nan)
-    ranked = stats.rankdata(stacked, axis=0)  # each column ranked on its own, average ties
-    return np.corrcoef(ranked, rowvar=False)[1, 0]
+    identity = np.arange(len(pred))[None, :]
+    # Ranks as the rows of one C-ordered array: the layout np.corrcoef sees from scipy's path.
+    ranked = np.concatenate((doubled_ranks(pred, identity), doubled_ranks(true, identity))) / 2
+    return np.corrcoef(ranked)[1, 0]
 
 
 def _evaluate_arrays(pred: np.ndarray, true: np.ndarray, assay: str, where: str) -> dict[str, float]:
@@ -187,40 +215,6 @@ def evaluate_cross_validation(
     return rows
 
 
-def csv_header(path: str | os.PathLike) -> list[str]:
-    """Column names from the first line (``pd.read_csv(nrows=0)`` costs as much as 1/3 of a full read)."""
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        return next(csv.reader(handle), [])
-
-
-def read_csv_checked(path: str | os.PathLike, role: str, columns: set[str] | None = None) -> pd.DataFrame:
-    """``pd.read_csv`` with the default parser (as the reference) and clear errors.
-
-    ``columns`` restricts parsing to those columns (others are skipped, which
-    halves the time for GDPa1's long DNA columns; parsed values are the same).
-    """
-    try:
-        if columns is None:
-            frame = pd.read_csv(path)
-        else:  # a list is much faster than a callable; pandas rejects names it lacks
-            header = csv_header(path)
-            frame = pd.read_csv(path, usecols=[c for c in header if c in columns] or None)
-    except FileNotFoundError:
-        raise ScievalsError(str(path), f"{role} file not found", "check the path") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
-        raise ScievalsError(
-            str(path), f"cannot read {role} CSV ({exc})", "write a comma-separated file with a header row"
-        ) from None
-    if "antibody_name" not in frame.columns:
-        header = list(header) if columns is not None else list(frame.columns)
-        raise ScievalsError(
-            str(path),
-            f"{role} file has no 'antibody_name' column (columns: {header[:8]})",
-            "name the column holding the antibody names exactly 'antibody_name'",
-        )
-    return frame
-
-
 def merge_predictions(
     truth: pd.DataFrame,
     preds: pd.DataFrame,
@@ -253,37 +247,28 @@ def merge_predictions(
         raise ScievalsError(where, f"cannot join on antibody_name ({exc})", "write names as text") from None
 
 
-def _load(
-    preds_path, target_path, cross_validation: bool, fold_col: str | None
-) -> tuple[pd.DataFrame, list[str], str]:
-    preds = read_csv_checked(preds_path, "prediction")
-    truth = read_csv_checked(target_path, "truth", {"antibody_name", *PROPERTY_LIST, fold_col or ""})
-    properties = [c for c in preds.columns if c in PROPERTY_LIST]
-    where = f"{preds_path} vs {target_path}"
-    merged = merge_predictions(truth, preds, properties, fold_col if cross_validation else None, where)
-    return merged, properties, str(preds_path)
 
 
-def evaluate_model(
-    preds_path,
-    target_path,
+def reference_rows(
+    merged: pd.DataFrame,
+    properties: Sequence[str],
     model_name: str,
     dataset_name: str | None = None,
     fold_col: str | None = None,
     num_folds: int = 5,
     split: str = "test",
+    where: str = "",
 ) -> list[dict]:
-    """Score a prediction CSV against a truth CSV; the reference's public API.
+    """The reference's ``evaluate_model`` rows for a merged frame (:func:`merge_predictions`).
 
     ``dataset_name == "GDPa1_cross_validation"`` gives 7 rows per scored assay
     (folds, ``aggregated``, ``average``) with keys ``spearman, top_10_recall,
     fold, dataset, assay, model, split``; any other name gives one row per assay
     with keys ``spearman, top_10_recall, dataset, assay, model, fold (None),
-    split``. Assays are those of the prediction file, in its column order; a
-    file without any assay column gives ``[]``.
+    split``. Assays are ``properties`` (the prediction file's, in its column
+    order); no property gives ``[]``.
     """
     cross_validation = dataset_name == CV_DATASET
-    merged, properties, where = _load(preds_path, target_path, cross_validation, fold_col)
     results: list[dict] = []
     for assay in properties:
         pred, true = merged[assay + "_pred"], merged[assay + "_true"]
@@ -350,16 +335,6 @@ def tie_robust_recall(y_true, y_pred, axis: int = -1, frac: float = TOP_FRAC) ->
     return (p_true * p_pred).sum(axis=axis) / k
 
 
-def spearman_statistic(x, y, axis: int = -1) -> np.ndarray:
-    """Vectorised Spearman: Pearson correlation of average ranks along ``axis`` (NaN if constant)."""
-    rx = stats.rankdata(x, axis=axis)
-    ry = stats.rankdata(y, axis=axis)
-    rx = rx - rx.mean(axis=axis, keepdims=True)
-    ry = ry - ry.mean(axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (rx * ry).sum(axis=axis) / np.sqrt((rx * rx).sum(axis=axis) * (ry * ry).sum(axis=axis))
-
-
 def recall_statistic(y_true, y_pred, axis: int = -1) -> np.ndarray:
     """Vectorised top-10 % recall with numpy argsort tie handling (oriented values)."""
     t = np.moveaxis(np.asarray(y_true), axis, -1)
@@ -372,32 +347,71 @@ def recall_statistic(y_true, y_pred, axis: int = -1) -> np.ndarray:
     return (in_true & in_pred).sum(axis=-1) / k
 
 
-def _spearman_of(pred, true, axis=-1):
-    return spearman_statistic(pred, true, axis=axis)
+def spearman_statistic(pred: np.ndarray, true: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Spearman of every sample ``pred[idx[r]], true[idx[r]]`` (NaN where one is constant).
+
+    Pearson correlation of the average ranks, in integers: with ``c = 2 * rank
+    - (n + 1)`` (twice the centred rank, since the mean rank is ``(n + 1) / 2``)
+    every sum is exact, so the value is the same float as the textbook
+    floating-point formula on ``rankdata`` ranks, only cheaper.
+    """
+    n = idx.shape[-1]
+    cx = doubled_ranks(pred, idx) - (n + 1)
+    cy = doubled_ranks(true, idx) - (n + 1)
+    sxy = np.einsum("...i,...i->...", cx, cy) / 4
+    sxx = np.einsum("...i,...i->...", cx, cx) / 4
+    syy = np.einsum("...i,...i->...", cy, cy) / 4
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sxy / np.sqrt(sxx * syy)
 
 
-def _recall_of(pred, true, axis=-1):
-    return recall_statistic(true, pred, axis=axis)
-
-
-def _tie_robust_of(pred, true, axis=-1):
-    return tie_robust_recall(true, pred, axis=axis)
-
-
-# metric suffix -> vectorised statistic of (oriented pred, oriented true)
-EXTENDED_METRICS: dict[str, Callable] = {
-    "spearman": _spearman_of,
-    "top_10_recall": _recall_of,
-    "top_10_recall_tie_robust": _tie_robust_of,
+# metric suffix -> statistic of every sample idx[r] of (oriented pred, oriented true)
+EXTENDED_METRICS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
+    "spearman": spearman_statistic,
+    "top_10_recall": lambda pred, true, idx: recall_statistic(true[idx], pred[idx]),
+    "top_10_recall_tie_robust": lambda pred, true, idx: tie_robust_recall(true[idx], pred[idx]),
 }
 
 
-def _stratified_mean_ci(
-    subsets: Sequence[tuple[np.ndarray, np.ndarray]],
-    statistic: Callable,
-    n_resamples: int,
-    seed: int,
-) -> tuple[float, float]:
+class BootstrapDraws:
+    """Resample index matrices, drawn exactly as ``scipy.stats.bootstrap`` draws them.
+
+    A paired ``scipy.stats.bootstrap(..., n_resamples=R, rng=default_rng(seed))``
+    of ``n`` rows draws ``rng.integers(0, n, (R, n))`` once and evaluates the
+    statistic on those rows. Every (subset, metric) CI starts a generator with
+    the same seed, so all subsets of one size share one matrix: it is drawn once
+    here and reused, which gives the same intervals as calling scipy per metric.
+    """
+
+    def __init__(self, n_resamples: int, seed: int):
+        if n_resamples < 0:
+            raise ScievalsError(
+                "bootstrap.n_resamples", f"{n_resamples} is negative", "use 0 (no CIs) or a positive count"
+            )
+        self.n_resamples = n_resamples
+        self.seed = seed
+        self._cache: dict[tuple[int, ...], list[np.ndarray]] = {}
+
+    def paired(self, n: int) -> np.ndarray:
+        """The index matrix of one paired bootstrap over ``n`` rows."""
+        return self.stratified((n,))[0]
+
+    def stratified(self, sizes: tuple[int, ...]) -> list[np.ndarray]:
+        """One matrix per stratum, drawn in order from one generator seeded with ``seed``."""
+        if sizes not in self._cache:
+            rng = np.random.default_rng(self.seed)
+            self._cache[sizes] = [rng.integers(0, n, size=(self.n_resamples, n)) for n in sizes]
+        return self._cache[sizes]
+
+
+def _paired_ci(pred, true, statistic, draws: BootstrapDraws) -> tuple[float, float]:
+    """Percentile 95 % CI over resampled (pred, true) pairs; NaN replicates are ignored."""
+    if draws.n_resamples == 0 or len(pred) < 2:
+        return (math.nan, math.nan)
+    return percentile_interval(statistic(pred, true, draws.paired(len(pred))))
+
+
+def _stratified_mean_ci(subsets, statistic, draws: BootstrapDraws) -> tuple[float, float]:
     """Percentile 95 % CI of the mean over folds, resampling rows within each fold.
 
     The fold assignment is part of the benchmark design, so it stays fixed: each
@@ -406,13 +420,10 @@ def _stratified_mean_ci(
     reference's ``average`` row. Replicates where a fold's statistic is undefined
     (a constant resample) are dropped.
     """
-    if n_resamples <= 0 or any(len(p) < 2 for p, _ in subsets):
+    if draws.n_resamples == 0 or any(len(p) < 2 for p, _ in subsets):
         return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
-    per_fold = []
-    for pred, true in subsets:
-        idx = rng.integers(0, len(pred), size=(n_resamples, len(pred)))
-        per_fold.append(statistic(pred[idx], true[idx], axis=-1))
+    matrices = draws.stratified(tuple(len(p) for p, _ in subsets))
+    per_fold = [statistic(p, t, idx) for (p, t), idx in zip(subsets, matrices)]
     return percentile_interval(np.mean(per_fold, axis=0))
 
 
@@ -427,71 +438,57 @@ def _oriented(pred: pd.Series, true: pd.Series, assay: str) -> tuple[np.ndarray,
     return sign * pred[mask].to_numpy(dtype=float), sign * true[mask].to_numpy(dtype=float)
 
 
-def score_frame(
+def extended_table(
     merged: pd.DataFrame,
     properties: Sequence[str],
     fold_col: str,
-    num_folds: int = 5,
+    reference: Sequence[dict],
     n_resamples: int = 1000,
     seed: int = 0,
-    where: str = "",
 ) -> pd.DataFrame:
     """Reference CV values plus CIs and tie-robust recall for a merged frame.
 
-    Returns one row per (fold, assay, metric) with columns ``fold, assay,
-    metric, value, ci_low, ci_high, n``; ``fold`` runs over the sorted folds as
-    strings, then ``aggregated`` and ``average`` (as the reference); ``metric``
-    is ``spearman``, ``top_10_recall`` or ``top_10_recall_tie_robust``.
+    ``reference`` is :func:`reference_rows` of the same frame in
+    cross-validation mode (computed once by the caller, reused here). Returns
+    one row per (fold, assay, metric) with columns ``fold, assay, metric, value,
+    ci_low, ci_high, n``; ``fold`` runs over the sorted folds as strings, then
+    ``aggregated`` and ``average`` (as the reference); ``metric`` is
+    ``spearman``, ``top_10_recall`` or ``top_10_recall_tie_robust``.
 
-    - ``spearman`` and ``top_10_recall`` values are the reference's numbers
-      (:func:`evaluate_cross_validation` on the same frame).
+    - ``spearman`` and ``top_10_recall`` values are the reference's numbers.
     - CIs of fold and ``aggregated`` rows: paired percentile bootstrap over the
-      scored rows (:func:`scievals.common.stats.bootstrap_ci`, ``n_resamples``,
-      ``seed``). Resampled recall breaks ties with ``argsort`` like the point value.
+      scored rows (``n_resamples``, ``seed``; the draws of
+      ``scipy.stats.bootstrap``, see :class:`BootstrapDraws`). Resampled recall
+      breaks ties with ``argsort`` like the point value.
     - ``average`` rows: value is the unweighted mean of the fold values; its CI
       comes from :func:`_stratified_mean_ci` (rows resampled within each fold,
       fold values averaged per replicate); ``n`` is the sum of the folds' scored rows.
     - ``top_10_recall_tie_robust``: :func:`tie_robust_recall`, exact.
     """
+    draws = BootstrapDraws(n_resamples, seed)
+    by_key = {(row["assay"], row["fold"]): row for row in reference}
     records = []
+    folds = merged[fold_col]
+    fold_values = sorted(folds.unique())
     for assay in properties:
         pred, true = merged[assay + "_pred"], merged[assay + "_true"]
-        folds = merged[fold_col]
-        reference = evaluate_cross_validation(pred, true, folds, assay, num_folds, where=f"{where}: {assay}")
-        by_fold = {row["fold"]: row for row in reference}
-        fold_values = sorted(folds.unique())
         subsets = [(str(f), *_oriented(pred[folds == f], true[folds == f], assay)) for f in fold_values]
         pooled = ("aggregated", *_oriented(pred, true, assay))
         for label, p, t in subsets + [pooled]:
             for metric, statistic in EXTENDED_METRICS.items():
-                if metric in by_fold[label]:
-                    value = float(by_fold[label][metric])
+                if metric in by_key[assay, label]:
+                    value = float(by_key[assay, label][metric])
                 else:
-                    value = float(statistic(p, t))
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    low, high = bootstrap_ci((p, t), statistic, n_resamples, seed, paired=True)
+                    value = float(tie_robust_recall(t, p))
+                low, high = _paired_ci(p, t, statistic, draws)
                 records.append((label, assay, metric, value, low, high, len(p)))
         for metric, statistic in EXTENDED_METRICS.items():
-            if metric in by_fold["average"]:
-                value = float(by_fold["average"][metric])
+            if metric in by_key[assay, "average"]:
+                value = float(by_key[assay, "average"][metric])
             else:
-                value = float(np.mean([statistic(p, t) for _, p, t in subsets]))
-            low, high = _stratified_mean_ci([(p, t) for _, p, t in subsets], statistic, n_resamples, seed)
+                value = float(np.mean([tie_robust_recall(t, p) for _, p, t in subsets]))
+            low, high = _stratified_mean_ci([(p, t) for _, p, t in subsets], statistic, draws)
             records.append(("average", assay, metric, value, low, high, sum(len(p) for _, p, _ in subsets)))
     return pd.DataFrame.from_records(
         records, columns=["fold", "assay", "metric", "value", "ci_low", "ci_high", "n"]
     )
-
-
-def extended_scores(
-    preds_path,
-    target_path,
-    fold_col: str = DEFAULT_FOLD_COL,
-    num_folds: int = 5,
-    n_resamples: int = 1000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """:func:`score_frame` for a prediction CSV and a truth CSV (cross-validation mode)."""
-    merged, properties, where = _load(preds_path, target_path, True, fold_col)
-    return score_frame(merged, properties, fold_col, num_folds, n_resamples, seed, where=where)

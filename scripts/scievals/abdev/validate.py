@@ -14,10 +14,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
-from scievals.abdev.metrics import csv_header
+from scievals.abdev.data import read_csv
 
 MAX_LISTED = 5  # how many offending names/rows a message spells out
 
@@ -33,14 +34,6 @@ class ValidationReport:
     @property
     def ok(self) -> bool:
         return not self.errors
-
-    def __iter__(self):
-        """``ok, errors = validate_prediction_file(p)`` works as with the reference."""
-        yield self.ok
-        yield self.errors
-
-    def lines(self) -> list[str]:
-        return [f"error: {e}" for e in self.errors] + [f"warning: {w}" for w in self.warnings]
 
 
 def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
@@ -91,6 +84,23 @@ def _non_numeric_errors(df: pd.DataFrame, columns: list[str]) -> list[str]:
     return errors
 
 
+def _non_finite_errors(df: pd.DataFrame, columns: list[str]) -> list[str]:
+    """inf/-inf: pandas reads them as numbers, and they would rank as the extremes."""
+    errors = []
+    for col in columns:
+        series = df[col]
+        if not pd.api.types.is_float_dtype(series):
+            continue
+        infinite = np.isinf(series.to_numpy())
+        if infinite.any():
+            cells = [f"{_row_label(df, i)}: {series[i]}" for i in series.index[infinite]]
+            errors.append(
+                f"column {col!r} has {len(cells)} infinite value(s) ({_listing(cells)}); "
+                "predictions must be finite numbers (leave a missing one empty)"
+            )
+    return errors
+
+
 def _nan_warnings(df: pd.DataFrame, columns: list[str]) -> list[str]:
     warnings = []
     for col in columns:
@@ -104,22 +114,24 @@ def _nan_warnings(df: pd.DataFrame, columns: list[str]) -> list[str]:
     return warnings
 
 
-def _truth_checks(
-    df: pd.DataFrame, truth_path: str | os.PathLike, fold_col: str | None
-) -> tuple[list[str], list[str]]:
-    errors: list[str] = []
-    warnings: list[str] = []
+def read_truth_for_checks(truth_path: str | os.PathLike, fold_col: str | None) -> tuple[pd.DataFrame | None, str]:
+    """The truth's names and folds for :func:`check_predictions`, or (None, the error)."""
     truth_path = Path(truth_path)
     if not truth_path.exists():
-        return [f"Truth file not found: {truth_path}"], []
+        return None, f"Truth file not found: {truth_path}"
     try:
         # Only the columns checked here: GDPa1's DNA columns make a full parse twice as slow.
-        wanted = [c for c in csv_header(truth_path) if c in {"antibody_name", fold_col}]
-        truth = pd.read_csv(truth_path, usecols=wanted or None)
+        truth = read_csv(truth_path, {"antibody_name", fold_col})
     except Exception as exc:  # noqa: BLE001 - any parser failure is reported, as for predictions
-        return [f"Failed to read truth CSV: {exc}"], []
+        return None, f"Failed to read truth CSV: {exc}"
     if "antibody_name" not in truth.columns:
-        return [f"Truth file {truth_path} has no 'antibody_name' column"], []
+        return None, f"Truth file {truth_path} has no 'antibody_name' column"
+    return truth, ""
+
+
+def _truth_checks(df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None) -> tuple[list[str], list[str]]:
+    errors: list[str] = []
+    warnings: list[str] = []
     names = df["antibody_name"].dropna()
     truth_names = set(truth["antibody_name"].dropna())
     unknown = [n for n in names.unique() if n not in truth_names]
@@ -157,33 +169,40 @@ def _truth_checks(
     return errors, warnings
 
 
-def validate_prediction_file(
-    pred_path: str | os.PathLike,
-    truth_path: str | os.PathLike | None = None,
-    fold_col: str | None = DEFAULT_FOLD_COL,
-) -> ValidationReport:
-    """Validate a prediction CSV; with ``truth_path`` also check it against the truth.
-
-    The first errors (``File not found: {path}`` / ``Failed to read CSV: {exc}``)
-    are returned alone, as in the reference; then the four reference checks,
-    then non-numeric cells (errors), NaN predictions, unknown and missing
-    antibodies (warnings) and a disagreeing fold column (error).
-    """
-    report = ValidationReport(path=str(pred_path))
-    path = Path(pred_path)
-    if not path.exists():
+def read_predictions(pred_path: str | os.PathLike, report: ValidationReport) -> pd.DataFrame | None:
+    """The prediction CSV, or None with the reference's first error (not found / cannot read)."""
+    if not Path(pred_path).exists():
         report.errors.append(f"File not found: {pred_path}")
-        return report
+        return None
     try:
-        df = pd.read_csv(path)
+        return read_csv(pred_path)
     except Exception as exc:  # noqa: BLE001 - the reference reports any read failure this way
         report.errors.append(f"Failed to read CSV: {exc}")
-        return report
+        return None
+
+
+def check_predictions(
+    df: pd.DataFrame,
+    report: ValidationReport,
+    truth: pd.DataFrame | None = None,
+    fold_col: str | None = DEFAULT_FOLD_COL,
+) -> ValidationReport:
+    """Add every problem of a loaded prediction frame to ``report`` (see :func:`validate_prediction_file`).
+
+    ``truth`` (with ``antibody_name`` and, if it has one, the fold column) adds
+    the checks against the truth.
+    """
     _, format_errors = validate_prediction_format(df)
     report.errors.extend(format_errors)
-
+    if df.empty:  # one message, not one per column
+        report.errors.append(
+            f"no rows: the file has a header ({_listing(df.columns)}) but no predictions; "
+            "write one line per antibody"
+        )
+        return report
     properties = [c for c in df.columns if c in PROPERTY_LIST]
     report.errors.extend(_non_numeric_errors(df, properties))
+    report.errors.extend(_non_finite_errors(df, properties))
     report.warnings.extend(_nan_warnings(df, properties))
     lookalikes = [
         c for c in df.columns if c not in PROPERTY_LIST and c.strip().lower() in {p.lower() for p in PROPERTY_LIST}
@@ -193,8 +212,32 @@ def validate_prediction_file(
         report.warnings.append(
             f"column {col!r} is ignored: property names are case-sensitive (did you mean {proper!r}?)"
         )
-    if truth_path is not None and "antibody_name" in df.columns:
-        errors, warnings = _truth_checks(df, truth_path, fold_col)
+    if truth is not None and "antibody_name" in df.columns:
+        errors, warnings = _truth_checks(df, truth, fold_col)
         report.errors.extend(errors)
         report.warnings.extend(warnings)
+    return report
+
+
+def validate_prediction_file(
+    pred_path: str | os.PathLike,
+    truth_path: str | os.PathLike | None = None,
+    fold_col: str | None = DEFAULT_FOLD_COL,
+) -> ValidationReport:
+    """Validate a prediction CSV; with ``truth_path`` also check it against the truth.
+
+    The first errors (``File not found: {path}`` / ``Failed to read CSV: {exc}``)
+    are returned alone, as in the reference; then the four reference checks
+    (a header without rows stops here with one error), then non-numeric and
+    infinite cells (errors), NaN predictions, unknown and missing antibodies
+    (warnings) and a disagreeing fold column (error).
+    """
+    report = ValidationReport(path=str(pred_path))
+    df = read_predictions(pred_path, report)
+    if df is None:
+        return report
+    truth, truth_error = (None, "") if truth_path is None else read_truth_for_checks(truth_path, fold_col)
+    check_predictions(df, report, truth, fold_col)
+    if truth_error and "antibody_name" in df.columns and not df.empty:
+        report.errors.append(truth_error)
     return report

@@ -78,6 +78,39 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     return (error.message, schema.get("description", ""))
 
 
+def pydantic_error(exc, where: str, fix: str = "") -> ScievalsError:
+    """A pydantic ValidationError as the same one line a schema violation gives."""
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"])
+    return ScievalsError(f"{where}.{key}" if key else where, first["msg"], fix)
+
+
+def schema_of(model, drop: Sequence[str] = ()) -> tuple[dict, dict]:
+    """(JSON schema, its ``$defs``) of a pydantic model: the model is the one definition of
+    keys, types, defaults and limits; ``None`` defaults are left out (never filled in)."""
+    schema = model.model_json_schema(mode="validation")
+    defs = schema.pop("$defs", {})
+
+    def clean(node):
+        if isinstance(node, dict):
+            if node.get("default", 0) is None:
+                del node["default"]
+            node.pop("title", None)
+            for value in node.values():
+                clean(value)
+        elif isinstance(node, list):
+            for value in node:
+                clean(value)
+
+    clean(schema)
+    clean(defs)
+    for key in drop:
+        schema["properties"].pop(key, None)
+        if key in schema.get("required", []):
+            schema["required"].remove(key)
+    return schema, defs
+
+
 def validate(instance: Any, schema: str | Path | dict, where: str, prefix: str = "") -> Any:
     """Validate ``instance`` in place (filling defaults) or raise one ScievalsError."""
     if not isinstance(schema, dict):
@@ -91,10 +124,19 @@ def validate(instance: Any, schema: str | Path | dict, where: str, prefix: str =
     return instance
 
 
-def top_level_schema(benchmarks: Sequence[BenchmarkSchema]) -> dict:
+def top_level_schema(benchmarks: Sequence[BenchmarkSchema],
+                     generated: dict[str, tuple[dict, dict]] | None = None) -> dict:
     """config/schema.yaml completed by the registry: the allowed ``benchmarks:`` names
-    (default: all) and one section per benchmark (checked by its own schema)."""
+    (default: all), one section per benchmark (checked by its own schema) and the parts
+    generated from the LLM layer's models (``generated``: key -> :func:`schema_of`)."""
     schema = read_yaml(CONFIG_DIR / "schema.yaml")
+    for key, (part, defs) in (generated or {}).items():
+        schema.setdefault("$defs", {}).update(defs)
+        target = schema["properties"][key]
+        if target.get("type") == "object" and "additionalProperties" in target:
+            target["additionalProperties"] = {**part, **target["additionalProperties"]}
+        else:
+            schema["properties"][key] = {**part, **target}
     names = [b.name for b in benchmarks]
     listing = schema["properties"]["benchmarks"]
     listing["items"] = {"enum": names}
@@ -123,10 +165,10 @@ def section_schema(bench: BenchmarkSchema) -> dict:
     return schema
 
 
-def validate_config(config: dict, benchmarks: Sequence[BenchmarkSchema],
-                    where: str = "config") -> dict:
+def validate_config(config: dict, benchmarks: Sequence[BenchmarkSchema], where: str = "config",
+                    generated: dict[str, tuple[dict, dict]] | None = None) -> dict:
     """Validate the whole workflow config: the top level, then each benchmark section."""
-    validate(config, top_level_schema(benchmarks), where)
+    validate(config, top_level_schema(benchmarks, generated), where)
     for bench in benchmarks:
         for name in bench.baselines:
             config["models"].setdefault(name, {"provider": "baseline"})

@@ -42,7 +42,7 @@ class DownloadError(ScievalsError):
 class Fetched:
     sha256: str
     origin: str  # the URL or path the bytes came from (never a token)
-    status: str  # "downloaded", "copied" or "reused" (from the store)
+    status: str  # "downloaded", "copied", "cached" (dest was already right), "reused" (store)
     size: int
 
 
@@ -105,6 +105,9 @@ def fetch(source: str, dest: str | os.PathLike, *, sha256: str | None = None,
         raise DownloadError(source, "no checksum configured",
                             "set the expected sha256, or allow_unverified: true to accept "
                             "whatever the source gives")
+    if dest.is_file() and expected and all(
+            file_digest(dest, name) == want for name, want in expected.items()):
+        return Fetched(file_digest(dest), str(source), "cached", dest.stat().st_size)
     if store and sha256:
         kept = Path(store) / sha256.lower()
         if kept.is_file() and file_digest(kept) == sha256.lower():

@@ -31,10 +31,18 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
+def check_file_target(path: str | os.PathLike) -> Path:
+    """``path`` as a Path, or one clear error if it names a directory (commands check before working)."""
+    if Path(path).is_dir() or str(path).endswith(("/", os.sep)):
+        # Checked before writing: the temporary file would otherwise land in the folder's parent.
+        raise ScievalsError(str(path), "is a directory, not a file", "give the path of the file to write")
+    return Path(path)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it over ``path`` on success."""
-    target = Path(path)
+    target = check_file_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)

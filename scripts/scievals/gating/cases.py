@@ -145,10 +145,6 @@ def read_cases(path: str | os.PathLike) -> list[dict]:
     return cases
 
 
-def panel_markers(case: dict) -> list[str]:
-    return [e["marker"] for e in case["panel"]["entries"]]
-
-
 def summary_row(case: dict) -> dict:
     root = T.clean_tree(case)
     return {

@@ -17,8 +17,6 @@ tokens_out, latency_s, cache_hit, attempts.
 from __future__ import annotations
 
 import logging
-import os
-from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
@@ -174,6 +172,3 @@ def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[d
     write_jsonl(out_jsonl, records)
     return records
 
-
-def model_from_path(path: str | os.PathLike) -> str:
-    return Path(path).name.removesuffix(".jsonl")

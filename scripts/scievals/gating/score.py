@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import defaultdict
 
 import numpy as np
 import pandas as pd
@@ -137,17 +136,19 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     return per_prediction
 
 
+def score_to_tables(cases_jsonl, curation_report_json, predictions_jsonl, model: str,
+                    bootstrap: dict, config_hash: str, out_csv, per_case_csv, review_md,
+                    usage_json=None) -> pd.DataFrame:
+    """What ``gating_score`` calls (the same shape as every benchmark's score step): build the
+    rows' provenance, score one model, write the long table, the per-case table and the review."""
+    provenance = provenance_for(cases_jsonl, curation_report_json, config_hash)
+    return score_model(cases_jsonl, predictions_jsonl, provenance, bootstrap, out_csv,
+                       per_case_csv, review_md, usage_json=usage_json, model=model)
+
+
 def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Provenance:
     """Provenance of gating rows: dataset label from the curation report, sha256 of cases."""
     report = read_json(curation_report_json)
     return Provenance(benchmark=BENCHMARK, dataset=report.get("dataset", "gating-cases"),
                       dataset_sha256=sha256_file(cases_jsonl), config_hash=config_hash)
 
-
-def per_case_scores(cases: list[dict], records: list[dict]) -> dict[str, dict]:
-    """Convenience for callers: case -> mean scores over its records."""
-    frame = score_records(cases, records)
-    grouped: dict[str, dict] = defaultdict(dict)
-    for case_id, sub in frame.groupby("case_id"):
-        grouped[str(case_id)] = {m: float(sub[m].mean()) for m in TABLE_METRICS}
-    return dict(grouped)

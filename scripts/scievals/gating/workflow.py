@@ -1,9 +1,16 @@
-"""Helpers ``rules/gating.smk`` calls at DAG-build time (kept out of the .smk file)."""
+"""Helpers ``rules/gating.smk`` calls at DAG-build time (kept out of the .smk file).
+
+Embedded files are named relative to the working directory when they are inside it, so a
+copied or moved checkout finds its outputs up to date (an absolute input path would change
+and re-run ``gating_extract`` and everything after it).
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from scievals.gating.data import SOURCE_KEYS
 from scievals.gating.paths import OMIP_DIR, embedded_workspaces
 
 CASES = "data/curated/gating/cases.jsonl"
@@ -12,13 +19,22 @@ PREDICTIONS = "results/gating/predictions/{model}.jsonl"
 USAGE = "results/gating/predictions/{model}.usage.json"
 
 
+def portable(path: Path) -> str:
+    """``path`` relative to the working directory if it lies inside it, else absolute."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return os.fspath(path)
+
+
 def workspaces(section: dict) -> list[str]:
     embedded = embedded_workspaces() if section["embedded_workspaces"] else []
-    return [str(p) for p in embedded] + list(section["workspaces"])
+    return [portable(p) for p in embedded] + list(section["workspaces"])
 
 
 def omip_dirs(section: dict) -> list[str]:
-    return [str(OMIP_DIR / name) for name in section["omip_sets"]]
+    return [portable(OMIP_DIR / name) for name in section["omip_sets"]]
 
 
 def omip_files(section: dict) -> list[str]:
@@ -26,9 +42,7 @@ def omip_files(section: dict) -> list[str]:
 
 
 def download_settings(section: dict) -> dict:
-    keys = ("flowrepository", "flowrepository_client_env", "sources", "download_timeout_s",
-            "max_download_mb")
-    return {k: section[k] for k in keys}
+    return {k: section[k] for k in SOURCE_KEYS}
 
 
 def predict_config(config: dict, model: str) -> dict:

@@ -14,31 +14,44 @@ class GenerateParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    temperature: float = 0.0
-    max_tokens: int = 4096
-    top_p: float | None = None
+    temperature: float = Field(default=0.0, ge=0)
+    max_tokens: int = Field(default=4096, ge=1)
+    top_p: float | None = Field(default=None, ge=0, le=1)
     seed: int | None = None
     stop: list[str] | None = None
 
 
 class ModelSpec(BaseModel):
-    """One entry of the model registry in ``config.yaml`` (``models.<name>``)."""
+    """One entry of the model registry in ``config.yaml`` (``models.<name>``).
+
+    The one definition of a registry entry's keys, types, defaults and limits: the config
+    schema's ``models`` entries are generated from it (``scievals.benchmarks``), and the
+    rules across keys live in ``scievals.llm.registry.model_spec``.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    provider: Provider
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    max_connections: int = 8
-    n_samples: int = 1
-    timeout_s: float = 120.0
-    params: GenerateParams = Field(default_factory=GenerateParams)
-    price_in_per_mtok: float | None = None
-    price_out_per_mtok: float | None = None
-    # mock provider only: case_id -> scripted reply, "*" -> default reply.
-    responses: dict[str, str] | None = None
+    provider: Provider = Field(description="baseline (built-in predictor), anthropic, openai "
+                               "(also any OpenAI-compatible server), mock (offline tests).")
+    model: str | None = Field(default=None, description="Provider's model id; dated ids keep "
+                              "runs comparable.")
+    base_url: str | None = Field(default=None, description="Endpoint of an OpenAI-compatible "
+                                 "server (vLLM, Ollama, llama.cpp, LM Studio, OpenRouter).")
+    api_key_env: str | None = Field(default=None, description="Name of the environment "
+                                    "variable holding the API key (never the key itself).")
+    max_connections: int = Field(default=8, ge=1, description="Requests in flight at once "
+                                 "within one job.")
+    n_samples: int = Field(default=1, ge=1, description="Repeats per prompt, to measure variance.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Per-request timeout in seconds.")
+    params: GenerateParams = Field(default_factory=GenerateParams,
+                                   description="Sampling parameters (part of the cache key).")
+    price_in_per_mtok: float | None = Field(default=None, ge=0,
+                                            description="USD per million input tokens.")
+    price_out_per_mtok: float | None = Field(default=None, ge=0,
+                                             description="USD per million output tokens.")
+    responses: dict[str, str] | None = Field(
+        default=None, description="mock provider only: case_id -> scripted reply, '*' -> default.")
 
     @property
     def is_llm(self) -> bool:

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from scievals.common.config import pydantic_error
 from scievals.common.errors import ScievalsError
 from scievals.llm.base import ModelSpec
 
@@ -32,11 +33,7 @@ def model_spec(name: str, config: dict) -> ModelSpec:
     try:
         spec = ModelSpec(name=name, **entry)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"])
-        raise ScievalsError(
-            f"config: models.{name}.{key}", first["msg"], "see config/schema.yaml (models)"
-        ) from None
+        raise pydantic_error(exc, f"config: models.{name}", "see config/README.md (models)") from None
     if spec.provider in NETWORK_PROVIDERS and not spec.model:
         raise ScievalsError(
             f"config: models.{name}",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from scievals.common.errors import ScievalsError
+from scievals.common.config import pydantic_error
 
 CacheMode = Literal["use", "refresh", "off"]
 
@@ -23,10 +23,14 @@ class LLMSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    cache_dir: Path = Path(".cache/llm")
-    cache_mode: CacheMode = "use"
-    max_attempts: int = Field(default=6, ge=1)
-    max_wait_s: float = Field(default=60.0, ge=0)
+    cache_dir: Path = Field(default=Path(".cache/llm"), description="Folder of the on-disk "
+                            "response cache (outside results/).")
+    cache_mode: CacheMode = Field(default="use", description="use: read and write; refresh: "
+                                  "ignore hits, overwrite; off: no cache.")
+    max_attempts: int = Field(default=6, ge=1, description="Attempts per request on "
+                              "429/5xx/timeouts.")
+    max_wait_s: float = Field(default=60.0, ge=0, description="Longest single backoff wait in "
+                              "seconds.")
 
     @classmethod
     def from_config(cls, section: dict | None, where: str = "config: llm") -> LLMSettings:
@@ -34,8 +38,4 @@ class LLMSettings(BaseModel):
         try:
             return cls(**(section or {}))
         except ValidationError as exc:
-            first = exc.errors()[0]
-            key = ".".join(str(p) for p in first["loc"]) or "(section)"
-            raise ScievalsError(
-                f"{where}.{key}", first["msg"], "see config/schema.yaml for allowed values"
-            ) from None
+            raise pydantic_error(exc, where, "see config/README.md for allowed values") from None

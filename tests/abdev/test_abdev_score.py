@@ -8,8 +8,7 @@ import pandas as pd
 import pytest
 from scievals.abdev.constants import DEFAULT_FOLD_COL, REFERENCE_CV_COLUMNS
 from scievals.abdev.data import DEMO_CSV, fetch_gdpa1
-from scievals.abdev.metrics import evaluate_model
-from scievals.abdev.pipeline import score_to_tables
+from scievals.abdev.score import evaluate_model, score_to_tables
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file
 from scievals.common.tables import RESULT_COLUMNS, read_result_table
@@ -87,3 +86,14 @@ def test_truth_changed_after_download_is_an_error(baseline_files, demo_source, t
     with pytest.raises(ScievalsError, match="differs from the one recorded"):
         score_to_tables(baseline_files["random"], copy, source, "random", DEFAULT_FOLD_COL, 5,
                         {"n_resamples": 0, "seed": 0}, "x", tmp_path / "o.csv", tmp_path / "r.csv")
+
+
+def test_infinite_prediction_fails_the_job_naming_the_row(baseline_files, demo_source, tmp_path):
+    frame = pd.read_csv(baseline_files["ridge_descriptors"])
+    frame.loc[3, "Titer"] = float("-inf")
+    pred = tmp_path / "inf.csv"
+    frame.to_csv(pred, index=False)
+    name = frame.loc[3, "antibody_name"]
+    with pytest.raises(ScievalsError, match=rf"column 'Titer' has 1 infinite value\(s\) \(line 5 \({name}\): -inf\)"):
+        run(pred, demo_source, tmp_path)
+    assert not (tmp_path / "scores.csv").exists() and not (tmp_path / "reference.csv").exists()

@@ -1,4 +1,4 @@
-"""Best-effort downloads: checksums, archives, FlowRepository failures (no network)."""
+"""Gating's data step: source modes, checksums, archives, FlowRepository failures (no network)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import zipfile
 
 import httpx
 import pytest
-from scievals.gating import download as D
+from scievals.common import download, notices
+from scievals.common.errors import ScievalsError
+from scievals.gating import data as D
 from scievals.gating.paths import FLOWKIT_DIR
 
 WSP = FLOWKIT_DIR / "8_color_data_set" / "8_color_ICS.wsp"
@@ -35,7 +37,7 @@ def test_url_sources_local_and_checked(tmp_path):
     report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
     assert report["workspaces"] == [str(tmp_path / "raw" / "sources" / "ics.wsp")]
     failed = {e["source"]: e["reason"] for e in report["sources"] if e["status"] == "failed"}
-    assert failed["bad.wsp"].startswith("sha256 mismatch")
+    assert failed["bad.wsp"].startswith("sha256 ") and "differs from the expected 0000" in failed["bad.wsp"]
     assert not (tmp_path / "raw" / "sources" / "bad.wsp").exists()
     assert json.loads((tmp_path / "report.json").read_text()) == report
     again = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
@@ -76,12 +78,15 @@ def test_flowrepository_listing_and_md5(tmp_path, monkeypatch):
         seen["params"] = params
         return httpx.Response(200, text=xml, request=httpx.Request("GET", url))
 
-    def fake_http_get(url, dest, timeout_s, max_bytes, params=None):
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(fcs_bytes if url.endswith("1/download") else wsp_bytes)
+    def fake_download(url, handle, hashes, *args):
+        data = fcs_bytes if url.endswith("1/download") else wsp_bytes
+        for digest in hashes.values():
+            digest.update(data)
+        handle.write(data)
+        return len(data)
 
     monkeypatch.setattr(httpx, "get", fake_get)
-    monkeypatch.setattr(D, "_http_get", fake_http_get)
+    monkeypatch.setattr(download, "_download", fake_download)
     monkeypatch.setenv("FR_CLIENT", "abc")
     cfg = {"flowrepository": ["FR-FCM-ZZZZ"], "flowrepository_client_env": "FR_CLIENT",
            "max_download_mb": 100}
@@ -91,7 +96,8 @@ def test_flowrepository_listing_and_md5(tmp_path, monkeypatch):
     assert entry["status"] == "ok"
     assert [f["file"].split("/")[-1] for f in entry["files"]] == ["s1.fcs"]
     skipped = {s["file"]: s["reason"] for s in entry["skipped"]}
-    assert "MB limit" in skipped["huge.fcs"] and "md5 mismatch" in skipped["study.wsp"]
+    assert "MB limit" in skipped["huge.fcs"]
+    assert skipped["study.wsp"].startswith("md5 ") and "differs from the expected fff" in skipped["study.wsp"]
     assert report["origins"][entry["files"][0]["file"]] == "flowrepository:FR-FCM-ZZZZ"
 
 
@@ -100,3 +106,51 @@ def test_listing_errors():
         D.parse_experiment_listing("<html>")
     with pytest.raises(D.SourceFailed, match="API error: API access disabled"):
         D.parse_experiment_listing("<FlowRepository><error>API access disabled</error></FlowRepository>")
+
+
+def test_demo_fetches_nothing_even_with_sources(tmp_path):
+    cfg = {"source": "demo", "url": str(WSP), "sha256": _sha(WSP),
+           "sources": [{"name": "ics.wsp", "url": str(WSP), "sha256": _sha(WSP)}]}
+    report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+    assert report["sources"] == [] and report["workspaces"] == []
+    assert not (tmp_path / "raw").exists()
+
+
+def test_main_url_and_file_path_are_sources(tmp_path):
+    cfg = {"source": "auto", "url": WSP.as_uri(), "sha256": _sha(WSP)}
+    report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+    assert report["workspaces"] == [str(tmp_path / "raw" / "sources" / "8_color_ICS.wsp")]
+    folder = tmp_path / "mine"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "a.wsp").write_bytes(WSP.read_bytes())
+    (folder / "notes.txt").write_text("x")
+    report = D.fetch({"source": "file", "path": str(folder)}, tmp_path / "raw2", tmp_path / "r.json")
+    assert report["workspaces"] == [str(folder / "sub" / "a.wsp")]
+    assert report["origins"] == {str(folder / "sub" / "a.wsp"): f"path:{folder}"}
+    with pytest.raises(ScievalsError, match="config: gating.path: source is 'file' but no path"):
+        D.fetch({"source": "file"}, tmp_path / "raw3", tmp_path / "r.json")
+
+
+def test_a_failed_source_is_a_notice_in_auto_and_an_error_in_remote(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    bad = {"sources": [{"name": "bad.wsp", "url": str(WSP), "sha256": "0" * 64}]}
+    out = tmp_path / "report.json"
+    notices.start_job("gating_download", {}, [str(out)], tmp_path / "notices")
+    try:
+        D.fetch({"source": "auto", **bad}, tmp_path / "raw", out)
+    finally:
+        notices.end_job()
+    (found,) = notices.collect(tmp_path / "notices")
+    assert (found.kind, found.benchmark) == ("skipped_source", "gating")
+    assert found.message.startswith("source bad.wsp skipped: sha256 ")
+    with pytest.raises(ScievalsError, match="gating source bad.wsp: sha256 .* differs"):
+        D.fetch({"source": "remote", **bad}, tmp_path / "raw", tmp_path / "r2.json")
+    assert not (tmp_path / "r2.json").exists()
+
+
+def test_no_checksum_is_refused_unless_allowed(tmp_path):
+    cfg = {"sources": [{"name": "ics.wsp", "url": str(WSP), "sha256": ""}]}
+    report = D.fetch(cfg, tmp_path / "raw", tmp_path / "report.json")
+    assert report["sources"][0]["reason"] == "no checksum configured"
+    report = D.fetch({**cfg, "allow_unverified": True}, tmp_path / "raw", tmp_path / "report.json")
+    assert report["sources"][0]["status"] == "ok"

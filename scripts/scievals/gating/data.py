@@ -1,95 +1,78 @@
-"""Best-effort download of workspaces and FCS files.
+"""Gating's data step: the workspaces and FCS files to extract besides the embedded ones.
 
-Two kinds of source, both optional:
+The embedded OMIP cases and FlowKit workspaces (``scievals.gating.paths``) are always
+used. On top, by the section's data-source keys (``docs/adding-a-benchmark.md``):
 
-- FlowRepository experiments (``gating.flowrepository``: ``FR-FCM-xxxx`` ids).
-  ``GET https://flowrepository.org/list/<id>?client=<id>`` lists the experiment's
-  FCS files and attachments (where ``.wsp`` files live) with URLs and md5 sums;
-  each ``.wsp``/``.fcs`` file is fetched and its md5 checked. The API needs a client
-  id from the FlowRepository admins (environment variable named by
-  ``flowrepository_client_env``) and has been reported disabled since 2023, so
-  every failure is one line in the report and the log, and the workflow goes on.
-- Plain URL sources (``gating.sources``: ``{name, url, sha256}``), e.g. Zenodo,
-  ImmPort or Cytobank exports: ``http(s)://``, ``file://`` or a local path, checked
-  against its sha256. ``.zip``/``.tar.gz`` archives are unpacked; their
-  ``.wsp``/``.fcs`` members are used.
+- ``source: demo``: nothing else; nothing is fetched.
+- ``source: auto`` (default): every configured source below; a source that fails is
+  skipped, listed in the report and said again at the end of the run (a notice).
+- ``source: remote``: the same, but a failed source stops the run.
+- ``source: file``: also the ``.wsp``/``.fcs`` file, archive or folder at ``path``.
+- ``url`` + ``sha256``: one more workspace file or archive (like a ``sources`` entry).
 
-A file already present with the right checksum is not fetched again. The report
+Sources: ``gating.sources`` (``{name, url, sha256}``: Zenodo, ImmPort or Cytobank exports;
+``http(s)://``, ``file://`` or a local path; ``.zip``/``.tar.gz`` archives are unpacked)
+and FlowRepository experiments (``gating.flowrepository``: ``FR-FCM-xxxx`` ids).
+``GET https://flowrepository.org/list/<id>?client=<id>`` lists an experiment's files
+with URLs and md5 sums; the API needs a client id (environment variable named by
+``flowrepository_client_env``) and has been reported disabled since 2023.
+
+Every file goes through ``scievals.common.download.fetch`` (checksum, size cap, atomic
+write); a file already present with the right checksum is not fetched again. The report
 (written atomically) lists every source's status and the workspaces obtained.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import shutil
 import tarfile
 import zipfile
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import urlparse
 from xml.etree import ElementTree
 
+from scievals.common import download, notices
+from scievals.common.download import DownloadError
+from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, write_json
 
 log = logging.getLogger(__name__)
 
 FLOWREPOSITORY_API = "https://flowrepository.org/list/{id}"
 WANTED_SUFFIXES = (".wsp", ".fcs")
+# Keys of the gating section the download depends on (the rule's params).
+SOURCE_KEYS = ("source", "url", "sha256", "path", "allow_unverified", "download_timeout_s",
+               "max_download_mb", "flowrepository", "flowrepository_client_env", "sources")
 
 
 class SourceFailed(Exception):
     """A one-line, user-facing reason why one source gave nothing."""
 
 
-def _digest(path: Path, algorithm: str) -> str:
-    h = hashlib.new(algorithm)
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SourceFailed):
+        return str(exc)
     return " ".join(f"{type(exc).__name__}: {exc}".split())[:300]
 
 
-def _http_get(url: str, dest: Path, timeout_s: float, max_bytes: int | None,
-              params: dict | None = None) -> None:
-    import httpx
-
-    with (atomic_path(dest) as tmp,
-          httpx.stream("GET", url, params=params, timeout=timeout_s, follow_redirects=True) as resp):
-        resp.raise_for_status()
-        size = 0
-        with open(tmp, "wb") as handle:
-            for chunk in resp.iter_bytes():
-                size += len(chunk)
-                if max_bytes is not None and size > max_bytes:
-                    raise SourceFailed(f"larger than the {max_bytes // 2**20} MB limit")
-                handle.write(chunk)
+def _max_bytes(cfg: dict) -> int | None:
+    max_mb = cfg.get("max_download_mb", 200)
+    return int(max_mb * 2**20) if max_mb else None
 
 
-def _fetch_checked(url: str, dest: Path, algorithm: str, expected: str | None, timeout_s: float,
-                   max_bytes: int | None) -> str:
-    """Fetch ``url`` to ``dest`` unless a checked copy is there; "cached" or "downloaded"."""
-    if dest.exists() and expected and _digest(dest, algorithm) == expected.lower():
-        return "cached"
-    parsed = urlparse(url)
-    if parsed.scheme in ("http", "https"):
-        _http_get(url, dest, timeout_s, max_bytes)
-    else:
-        local = Path(unquote(parsed.path)) if parsed.scheme == "file" else Path(url)
-        if not local.is_file():
-            raise SourceFailed(f"local file {local} not found")
-        with atomic_path(dest) as tmp:
-            shutil.copyfile(local, tmp)
-    if expected:
-        actual = _digest(dest, algorithm)
-        if actual != expected.lower():
-            dest.unlink()
-            raise SourceFailed(f"{algorithm} mismatch (expected {expected}, got {actual})")
-    return "downloaded"
+def _fetch_checked(url: str, dest: Path, cfg: dict, *, sha256: str | None = None,
+                   md5: str | None = None) -> str:
+    """Fetch one file through the shared downloader; "cached" or "downloaded"."""
+    try:
+        got = download.fetch(url, dest, sha256=sha256 or None, md5=md5 or None,
+                             verify=not cfg.get("allow_unverified", False),
+                             timeout_s=float(cfg.get("download_timeout_s", 30)),
+                             max_bytes=_max_bytes(cfg))
+    except DownloadError as exc:
+        raise SourceFailed(exc.problem) from None
+    return "cached" if got.status == "cached" else "downloaded"
 
 
 def _unpack(archive: Path, folder: Path) -> list[Path]:
@@ -153,7 +136,7 @@ def _flowrepository(exp_id: str, out_dir: Path, cfg: dict) -> dict:
 
     timeout = float(cfg.get("download_timeout_s", 30))
     max_mb = cfg.get("max_download_mb", 200)
-    max_bytes = int(max_mb * 2**20) if max_mb else None
+    max_bytes = _max_bytes(cfg)
     client_env = cfg.get("flowrepository_client_env", "FLOWREPOSITORY_CLIENT_ID")
     client = os.environ.get(client_env) if client_env else None
     entry = {"source": exp_id, "kind": "flowrepository", "files": [], "skipped": []}
@@ -176,9 +159,9 @@ def _flowrepository(exp_id: str, out_dir: Path, cfg: dict) -> dict:
             entry["skipped"].append({"file": name, "reason": f"{item['size']} bytes > {max_mb} MB limit"})
             continue
         try:
-            status = _fetch_checked(item["url"], folder / name, "md5", item["md5"], timeout, max_bytes)
+            status = _fetch_checked(item["url"], folder / name, cfg, md5=item["md5"])
             entry["files"].append({"file": str(folder / name), "status": status, "md5": item["md5"]})
-        except (SourceFailed, httpx.HTTPError, OSError) as exc:
+        except (SourceFailed, OSError) as exc:
             entry["skipped"].append({"file": name, "reason": _one_line(exc)})
     if not entry["files"]:
         raise SourceFailed("no file could be fetched: " + "; ".join(
@@ -187,18 +170,13 @@ def _flowrepository(exp_id: str, out_dir: Path, cfg: dict) -> dict:
 
 
 def _url_source(source: dict, out_dir: Path, cfg: dict) -> dict:
-    import httpx
-
-    timeout = float(cfg.get("download_timeout_s", 30))
-    max_mb = cfg.get("max_download_mb", 200)
     name = Path(source["name"]).name
     url = source["url"]
     suffix = "".join(Path(urlparse(url).path).suffixes[-2:]) if not Path(name).suffix else ""
     dest = out_dir / "sources" / (name + suffix)
     try:
-        status = _fetch_checked(url, dest, "sha256", source["sha256"], timeout,
-                                int(max_mb * 2**20) if max_mb else None)
-    except (httpx.HTTPError, OSError) as exc:
+        status = _fetch_checked(url, dest, cfg, sha256=source.get("sha256"))
+    except OSError as exc:
         raise SourceFailed(_one_line(exc)) from None
     files = [dest] if dest.name.lower().endswith(WANTED_SUFFIXES) else \
         _unpack(dest, out_dir / "sources" / Path(name).stem)
@@ -208,17 +186,62 @@ def _url_source(source: dict, out_dir: Path, cfg: dict) -> dict:
             "files": [{"file": str(f), "status": status} for f in files], "skipped": []}
 
 
-def fetch(cfg: dict, out_dir, report_json) -> dict:
-    """Fetch every configured source; never raises on a network or source failure."""
-    out_dir = Path(out_dir)
-    entries = []
-    jobs = [(exp_id, f"flowrepository:{exp_id}", lambda e=exp_id: _flowrepository(e, out_dir, cfg))
-            for exp_id in cfg.get("flowrepository") or []]
+def _folder_source(folder: Path) -> dict:
+    """A local folder's .wsp/.fcs files, used where they are (``source: file``)."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file()
+                   and p.name.lower().endswith(WANTED_SUFFIXES))
+    if not files:
+        raise SourceFailed(f"folder {folder} holds no .wsp or .fcs file")
+    return {"source": str(folder), "kind": "folder", "files": [
+        {"file": str(f), "status": "local"} for f in files], "skipped": []}
+
+
+def _main_sources(cfg: dict) -> list[dict]:
+    """The section's own url/sha256 and, for ``source: file``, its path, as sources."""
+    sources = []
+    if cfg.get("url"):
+        name = Path(urlparse(cfg["url"]).path).name or "main"
+        sources.append({"name": name, "url": cfg["url"], "sha256": cfg.get("sha256")})
+    if cfg.get("source") == "file":
+        if not cfg.get("path"):
+            raise ScievalsError("config: gating.path", "source is 'file' but no path is set",
+                                "set gating.path to a .wsp file, an archive or a folder")
+        path = Path(os.path.expanduser(cfg["path"]))
+        sources.append({"name": path.name, "url": str(path), "sha256": cfg.get("sha256"),
+                        "folder": path.is_dir()})
+    return sources
+
+
+def _jobs(cfg: dict, out_dir: Path) -> list:
+    """(label, origin, callable) per configured source, in a fixed order."""
+    if cfg.get("source") == "demo":
+        log.info("gating.source is 'demo': embedded cases only, nothing is fetched")
+        return []
+    jobs = []
+    for s in _main_sources(cfg):
+        if s.get("folder"):
+            jobs.append((s["url"], f"path:{s['url']}", lambda p=Path(s["url"]): _folder_source(p)))
+        else:
+            jobs.append((s["name"], f"url:{s['name']}", lambda s=s: _url_source(s, out_dir, cfg)))
+    jobs += [(exp_id, f"flowrepository:{exp_id}", lambda e=exp_id: _flowrepository(e, out_dir, cfg))
+             for exp_id in cfg.get("flowrepository") or []]
     jobs += [(s["name"], f"url:{s['name']}", lambda s=s: _url_source(s, out_dir, cfg))
              for s in cfg.get("sources") or []]
+    return jobs
+
+
+def fetch(cfg: dict, out_dir, report_json) -> dict:
+    """Fetch every configured source and write the report.
+
+    A failed source is skipped and recorded as a notice (``source: auto``) or stops the
+    job with one line (``source: remote`` and ``file``)."""
+    out_dir = Path(out_dir)
+    entries = []
+    jobs = _jobs(cfg, out_dir)
     origins: dict[str, str] = {}
-    if not jobs:
-        log.info("no download sources configured (gating.flowrepository, gating.sources)")
+    if not jobs and cfg.get("source") != "demo":
+        log.info("no download sources configured (gating.url, gating.flowrepository, "
+                 "gating.sources)")
     for label, origin, job in jobs:
         try:
             entry = job()
@@ -227,8 +250,12 @@ def fetch(cfg: dict, out_dir, report_json) -> dict:
                 origins[f["file"]] = origin
             log.info("%s: %d file(s)", label, len(entry["files"]))
         except SourceFailed as exc:
+            if cfg.get("source") in ("remote", "file"):
+                raise ScievalsError(f"gating source {label}", str(exc),
+                                    "fix or remove the source, or set gating.source: auto to "
+                                    "skip failed sources") from None
             entry = {"source": label, "status": "failed", "reason": str(exc), "files": []}
-            log.warning("%s: %s", label, exc)
+            notices.record("skipped_source", "gating", f"source {label} skipped: {exc}")
         entries.append(entry)
     files = sorted(origins)
     report = {

@@ -1,0 +1,170 @@
+"""The abdev score step: read each file once, merge once, compute each table once.
+
+:func:`score_to_tables` is what the ``abdev_score`` rule calls; the CLI's
+``abdev score`` uses :func:`read_inputs` and :func:`merge` the same way.
+:func:`evaluate_model` is the reference's public API on two CSV paths.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import pandas as pd
+
+from scievals.abdev.constants import CV_DATASET, PROPERTY_LIST, REFERENCE_CV_COLUMNS
+from scievals.abdev.data import read_csv_checked
+from scievals.abdev.metrics import extended_table, merge_predictions, reference_rows
+from scievals.abdev.validate import ValidationReport, check_predictions, read_predictions
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_json, sha256_file, write_csv
+from scievals.common.provenance import Provenance
+from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
+
+log = logging.getLogger(__name__)
+
+
+def read_inputs(
+    pred_path: str | os.PathLike, truth_path: str | os.PathLike, fold_col: str | None
+) -> tuple[pd.DataFrame | None, pd.DataFrame, ValidationReport]:
+    """The prediction frame (None if unreadable), the truth frame and the predictions' validation.
+
+    The truth keeps only ``antibody_name``, the assays and ``fold_col``: the
+    columns scoring and validation use (GDPa1's DNA columns double the parse time).
+    """
+    report = ValidationReport(path=str(pred_path))
+    preds = read_predictions(pred_path, report)
+    truth = read_csv_checked(truth_path, "truth", {"antibody_name", *PROPERTY_LIST, fold_col})
+    if preds is not None:
+        check_predictions(preds, report, truth, fold_col)
+    return preds, truth, report
+
+
+def raise_on_errors(report: ValidationReport) -> list[str]:
+    """Log the warnings; one ScievalsError listing every error, if any. Returns the warnings."""
+    for warning in report.warnings:
+        log.warning("%s: %s", report.path, warning)
+    if not report.ok:
+        raise ScievalsError(
+            report.path,
+            f"{len(report.errors)} validation error(s): " + " | ".join(report.errors),
+            "fix the file; `python -m scievals abdev validate --pred FILE --truth TRUTH` lists every problem",
+        )
+    return report.warnings
+
+
+def merge(
+    preds: pd.DataFrame, truth: pd.DataFrame, pred_path, truth_path, fold_col: str | None
+) -> tuple[pd.DataFrame, list[str]]:
+    """The reference's left join and the assays to score (the prediction file's, in its order)."""
+    properties = [c for c in preds.columns if c in PROPERTY_LIST]
+    merged = merge_predictions(truth, preds, properties, fold_col, where=f"{pred_path} vs {truth_path}")
+    return merged, properties
+
+
+def evaluate_model(
+    preds_path,
+    target_path,
+    model_name: str,
+    dataset_name: str | None = None,
+    fold_col: str | None = None,
+    num_folds: int = 5,
+    split: str = "test",
+) -> list[dict]:
+    """Score a prediction CSV against a truth CSV; the reference's public API.
+
+    Rows as :func:`scievals.abdev.metrics.reference_rows`. No validation beyond
+    the reference's (use :func:`read_inputs` for that); errors where the
+    reference would crash are one :class:`ScievalsError`.
+    """
+    cross_validation = dataset_name == CV_DATASET
+    preds = read_csv_checked(preds_path, "prediction")
+    truth = read_csv_checked(target_path, "truth", {"antibody_name", *PROPERTY_LIST, fold_col or ""})
+    merged, properties = merge(preds, truth, preds_path, target_path, fold_col if cross_validation else None)
+    return reference_rows(
+        merged, properties, model_name, dataset_name, fold_col, num_folds, split, where=str(preds_path)
+    )
+
+
+def _source(source_json, truth_path) -> dict:
+    source = read_json(source_json)
+    for key in ("dataset", "sha256"):
+        if key not in source:
+            raise ScievalsError(str(source_json), f"lacks {key!r}", "re-run the abdev download rule")
+    actual = sha256_file(truth_path)
+    if actual != source["sha256"]:
+        raise ScievalsError(
+            str(truth_path),
+            f"sha256 {actual} differs from the one recorded in {source_json} ({source['sha256']})",
+            "the truth changed after download: re-run the abdev download rule",
+        )
+    return source
+
+
+def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> pd.DataFrame:
+    """The long result table: one condition ``fold=<label>`` per fold row of ``extended``."""
+    frames = []
+    for fold, rows in extended.groupby("fold", sort=False):
+        metrics = [
+            {
+                "metric": f"{r.assay}:{r.metric}",
+                "value": r.value,
+                "ci_low": r.ci_low,
+                "ci_high": r.ci_high,
+                "n": int(r.n),
+            }
+            for r in rows.itertuples(index=False)
+        ]
+        frames.append(result_rows(provenance, model, f"fold={fold}", metrics))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)
+
+
+def score_to_tables(
+    pred_path,
+    truth_path,
+    source_json,
+    model: str,
+    fold_col: str,
+    num_folds: int,
+    bootstrap: dict,
+    config_hash: str,
+    out_csv,
+    out_reference_csv,
+) -> pd.DataFrame:
+    """Score one model's out-of-fold predictions; write the reference CSV and the long table.
+
+    ``out_reference_csv`` holds the reference's CV rows (columns ``spearman,
+    top_10_recall, fold, dataset, assay, model, split``; the dataset is the
+    source's name + ``_cross_validation``, so demo results say ``GDPa1-demo``).
+    ``out_csv`` is the long result table: condition ``fold=<k>``,
+    ``fold=aggregated``, ``fold=average``; metrics ``<assay>:spearman``,
+    ``<assay>:top_10_recall``, ``<assay>:top_10_recall_tie_robust`` with
+    bootstrap CIs (``bootstrap = {n_resamples, seed}``) and ``n`` scored rows.
+    Nothing is written when validation or scoring fails.
+    """
+    preds, truth, report = read_inputs(pred_path, truth_path, fold_col)
+    raise_on_errors(report)
+    source = _source(source_json, truth_path)
+    dataset = f"{source['dataset']}_cross_validation"
+
+    merged, properties = merge(preds, truth, pred_path, truth_path, fold_col)
+    rows = reference_rows(merged, properties, model, CV_DATASET, fold_col, num_folds, where=str(pred_path))
+    extended = extended_table(
+        merged,
+        properties,
+        fold_col,
+        rows,
+        n_resamples=int(bootstrap.get("n_resamples", 1000)),
+        seed=int(bootstrap.get("seed", 0)),
+    )
+    reference = pd.DataFrame(rows, columns=REFERENCE_CV_COLUMNS)
+    reference["dataset"] = dataset
+    provenance = Provenance(
+        benchmark="abdev", dataset=dataset, dataset_sha256=source["sha256"], config_hash=config_hash
+    )
+    table = _long_table(extended, provenance, model)
+
+    write_csv(out_reference_csv, reference)
+    write_result_table(out_csv, table)
+    log.info("abdev %s on %s: %d reference rows, %d table rows", model, dataset, len(reference), len(table))
+    return table
