@@ -6,9 +6,10 @@ Each run is a seeded variation of a recorded agent session (the event shapes of
 data/demo/waza/sessions: tool start/complete pairs, skill invocations, assistant
 messages, usage), turned into a grader context by the session digest. Every run
 is graded by 14 graders (``grade_all``, which batches the code assertions of
-256 runs per worker round trip; the run-by-run time is printed too): code (4 assertions, in the sandboxed worker), text,
-keyword, regex, behavior, action_sequence, skill_invocation, tool_constraint,
-tool_calls (both forms), json_schema, file, diff and trigger, on one workspace.
+256 runs per worker round trip; the run-by-run time is printed too): code
+(4 assertions, in the sandboxed worker), text, keyword, regex, behavior,
+action_sequence, skill_invocation, tool_constraint, tool_calls (both forms),
+json_schema, file, diff and trigger, on one workspace.
 `program` and `script` start one process per run by design (as in waza); their
 cost per run is measured separately on a sample and printed, not in the total.
 """
@@ -34,7 +35,8 @@ WORDS = ["the", "function", "returns", "recursion", "file", "error", "deploy", "
          "list", "pointer", "O(n)", "sorted", "greet", "explain", "2", "files"]
 SKILL_MD = """---
 name: code-explainer
-description: "Explains code step by step. USE FOR: explain this code, walk me through, what does this do. DO NOT USE FOR: writing new code."
+description: "Explains code step by step. USE FOR: explain this code, walk me through, \
+what does this do. DO NOT USE FOR: writing new code."
 ---
 Explain what the code does, its complexity and edge cases.
 """

@@ -10,7 +10,8 @@ from scievals.waza.graders.trigger import tokenize, use_for_phrases
 
 SKILL = """---
 name: code-explainer
-description: "Explains code. USE FOR: explain this code, walk me through. DO NOT USE FOR: writing new code."
+description: "Explains code. USE FOR: explain this code, walk me through. \
+  DO NOT USE FOR: writing new code."
 ---
 Explains Python functions step by step.
 """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -125,6 +126,11 @@ def inside_workspace(workspace: Path, rel: str) -> Path:
             "remove the '..' parts",
         )
     return Path(full)
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` for ordinary text: double quotes, ``\\``, ``\"``, ``\n``, ``\t`` escaped."""
+    return json.dumps(text, ensure_ascii=False)
 
 
 def go_list(items: list[str]) -> str:

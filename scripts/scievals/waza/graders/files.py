@@ -14,7 +14,7 @@ from scievals.waza.context import (
     GraderResult,
     register,
 )
-from scievals.waza.graders._common import Config, checks_result, inside_workspace
+from scievals.waza.graders._common import Config, checks_result, go_quote, inside_workspace
 from scievals.waza.regex import RegexError, compile_re2
 
 
@@ -75,8 +75,9 @@ class FileGrader:
                     try:
                         found = compile_re2(pattern).search(content) is not None
                     except RegexError as exc:
+                        quoted = go_quote(pattern)
                         failures.append(
-                            f"Invalid '{kind}' regex pattern \"{pattern}\" for file {rel}: {exc}"
+                            f"Invalid '{kind}' regex pattern {quoted} for file {rel}: {exc}"
                         )
                         continue
                     if wanted and not found:

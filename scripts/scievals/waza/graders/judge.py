@@ -302,7 +302,11 @@ class LegacyLLMGrader:
             score,
             score >= self.threshold,
             str(reply.get("reasoning", "")),
-            {"raw_score": raw, "model": answering_model(self.options, self.model), "rubric_used": rubric},
+            {
+                "raw_score": raw,
+                "model": answering_model(self.options, self.model),
+                "rubric_used": rubric,
+            },
         )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from scievals.waza.context import GraderContext, GraderOptions, GraderResult, register
-from scievals.waza.graders._common import Config, checks_result
+from scievals.waza.graders._common import Config, checks_result, go_quote
 from scievals.waza.regex import RegexError, compile_re2
 
 _TEXT_KEYS = (
@@ -51,7 +51,7 @@ class TextGrader:
                 try:
                     found = compile_re2(pattern).search(out) is not None
                 except RegexError as exc:
-                    failures.append(f"Invalid {key} pattern {_go_quote(pattern)}: {exc}")
+                    failures.append(f"Invalid {key} pattern {go_quote(pattern)}: {exc}")
                     continue
                 if found != must:
                     failures.append(message + pattern)
@@ -103,7 +103,7 @@ class LegacyRegexGrader:
                 try:
                     found = compile_re2("(?i)" + pattern).search(context.output) is not None
                 except RegexError as exc:
-                    failures.append(f"Invalid {key} pattern {_go_quote(pattern)}: {exc}")
+                    failures.append(f"Invalid {key} pattern {go_quote(pattern)}: {exc}")
                     continue
                 if found != must:
                     failures.append(message + pattern)
@@ -113,8 +113,3 @@ class LegacyRegexGrader:
             "All patterns matched",
             {"must_match": self.must, "must_not_match": self.must_not},
         )
-
-
-def _go_quote(text: str) -> str:
-    """Go's %q for printable text: double quotes, backslash and quote escaped."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
