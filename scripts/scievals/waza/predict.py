@@ -24,7 +24,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.waza import runs, session
-from scievals.waza.agent import AGENT_VERSION, Agent, AgentSettings, find_skills
+from scievals.waza.agent import Agent, AgentSettings, find_skills
 from scievals.waza.context import GraderOptions
 from scievals.waza.data import Suite, Task
 
@@ -33,8 +33,9 @@ log = logging.getLogger(__name__)
 MOCK_MODEL = "waza_mock"
 BASELINES = (MOCK_MODEL,)
 # What a predict job's results depend on besides its inputs: the engines, the agent loop
-# and grading (runs are graded inside the job, while their workspace exists).
-PREDICT_VERSION = f"waza-predict-v1+{AGENT_VERSION}"
+# (bump with agent.AGENT_VERSION) and grading (runs are graded inside the job, while their
+# workspace exists). A rule param: a bump re-runs every waza predict job.
+PREDICT_VERSION = "waza-predict-v1"
 
 
 @dataclass
