@@ -129,6 +129,11 @@ def test_escape_is_refused_with_clear_feedback(assertion):
     assert r.feedback == f"Failed: {assertion}: {reason}"
 
 
+@pytest.mark.parametrize("assertion", ["-" * 9000 + "1", "output" + "[0]" * 3000])
+def test_deeply_nested_expression_is_refused_not_a_crash(assertion):
+    assert refusal(assertion) == "refused: the expression is nested too deeply"
+
+
 def test_memory_bomb_fails_instead_of_exhausting_the_machine():
     # 'a' * 10**9 is a 1 GB string; the worker's memory cap turns it into MemoryError.
     r = grade("code", {"assertions": ["len('a' * 10**9) > 0", "len(output) > 0"]}, ctx())

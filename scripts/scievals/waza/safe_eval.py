@@ -153,6 +153,8 @@ def refusal(assertion: str) -> str | None:
         return str(exc)
     except ValueError as exc:  # e.g. a NUL byte
         return f"refused: {exc}"
+    except (RecursionError, MemoryError):
+        return "refused: the expression is nested too deeply"
     try:
         for node in ast.walk(tree):
             _check_node(node)
