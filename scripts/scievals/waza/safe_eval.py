@@ -285,7 +285,7 @@ class AssertionEvaluator:
         payload = {"items": [{"context": c, "assertions": a} for c, a in requests],
                    "timeout_s": self.timeout_s}
         try:
-            proc.stdin.write(json.dumps(payload).encode() + b"\n")
+            proc.stdin.write(json.dumps(payload, default=str).encode() + b"\n")
             proc.stdin.flush()
             line = self._read_line(proc, deadline_s)
         except OSError:
