@@ -15,6 +15,7 @@ WAZA_SUITES = list(WAZA["suites"])
 rule waza_download:
     output:
         report=waza_wf.DOWNLOAD,
+        suites=directory(waza_wf.SUITES_DIR),
     log:
         "logs/waza_download.log",
     localrule: True
@@ -22,7 +23,6 @@ rule waza_download:
         "../envs/core.yaml"
     params:
         cfg=waza_wf.download_settings(WAZA),
-        out_dir=waza_wf.SUITES_DIR,
     script:
         "../scripts/waza_download.py"
 
@@ -30,6 +30,7 @@ rule waza_download:
 rule waza_curate:
     input:
         download=rules.waza_download.output.report,
+        suites=rules.waza_download.output.suites,
     output:
         cases=waza_wf.CASES,
         report=waza_wf.CURATION,
@@ -38,8 +39,6 @@ rule waza_curate:
     localrule: True
     conda:
         "../envs/core.yaml"
-    params:
-        suites_dir=waza_wf.SUITES_DIR,
     script:
         "../scripts/waza_curate.py"
 
@@ -47,6 +46,7 @@ rule waza_curate:
 rule waza_predict_baseline:
     input:
         cases=rules.waza_curate.output.cases,
+        suites=rules.waza_download.output.suites,
     output:
         results=waza_wf.PREDICTIONS,
     log:
@@ -64,7 +64,6 @@ rule waza_predict_baseline:
         mem_mb=1000,
         runtime=10,
     params:
-        suites_dir=waza_wf.SUITES_DIR,
         config=lambda wildcards: waza_wf.predict_config(config, wildcards.model),
         code_version=code_version("waza", "predict"),
     script:
@@ -74,6 +73,7 @@ rule waza_predict_baseline:
 rule waza_predict_llm:
     input:
         cases=rules.waza_curate.output.cases,
+        suites=rules.waza_download.output.suites,
     output:
         results=waza_wf.PREDICTIONS,
         records=waza_wf.LLM_RECORDS,
@@ -91,7 +91,6 @@ rule waza_predict_llm:
         mem_mb=2000,
         runtime=240,
     params:
-        suites_dir=waza_wf.SUITES_DIR,
         config=lambda wildcards: waza_wf.predict_config(config, wildcards.model),
         code_version=code_version("waza", "predict"),
     script:
@@ -102,6 +101,7 @@ rule waza_import:
     input:
         user=f"{WAZA['predictions_dir']}/{{model}}.json",
         cases=rules.waza_curate.output.cases,
+        suites=rules.waza_download.output.suites,
     output:
         imported=waza_wf.IMPORTED,
     log:
@@ -116,7 +116,6 @@ rule waza_import:
         mem_mb=1000,
         runtime=10,
     params:
-        suites_dir=waza_wf.SUITES_DIR,
         suites=WAZA_SUITES,
         seed=WAZA["seed"],
         code_version=code_version("waza", "predict"),

@@ -10,7 +10,7 @@ from scievals.waza.curate import curate
 
 
 def curate_suites(smk):
-    curate(smk.input.download, smk.params.suites_dir, smk.output.cases, smk.output.report)
+    curate(smk.input.download, smk.input.suites, smk.output.cases, smk.output.report)
 
 
 run(snakemake, curate_suites)

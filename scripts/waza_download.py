@@ -10,7 +10,7 @@ from scievals.waza.data import download_suites
 
 
 def download(smk):
-    download_suites(dict(smk.params.cfg), smk.params.out_dir, smk.output.report)
+    download_suites(dict(smk.params.cfg), smk.output.suites, smk.output.report)
 
 
 run(snakemake, download)

@@ -10,7 +10,7 @@ from scievals.waza.predict import import_predictions
 
 
 def import_own(smk):
-    import_predictions(smk.input.user, smk.params.suites_dir, list(smk.params.suites),
+    import_predictions(smk.input.user, smk.input.suites, list(smk.params.suites),
                    smk.output.imported, seed=smk.params.seed)
 
 

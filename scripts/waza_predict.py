@@ -11,7 +11,7 @@ from scievals.waza.predict import predict_job
 
 def predict(smk):
     records = getattr(smk.output, "records", None)  # LLM request records (llm rule only)
-    predict_job(f"{smk.params.suites_dir}/{smk.wildcards.suite}", smk.wildcards.model,
+    predict_job(f"{smk.input.suites}/{smk.wildcards.suite}", smk.wildcards.model,
                 dict(smk.params.config), smk.output.results, records)
 
 
