@@ -180,3 +180,22 @@ def test_required_skills_are_checked_before_any_run(tmp_path):
         "name: s\nskill: s\nconfig: {required_skills: [helper], skill_directories: [skills]}\n"
         "tasks: [tasks/*.yaml]\n")
     assert run_suite(load_suite(suite_dir), "waza_mock")["tasks"][0]["runs"]
+
+
+def test_shell_timeout_ends_background_processes_too(tmp_path):
+    import time
+    from pathlib import Path
+
+    from scievals.waza.agent import Workspace
+
+    workspace = Workspace(tmp_path, AgentSettings(shell_timeout_s=0.5))
+    with pytest.raises(ValueError, match="timed out after 0.5 s"):
+        workspace.shell("sleep 30 & echo $! > child.pid; wait")
+    pid = int((tmp_path / "child.pid").read_text())
+    time.sleep(0.2)
+    status = Path(f"/proc/{pid}/status")
+    # gone, or a zombie waiting for a reaper (containers' init may not reap at once)
+    if status.exists():
+        state = next(line for line in status.read_text().splitlines()
+                     if line.startswith("State:"))
+        assert "Z" in state.split()[1], state

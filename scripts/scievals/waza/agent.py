@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -140,12 +141,18 @@ class Workspace:
             raise ValueError("the shell tool is turned off (waza.agent.allow_shell)")
         env = {k: os.environ[k] for k in SHELL_ENV_KEEP if k in os.environ}
         env["HOME"] = str(self.root)
-        try:
-            done = subprocess.run(command, shell=True, cwd=self.root, env=env, text=True, check=False,
-                                  capture_output=True, timeout=self.settings.shell_timeout_s)
-        except subprocess.TimeoutExpired:
-            raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s") from None
-        return f"exit code {done.returncode}\n{done.stdout}{done.stderr}"
+        # Own process group, so a timeout also ends what the command started in background.
+        with subprocess.Popen(command, shell=True, cwd=self.root, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, start_new_session=True) as proc:
+            try:
+                output, _ = proc.communicate(timeout=self.settings.shell_timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s"
+                                 ) from None
+        return f"exit code {proc.returncode}\n{output}"
 
 
 def parse_tool_calls(text: str) -> list[tuple[str, dict]] | str:

@@ -62,6 +62,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
 
     suite = load_suite(args.path, args.context_dir)
+    if not args.model and suite.config.get("executor") == "copilot-sdk":
+        raise ScievalsError(f"{suite.path}: config.executor", "copilot-sdk needs an agent model",
+                            "name a registry LLM with --model (the llm executor)")
     models = args.model or [MOCK_MODEL]
     if len(models) > 1 and args.output:
         raise ScievalsError("--output", "one file for several models",
