@@ -129,3 +129,28 @@ def test_bring_your_own_results_are_regraded(tmp_path):
     user.write_text(json.dumps({"tasks": []}))
     with pytest.raises(ScievalsError, match="needs keys skill and tasks"):
         import_predictions(user, tmp_path / "suites", ["code-explainer"], tmp_path / "x.json")
+
+
+def test_prompt_grader_judge_comes_from_the_registry(tmp_path):
+    from scievals.waza.predict import grader_options
+
+    suite_dir = tmp_path / "suite"
+    (suite_dir / "tasks").mkdir(parents=True)
+    (suite_dir / "eval.yaml").write_text("name: s\nskill: s\ntasks: [tasks/*.yaml]\n")
+    (suite_dir / "tasks" / "t.yaml").write_text(
+        "id: t\nname: t\ninputs: {prompt: go}\ngraders:\n"
+        "  - {name: judged, type: prompt, config: {prompt: 'Is the answer helpful?'}}\n")
+    verdict = {"grades": [{"verdict": "pass", "description": "helpful", "reason": "yes"}]}
+    config = {"models": {"judge": {"provider": "mock", "responses": {"*": json.dumps(verdict)}}},
+              "llm": {"cache_dir": str(tmp_path / "cache"), "cache_mode": "off"},
+              "waza": {"judge_model": "judge"}}
+    suite = load_suite(suite_dir)
+    outcome = run_suite(suite, "waza_mock", options=grader_options(config, suite))
+    run = outcome["tasks"][0]["runs"][0]
+    assert run["status"] == "passed", run
+    assert run["validations"]["judged"]["score"] == 1.0
+    # no judge configured: the prompt grader cannot grade, the run is an error
+    alone = run_suite(suite, "waza_mock")["tasks"][0]["runs"][0]
+    assert alone["status"] == "error" and "no judge model configured" in alone["error_msg"]
+    with pytest.raises(ScievalsError, match="waza.judge_model"):
+        grader_options({**config, "waza": {"judge_model": "missing"}}, suite)

@@ -248,8 +248,11 @@ def grader_options(config: dict, suite: Suite, records_path: Path | None = None)
     from scievals.waza.graders.judge import LLMJudge
 
     section = config.get("waza") or {}
-    name = section.get("judge_model") or suite.config.get("judge_model") or ""
     registry = config.get("models") or {}
+    if section.get("judge_model") and section["judge_model"] not in registry:
+        raise ScievalsError("config: waza.judge_model", f"{section['judge_model']!r} is not in "
+                            "the model registry", f"known: {sorted(registry)}")
+    name = section.get("judge_model") or suite.config.get("judge_model") or ""
     if not name or name not in registry:
         return GraderOptions(judge_model=name)
     specs = {m: model_spec(m, config) for m in registry if (registry[m] or {}).get("provider")
