@@ -151,3 +151,15 @@ def test_missing_fixture_is_a_load_error(tmp_path):
                         'inputs: {prompt: "do it", files: [{path: gone.py}]}')
     with pytest.raises(ScievalsError, match="fixture 'gone.py' not found"):
         load_suite(_suite(tmp_path, task_text=task))
+
+
+def test_check_lists_problems_of_eval_and_task_files_together(tmp_path):
+    root = _suite(tmp_path, EVAL.replace("executor: mock, ", ""),
+                  TASK.replace("contains: [x]", "contain: [x]"))
+    problems = check_suite(root)
+    assert len(problems) == 3, problems
+    assert "eval.yaml: config: 'executor' is a required property" in problems[0]
+    # the misspelt key is unknown, and then no text check is configured at all
+    assert any("t1.yaml: graders[0].config: unknown key(s) contain" in p for p in problems)
+    assert any("t1.yaml: graders[0].config: needs at least one of: contains, not_contains"
+               in p for p in problems)

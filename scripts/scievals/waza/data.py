@@ -336,11 +336,12 @@ def _collect(path: str | Path, context_dir: str | Path | None,
         for problem in schema_problems(raw, _published_schema("eval"), str(spec)):
             if problem not in problems:
                 problems.append(problem)
-    if problems:
-        return None, problems
+    globs = raw.get("tasks") if isinstance(raw, dict) else None
+    if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
+        return None, problems  # no task files to look at
     fixtures = Path(context_dir) if context_dir else spec.parent / "fixtures"
     tasks = []
-    for task_path in _task_paths(spec, raw["tasks"], problems):
+    for task_path in _task_paths(spec, globs, problems):
         if published:
             problems += schema_problems(read_yaml(task_path), _published_schema("task"),
                                         str(task_path))
@@ -353,6 +354,9 @@ def _collect(path: str | Path, context_dir: str | Path | None,
             problems.append(f"{task.source}: id: {task.id!r} is also the id of {seen[task.id]}")
         seen[task.id] = task.source
     trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
+    problems = list(dict.fromkeys(problems))  # the loader and published schemas overlap
+    if problems:
+        return None, problems
     config = {**DEFAULT_CONFIG, **(raw.get("config") or {})}
     graders = [_grader(g, f"{spec}: graders[{i}]", notes)
                for i, g in enumerate(raw.get("graders") or [])]
@@ -361,6 +365,8 @@ def _collect(path: str | Path, context_dir: str | Path | None,
                         "(remove them, or run the suite with the Go tool)")
     if raw.get("baseline"):
         problems.append(f"{spec}: baseline: true (A/B runs) is not supported by scievals")
+    if problems:
+        return None, problems
     suite = Suite(path=spec, name=raw.get("name") or spec.parent.name, skill=raw["skill"],
                   config=config, graders=graders, metrics=list(raw.get("metrics") or []),
                   tasks=tasks, fixtures_dir=fixtures, description=raw.get("description") or "",
