@@ -67,3 +67,27 @@ def test_llm_agent_results_and_records(waza_run):
 def test_rerun_is_a_no_op(waza_run):
     proc = snakemake(waza_run, "--cores", "2", "waza", "-n")
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
+    import re
+    import shutil
+
+    workdir = tmp_path / "copy"
+    shutil.copytree(waza_run, workdir, symlinks=True)
+    job = re.compile(r"^\s*(?:local)?rule (\w+):", re.MULTILINE)
+    metrics = workdir / "scripts/scievals/waza/metrics.py"
+    metrics.write_text(metrics.read_text().replace('"waza-metrics-v1"', '"waza-metrics-v2"'))
+    def planned_jobs():  # without the target rule `waza` itself
+        out = snakemake(workdir, "-n", "--cores", "2", "waza").stdout
+        return [r for r in job.findall(out) if r != "waza"]
+
+    planned = planned_jobs()
+    assert sorted(planned) == ["summarize_benchmark"] + ["waza_score"] * 3, planned
+    predict = workdir / "scripts/scievals/waza/predict.py"
+    predict.write_text(predict.read_text().replace('"waza-predict-v1"', '"waza-predict-v2"'))
+    planned = planned_jobs()
+    # 2 models x 2 suites predict jobs, the import (it re-grades), 3 scores, the merge
+    assert sorted(planned) == sorted(["summarize_benchmark", "waza_import"]
+                                     + ["waza_predict_baseline"] * 2
+                                     + ["waza_predict_llm"] * 2 + ["waza_score"] * 3), planned
