@@ -69,3 +69,22 @@ def test_grade_recorded_sample(capsys):
     assert main(["waza", "grade", "--recorded", str(sample)]) == 1  # one task failed
     report = json.loads(capsys.readouterr().out)
     assert [t["status"] for t in report["tasks"]].count("failed") == 1
+
+
+def test_run_with_a_registry_llm_and_a_bad_judge(tmp_path, capsys):
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "models:\n  scripted:\n    provider: mock\n"
+        "    responses: {'*': 'This code is a recursive factorial function.'}\n"
+        f"llm: {{cache_dir: {tmp_path / 'cache'}, cache_mode: 'off'}}\n")
+    out = tmp_path / "r.json"
+    suite = str(demo_suites()["code-explainer"])
+    assert main(["waza", "run", suite, "--model", "scripted", "--config", str(config),
+                 "--tags", "recursion", "--trials", "1", "-o", str(out)]) == 1
+    result = json.loads(out.read_text())
+    assert [t["test_id"] for t in result["tasks"]] == ["explain-python-recursion-001"]
+    assert result["tasks"][0]["status"] == "passed"
+    # the agent never loads the skill: the trigger gate (0.9) fails, so exit code 1
+    assert result["metrics"]["trigger_accuracy"]["passed"] is False
+    assert main(["waza", "run", suite, "--config", str(config), "--judge-model", "nope"]) == 2
+    assert "waza.judge_model: 'nope' is not in the model registry" in capsys.readouterr().err

@@ -28,10 +28,15 @@ EXIT_ERROR = 2
 
 
 def _config(path: str | None) -> dict:
-    from scievals.common.config import validate_config
-
-    config = read_yaml(path or DEFAULT_CONFIG)
-    return validate_config(config, where=str(path or DEFAULT_CONFIG))
+    """The workflow config's ``models``, ``llm`` and ``waza`` sections. Each registry entry
+    used is validated when it is used (``llm.registry.model_spec``, ``LLMSettings``)."""
+    where = str(path or DEFAULT_CONFIG)
+    config = read_yaml(where)
+    if not isinstance(config, dict):
+        raise ScievalsError(where, "not a config mapping", "give a scievals config.yaml")
+    config.setdefault("models", {})
+    config["models"].setdefault("waza_mock", {"provider": "baseline"})
+    return config
 
 
 def _print_outcome(outcome: dict, model: str) -> None:
@@ -69,14 +74,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     if len(models) > 1 and args.output:
         raise ScievalsError("--output", "one file for several models",
                             "use --output-dir DIR (writes DIR/<model>.json)")
-    config = _config(args.config) if models != [MOCK_MODEL] or args.config else {}
+    config = (_config(args.config) if models != [MOCK_MODEL] or args.config
+              or args.judge_model else {})
+    if args.judge_model:
+        config.setdefault("waza", {})["judge_model"] = args.judge_model
     options = grader_options(config, suite)
     code = 0
     for model in models:
         engine, model_id = engine_for(model, config, suite)
         outcome = run_suite(suite, model, engine=engine, model_id=model_id, trials=args.trials,
                             seed=args.seed, options=options, task_filter=args.task,
-                            skip_graders=args.skip_graders)
+                            tags=args.tags, skip_graders=args.skip_graders)
         _print_outcome(outcome, model)
         if args.output:
             write_json(args.output, outcome)
@@ -99,7 +107,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
             raise ScievalsError("waza grade", "needs PATH and --results (or --recorded)",
                                 "e.g. waza grade suite/eval.yaml --results results.json")
         suite = load_suite(args.path, args.context_dir)
-        options = grader_options(_config(args.config) if args.config else {}, suite)
+        config = _config(args.config) if args.config or args.judge_model else {}
+        if args.judge_model:
+            config.setdefault("waza", {})["judge_model"] = args.judge_model
+        options = grader_options(config, suite)
         outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
                           workspace=args.workspace, task_filter=args.task)
     if args.output:
@@ -153,6 +164,8 @@ def register(subparsers) -> None:
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
     p.add_argument("--trials", type=int, help="runs per task (default: config.trials_per_task)")
     p.add_argument("--task", action="append", help="only this task id or name (repeatable)")
+    p.add_argument("--tags", action="append", help="only tasks with this tag (repeatable)")
+    p.add_argument("--judge-model", help="registry LLM judging prompt/llm graders")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("--skip-graders", action="store_true", help="execute only; runs are skipped")
     p.set_defaults(func=_guard(cmd_run))
@@ -164,6 +177,7 @@ def register(subparsers) -> None:
     p.add_argument("--workspace", help="the agent's workspace (for file/diff graders)")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
     p.add_argument("--config", help="workflow config whose registry holds the judge model")
+    p.add_argument("--judge-model", help="registry LLM judging prompt/llm graders")
     p.add_argument("--task", action="append", help="only this task id (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("-o", "--output", help="write the graded results JSON here")

@@ -178,16 +178,19 @@ def check_required_skills(suite: Suite) -> None:
 
 def run_suite(suite: Suite, model: str, *, engine: Engine | None = None, model_id: str = "",
               trials: int | None = None, seed: int = 0, options: GraderOptions | None = None,
-              task_filter: list[str] | None = None, skip_graders: bool = False) -> dict:
-    """Run and grade every task (``trials`` runs each); returns the results JSON."""
+              task_filter: list[str] | None = None, tags: list[str] | None = None,
+              skip_graders: bool = False) -> dict:
+    """Run and grade every task (``trials`` runs each); returns the results JSON.
+    ``task_filter`` keeps tasks by id or name, ``tags`` tasks with any of the tags."""
     mock = engine is None
     engine = engine or mock_engine
     trials = trials or int(suite.config.get("trials_per_task") or 1)
     options = options or GraderOptions()
-    tasks = [t for t in suite.tasks if not task_filter or t.id in task_filter or
-             t.name in task_filter]
-    if task_filter and not tasks:
-        raise ScievalsError(suite.path, f"no task matches {task_filter}",
+    tasks = [t for t in suite.tasks
+             if (not task_filter or t.id in task_filter or t.name in task_filter)
+             and (not tags or set(tags) & set(t.tags))]
+    if (task_filter or tags) and not tasks:
+        raise ScievalsError(suite.path, f"no task matches --task {task_filter} --tags {tags}",
                             f"task ids: {', '.join(t.id for t in suite.tasks)}")
     check_required_skills(suite)
     prefix = f"{suite.name}/{model}"
