@@ -40,6 +40,17 @@ include: "rules/summary.smk"
 include: "rules/report.smk"
 
 
+# The end of every run that ran jobs (not of dry runs) repeats each notice jobs recorded -
+# demo fallbacks, skipped sources or cases, failed requests - and writes
+# results/run_report.json (scievals.common.notices).
+onsuccess:
+    notices.report("success", since=RUN_STARTED)
+
+
+onerror:
+    notices.report("error", since=RUN_STARTED)
+
+
 rule all:
     default_target: True
     input:

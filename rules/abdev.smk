@@ -48,7 +48,7 @@ rule abdev_predict_baseline:
     params:
         fold_col=ABDEV["fold_col"],
         seed=ABDEV["seed"],
-        code_version=code_version("abdev", "predict"),
+        code_version=code_version("abdev", "predict_baseline"),
     script:
         "../scripts/abdev_predict_baseline.py"
 
@@ -96,5 +96,11 @@ rule abdev_score:
         bootstrap=BOOTSTRAP,
         config_hash=section_hash("abdev"),
         code_version=code_version("abdev", "score"),
+        # errors in an imported own file name the user's file, not its copy
+        origin=lambda wildcards: (
+            f"{ABDEV['predictions_dir']}/{wildcards.model}.csv"
+            if wildcards.model in ABDEV_MODELS.byo
+            else ""
+        ),
     script:
         "../scripts/abdev_score.py"

@@ -1,10 +1,8 @@
-# Shared setup: config validation (first), the package on sys.path, the enabled benchmarks
-# from the registry (scievals.benchmarks) and the helpers every benchmark's rules file uses.
+# Shared setup: config validation (first), the enabled benchmarks from the registry
+# (scievals.benchmarks) and the helpers every benchmark's rules file uses. The Snakefile has
+# put this workflow's scripts/ first on sys.path.
 import os
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 from scievals import benchmarks as registry
 from scievals.common import notices
@@ -43,17 +41,9 @@ onstart:
         sys.exit(f"error: {exc.one_line()}")
 
 
-# The end of every run (not of dry runs) repeats each notice jobs recorded - demo fallbacks,
-# skipped sources or cases, failed requests - and writes results/run_report.json.
+# The Snakefile's onsuccess/onerror repeat every notice jobs recorded since (demo fallbacks,
+# skipped sources or cases, failed requests) and write results/run_report.json.
 RUN_STARTED = notices.now_utc()
-
-
-onsuccess:
-    notices.report("success", since=RUN_STARTED)
-
-
-onerror:
-    notices.report("error", since=RUN_STARTED)
 
 
 wildcard_constraints:
@@ -72,7 +62,7 @@ def section_hash(benchmark):
 
 
 def code_version(benchmark, role):
-    """The version constant of a benchmark's predict or score code (a rule param: a change
+    """The version constant of a benchmark's predict or score code, as a param (so a change
     re-runs exactly the jobs that use that code)."""
     return registry.get(benchmark).code_version(role)
 

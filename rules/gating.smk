@@ -86,7 +86,7 @@ rule gating_predict_baseline:
         runtime=10,
     params:
         config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
-        code_version=code_version("gating", "predict"),
+        code_version=code_version("gating", "predict_baseline"),
     script:
         "../scripts/gating_predict.py"
 
@@ -111,7 +111,7 @@ rule gating_predict_llm:
         runtime=240,
     params:
         config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
-        code_version=code_version("gating", "predict"),
+        code_version=code_version("gating", "predict_llm"),
     script:
         "../scripts/gating_predict.py"
 

@@ -1,4 +1,4 @@
-"""Entry script of rule abdev_predict: out-of-fold predictions of one baseline model."""
+"""Entry script of rule abdev_predict_baseline: out-of-fold predictions of one baseline model."""
 
 import sys
 

@@ -7,9 +7,19 @@ sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.abdev.score import score_to_tables
 from scievals.common.entry import run
+from scievals.common.errors import ScievalsError
 
 
 def score(smk):
+    try:
+        _score(smk)
+    except ScievalsError as exc:
+        if smk.params.origin:  # an imported own file: name the user's file, not the copy
+            raise exc.naming(smk.input.pred, smk.params.origin) from None
+        raise
+
+
+def _score(smk):
     score_to_tables(
         smk.input.pred,
         smk.input.truth,

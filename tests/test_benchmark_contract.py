@@ -44,6 +44,8 @@ def test_schema_accepts_the_default_section(name):
     validate(section, section_schema(bench), "config", prefix=name)
     assert section["source"] in ("auto", "remote", "file", "demo")
     assert section["models"], "a benchmark runs at least one model by default"
+    # the keys every rules file relies on (scievals.common.workflow.benchmark_models)
+    assert section["predictions_dir"] == f"predictions/{name}"
     assert set(bench.baselines) <= set(section["models"]) | set(bench.baselines)
 
 
@@ -57,9 +59,10 @@ def test_rules_follow_the_template(name):
     extra = set(rules) - allowed
     assert extra <= {"gating_extract"}, f"rules outside the template: {extra}"
     for rule, body in rules.items():
-        if "_predict_" in rule or rule.endswith("_score"):
-            role = "score" if rule.endswith("_score") else "predict"
+        role = rule.removeprefix(f"{name}_")
+        if role in ("predict_baseline", "predict_llm", "score"):
             assert f'code_version=code_version("{name}", "{role}")' in body, rule
+            assert role in benchmarks.get(name).code_versions, f"registry lacks {role}"
         if "{model}" in body:
             assert "model=model_regex(" in body, f"{rule}: constrain the model wildcard"
         assert f"logs/{rule}" in body or f"logs/{rule.rsplit('_', 1)[0]}" in body, (
@@ -70,7 +73,8 @@ def test_rules_follow_the_template(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_code_versions_resolve(name):
     bench = benchmarks.get(name)
-    assert set(bench.code_versions) == {"predict", "score"}
+    assert "score" in bench.code_versions
+    assert set(bench.code_versions) <= {"predict_baseline", "predict_llm", "score"}
     for role in bench.code_versions:
         assert re.fullmatch(r"[a-z0-9_-]+-v\d+", bench.code_version(role)), role
 

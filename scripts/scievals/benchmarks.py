@@ -40,8 +40,8 @@ class Benchmark:
     baselines: tuple[str, ...]
     # Bring-your-own files: predictions/<name>/<model><byo_suffix> (config `predictions_dir`).
     byo_suffix: str
-    # What <name>_predict_* and <name>_score depend on: a change re-runs exactly those jobs.
-    # Role ("predict", "score") -> "module:CONSTANT".
+    # What each predict/score rule depends on: a change re-runs exactly those jobs.
+    # Role (the rule's step: "predict_baseline", "predict_llm", "score") -> "module:CONSTANT".
     code_versions: Mapping[str, str]
     # Report figures; empty means the generic model comparison.
     figures: tuple[FigureSpec, ...] = ()
@@ -87,7 +87,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("random", "ridge_descriptors"),
         byo_suffix=".csv",
         code_versions=MappingProxyType({
-            "predict": "scievals.abdev.predict:BASELINES_VERSION",
+            "predict_baseline": "scievals.abdev.predict:BASELINES_VERSION",
             "score": "scievals.abdev.metrics:METRICS_VERSION",
         }),
         figures=(
@@ -103,7 +103,8 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("marker_baseline",),
         byo_suffix=".jsonl",
         code_versions=MappingProxyType({
-            "predict": "scievals.gating.prompts:PROMPT_VERSION",
+            "predict_baseline": "scievals.gating.predict:BASELINE_VERSION",
+            "predict_llm": "scievals.gating.prompts:PROMPT_VERSION",
             "score": "scievals.gating.metrics:METRICS_VERSION",
         }),
         figures=(

@@ -29,8 +29,8 @@ localrule abdev_download:
 Finished jobid: 4 (Rule: abdev_download)
 Job c6acf978-360e-5127-be0d-5b7a7a7d6403 has been submitted with SLURM jobid 1 (log: /tmp/sl/logs/slurm/group_abdev_abdev_predict_abdev_score/1.log).
 [Sun Nov 22 00:16:35 2026]
-Finished jobid: 6 (Rule: abdev_predict)
-Finished jobid: 3 (Rule: abdev_predict)
+Finished jobid: 6 (Rule: abdev_predict_baseline)
+Finished jobid: 3 (Rule: abdev_predict_baseline)
 Finished jobid: 2 (Rule: abdev_score)
 Finished jobid: 5 (Rule: abdev_score)
 [Sun Nov 22 00:16:35 2026]
@@ -43,7 +43,7 @@ Finished jobid: 1 (Rule: summarize_benchmark)
 
 SLURM_LOG = """\
 [Sun Nov 22 00:17:33 2026] Group job abdev (jobs in lexicogr. order):
-    rule abdev_predict:
+    rule abdev_predict_baseline:
         input: data/raw/abdev/GDPa1.csv
         output: results/abdev/predictions/random.csv
         jobid: 1
@@ -51,7 +51,7 @@ SLURM_LOG = """\
         input: results/abdev/predictions/random.csv
         output: results/abdev/scores/random.csv, results/abdev/scores/random.reference.csv
         jobid: 0
-localrule abdev_predict:
+localrule abdev_predict_baseline:
     input: data/raw/abdev/GDPa1.csv
     output: results/abdev/predictions/random.csv
     jobid: 1
@@ -63,7 +63,7 @@ LOCAL_RULES = {"abdev_download", "summarize_benchmark", "summarize_all"}
 def test_main_log_parsing():
     log = check.parse_main_log(MAIN_LOG)
     assert log.run_id == "7005889f-b967-4ab5-86bf-4124745f5a15"
-    assert log.finished == {"4": "abdev_download", "6": "abdev_predict", "3": "abdev_predict",
+    assert log.finished == {"4": "abdev_download", "6": "abdev_predict_baseline", "3": "abdev_predict_baseline",
                             "2": "abdev_score", "5": "abdev_score", "1": "summarize_benchmark"}
     assert log.local == {"4", "1"}
     assert log.submissions == [("c6acf978-360e-5127-be0d-5b7a7a7d6403", "1",
@@ -73,7 +73,7 @@ def test_main_log_parsing():
 def test_slurm_logs_count_distinct_jobs_per_rule():
     jobs = check.jobs_in_slurm_logs([SLURM_LOG, SLURM_LOG_2])
     assert {rule: len(outputs) for rule, outputs in jobs.items()} == {
-        "abdev_predict": 2, "abdev_score": 2}
+        "abdev_predict_baseline": 2, "abdev_score": 2}
 
 
 def run_checks(main_log=MAIN_LOG, slurm_logs=(SLURM_LOG, SLURM_LOG_2), local=LOCAL_RULES,
@@ -95,7 +95,7 @@ def test_a_good_run_passes():
 def test_a_job_that_bypassed_slurm_fails():
     report = run_checks(slurm_logs=(SLURM_LOG,))
     assert report.failures == [
-        "abdev_predict: 2 job(s) finished but 1 appear in SLURM job logs",
+        "abdev_predict_baseline: 2 job(s) finished but 1 appear in SLURM job logs",
         "abdev_score: 2 job(s) finished but 1 appear in SLURM job logs",
     ]
     report = run_checks(local={"abdev_download"})

@@ -62,7 +62,12 @@ def test_empty_config_gets_every_default():
         (lambda c: c.update(benchmarks=[]), "config: benchmarks: [] should be non-empty"),
         # the data-source keys are the same in every section
         (lambda c: c["gating"].update(source="web"), "config: gating.source: 'web' is not allowed"),
-        (lambda c: c["abdev"].update(sha256="abc"), "config: abdev.sha256: 'abc' does not match"),
+        (lambda c: c["abdev"].update(sha256="g" * 64), f"config: abdev.sha256: '{'g' * 64}' does not match"),
+        # issue 14 item 10: no download without a checksum unless the user says so
+        (lambda c: c["abdev"].update(sha256=""),
+         "config: abdev.sha256: '' is too short (A url needs its sha256 (or allow_unverified: true).)"),
+        (lambda c: c["gating"].update(source="file", path="~/ws"),
+         "config: gating.sha256: '' is too short (source: file checks the copy"),
     ],
 )
 def test_bad_config_gives_one_line_naming_the_key(config, mutate, expected):
@@ -90,6 +95,12 @@ def test_optional_source_keys_fall_back_to_the_pinned_defaults(config):
         assert {"source", "url", "sha256", "path", "allow_unverified", "download_timeout_s",
                 "max_download_mb"} <= set(config[section])
     assert config["gating"]["source"] == "auto" and config["gating"]["sha256"] == ""
+
+
+def test_allow_unverified_accepts_a_source_without_checksum(config):
+    config["abdev"].update(sha256="", allow_unverified=True)
+    config["gating"].update(source="file", path="~/ws", allow_unverified=True)
+    validate_config(config)
 
 
 def test_a_benchmark_schema_may_not_redefine_a_data_source_key(tmp_path):

@@ -155,8 +155,9 @@ def section_schema(bench: BenchmarkSchema) -> dict:
     (config/schemas/data_source.schema.yaml); the benchmark may only set their defaults."""
     schema = read_yaml(bench.schema)
     own = schema.setdefault("properties", {})
-    for key, spec in read_yaml(CONFIG_DIR / "schemas" / "data_source.schema.yaml")[
-            "properties"].items():
+    shared = read_yaml(CONFIG_DIR / "schemas" / "data_source.schema.yaml")
+    schema["allOf"] = schema.get("allOf", []) + shared.get("allOf", [])
+    for key, spec in shared["properties"].items():
         extra = set(own.get(key, {})) - {"default", "description"}
         if extra:
             raise ScievalsError(bench.schema, f"redefines the data-source key {key!r} ({sorted(extra)})",

@@ -27,3 +27,8 @@ class ScievalsError(Exception):
         if self.fix:
             text += f" ({self.fix})"
         return text
+
+    def naming(self, path: str, instead: str) -> ScievalsError:
+        """The same error with ``path`` in ``where`` replaced by ``instead`` (a job that works
+        on a copy of the user's file names the user's file)."""
+        return ScievalsError(self.where.replace(str(path), str(instead)), self.problem, self.fix)

@@ -35,6 +35,8 @@ from scievals.gating.task_failure import classify
 log = logging.getLogger(__name__)
 
 BASELINES = {"marker_baseline": baseline.predict_hierarchy}
+# Bump when a baseline's predictions change: re-runs gating_predict_baseline (and scoring).
+BASELINE_VERSION = "gating-baselines-v1"
 BASELINE_CONDITION = "baseline"
 
 
