@@ -65,7 +65,7 @@ rule waza_predict_baseline:
         runtime=10,
     params:
         config=lambda wildcards: waza_wf.predict_config(config, wildcards.model),
-        code_version=code_version("waza", "predict"),
+        code_version=code_version("waza", "predict_baseline"),
     script:
         "../scripts/waza_predict.py"
 
@@ -92,7 +92,7 @@ rule waza_predict_llm:
         runtime=240,
     params:
         config=lambda wildcards: waza_wf.predict_config(config, wildcards.model),
-        code_version=code_version("waza", "predict"),
+        code_version=code_version("waza", "predict_llm"),
     script:
         "../scripts/waza_predict.py"
 
@@ -118,7 +118,7 @@ rule waza_import:
     params:
         suites=WAZA_SUITES,
         seed=WAZA["seed"],
-        code_version=code_version("waza", "predict"),
+        code_version=code_version("waza", "predict_baseline"),  # re-grading: the same code
     script:
         "../scripts/waza_import.py"
 

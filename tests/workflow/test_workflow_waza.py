@@ -73,21 +73,25 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
     import re
     import shutil
 
-    workdir = tmp_path / "copy"
-    shutil.copytree(waza_run, workdir, symlinks=True)
     job = re.compile(r"^\s*(?:local)?rule (\w+):", re.MULTILINE)
-    metrics = workdir / "scripts/scievals/waza/metrics.py"
-    metrics.write_text(metrics.read_text().replace('"waza-metrics-v1"', '"waza-metrics-v2"'))
-    def planned_jobs():  # without the target rule `waza` itself
-        out = snakemake(workdir, "-n", "--cores", "2", "waza").stdout
-        return [r for r in job.findall(out) if r != "waza"]
 
-    planned = planned_jobs()
-    assert sorted(planned) == ["summarize_benchmark"] + ["waza_score"] * 3, planned
-    predict = workdir / "scripts/scievals/waza/predict.py"
-    predict.write_text(predict.read_text().replace('"waza-predict-v1"', '"waza-predict-v2"'))
-    planned = planned_jobs()
-    # 2 models x 2 suites predict jobs, the import (it re-grades), 3 scores, the merge
-    assert sorted(planned) == sorted(["summarize_benchmark", "waza_import"]
-                                     + ["waza_predict_baseline"] * 2
-                                     + ["waza_predict_llm"] * 2 + ["waza_score"] * 3), planned
+    def planned_after(module: str, old: str, new: str) -> list[str]:
+        """Jobs a fresh copy of the finished run plans after one version bump (without the
+        target rule `waza` itself)."""
+        workdir = tmp_path / module
+        shutil.copytree(waza_run, workdir, symlinks=True)
+        path = workdir / "scripts/scievals/waza" / f"{module}.py"
+        path.write_text(path.read_text().replace(f'"{old}"', f'"{new}"'))
+        out = snakemake(workdir, "-n", "--cores", "2", "waza").stdout
+        return sorted(r for r in job.findall(out) if r != "waza")
+
+    # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
+    assert planned_after("metrics", "waza-metrics-v1", "waza-metrics-v2") == [
+        "summarize_benchmark"] + ["waza_score"] * 3
+    # the agent loop: its 2 suites and its score, not the mock runs nor the import
+    assert planned_after("agent", "waza-agent-v1", "waza-agent-v2") == [
+        "summarize_benchmark", "waza_predict_llm", "waza_predict_llm", "waza_score"]
+    # mock engine and grading: the mock's 2 suites, the import (it re-grades), their scores
+    assert planned_after("predict", "waza-mock-v1", "waza-mock-v2") == sorted(
+        ["summarize_benchmark", "waza_import", "waza_predict_baseline",
+         "waza_predict_baseline", "waza_score", "waza_score"])

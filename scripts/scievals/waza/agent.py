@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG buil
     from scievals.llm.base import ModelSpec
     from scievals.llm.settings import LLMSettings
 
+# The llm predict step's code version (system prompt, tools, loop; and grading, see
+# predict.MOCK_VERSION) and the LLM cache scope.
 AGENT_VERSION = "waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
 MAX_TOOL_OUTPUT = 8000

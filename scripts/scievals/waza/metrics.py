@@ -58,7 +58,7 @@ def task_status(statuses: Sequence[str]) -> str:
 def bootstrap(values: Sequence[float], seed: int) -> dict:
     """Percentile bootstrap CI of the mean (10,000 resamples, seeded)."""
     # scipy is imported here, not at module level: the workflow reads METRICS_VERSION and
-    # PREDICT_VERSION at every DAG build, which must stay fast.
+    # the predict versions at every DAG build, which must stay fast.
     from scievals.common.stats import mean_ci
 
     low, high = mean_ci(values, BOOTSTRAP_RESAMPLES, seed)

@@ -32,10 +32,11 @@ log = logging.getLogger(__name__)
 
 MOCK_MODEL = "waza_mock"
 BASELINES = (MOCK_MODEL,)
-# What a predict job's results depend on besides its inputs: the engines, the agent loop
-# (bump with agent.AGENT_VERSION) and grading (runs are graded inside the job, while their
-# workspace exists). A rule param: a bump re-runs every waza predict job.
-PREDICT_VERSION = "waza-predict-v1"
+# Rule params (code versions): a bump re-runs the jobs of that step. MOCK_VERSION covers the
+# mock engine and grading (runs are graded inside the predict job, while their workspace
+# exists; also the re-grading of imported results); agent.AGENT_VERSION covers the agent
+# loop. A grading change bumps both.
+MOCK_VERSION = "waza-mock-v1"
 
 
 @dataclass
