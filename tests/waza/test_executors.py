@@ -64,7 +64,8 @@ def test_agent_reads_a_file_and_answers(tmp_path):
     assert digest.tool_calls[0].result == "def factorial(n): ...\n"
     assert digest.tool_calls[0].success is True
     assert digest.usage["turns"] == 2
-    assert session.final_output(run.events) == "It is a recursive factorial."
+    # waza's output: every assistant message's content, joined without a separator
+    assert session.final_output(run.events) == "Let me look.It is a recursive factorial."
 
 
 def test_agent_workspace_confinement_and_bad_tool_blocks(tmp_path):

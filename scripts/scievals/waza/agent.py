@@ -234,8 +234,8 @@ class Agent:
             if isinstance(calls, list) and not calls:
                 events.append({"type": "assistant.message", "data": {"content": prose}})
                 return AgentRun(events)
-            if prose:
-                events.append({"type": "assistant.reasoning", "data": {"content": prose}})
+            if prose:  # text beside tool calls is an assistant message too, as in Copilot
+                events.append({"type": "assistant.message", "data": {"content": prose}})
             messages.append(Message(role="assistant", content=text))
             if isinstance(calls, str):
                 messages.append(Message(role="user", content=f"Tool error: {calls}"))
