@@ -44,11 +44,11 @@ include: "rules/report.smk"
 # demo fallbacks, skipped sources or cases, failed requests - and writes
 # results/run_report.json (scievals.common.notices).
 onsuccess:
-    notices.report("success", since=RUN_STARTED)
+    notices.report("success", since=RUN_STARTED, benchmarks=BENCHMARKS)
 
 
 onerror:
-    notices.report("error", since=RUN_STARTED)
+    notices.report("error", since=RUN_STARTED, benchmarks=BENCHMARKS)
 
 
 rule all:

@@ -48,6 +48,9 @@ def test_notices_of_a_job_are_reported_while_its_outputs_exist(folder, tmp_path)
     assert "  - [abdev] fallback: download failed; demo (job abdev_download)" in text
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["status"] == "success"
+    only = notices.report("success", benchmarks=["gating"], directory=folder,
+                          out_json=tmp_path / "g.json", stream=io.StringIO())
+    assert [n.benchmark for n in only] == ["gating"]  # abdev is not enabled in that run
     assert report["notices"][0]["details"] == {"reason": "offline"}
     assert report["notices"][1]["job"] == "gating_score[model=m1]"
 

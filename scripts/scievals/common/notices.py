@@ -121,13 +121,16 @@ def collect(directory: str | os.PathLike = NOTICES_DIR, since: str = "") -> list
     return sorted(found, key=lambda n: (n.recorded_utc, n.benchmark, n.job))
 
 
-def report(status: str, since: str = "", directory: str | os.PathLike = NOTICES_DIR,
-           out_json: str | os.PathLike = RUN_REPORT, stream=None) -> list[Notice]:
+def report(status: str, since: str = "", benchmarks: list[str] | None = None,
+           directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
+           stream=None) -> list[Notice]:
     """Print every notice again and write the run report (the workflow's last words).
 
-    ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`)."""
+    ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`);
+    ``benchmarks`` the enabled ones (notices of others are left out)."""
     stream = stream or sys.stderr
-    notices = collect(directory, since)
+    notices = [n for n in collect(directory, since)
+               if benchmarks is None or n.benchmark in benchmarks]
     if notices:
         print(f"\nscievals: {len(notices)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
