@@ -130,7 +130,13 @@ rule waza_score:
     output:
         table="results/waza/scores/{model}.csv",
         per_case="results/waza/scores/{model}.per_case.csv",
-        review="results/waza/review/{model}.md",
+        review=report(
+            "results/waza/review/{model}.md",
+            caption="../report/waza/review.rst",
+            category="waza",
+            subcategory="Failed graders per task",
+            labels={"benchmark": "waza", "model": "{model}"},
+        ),
     log:
         "logs/waza_score/{model}.log",
     benchmark:
