@@ -163,3 +163,10 @@ def test_check_lists_problems_of_eval_and_task_files_together(tmp_path):
     assert any("t1.yaml: graders[0].config: unknown key(s) contain" in p for p in problems)
     assert any("t1.yaml: graders[0].config: needs at least one of: contains, not_contains"
                in p for p in problems)
+
+
+def test_inline_file_without_path_is_an_error(tmp_path):
+    task = TASK.replace('inputs: {prompt: "do it"}',
+                        'inputs: {prompt: "do it", files: [{content: "x"}]}')
+    with pytest.raises(ScievalsError, match=r"inputs\.files\[0\]: needs a path"):
+        load_suite(_suite(tmp_path, task_text=task))

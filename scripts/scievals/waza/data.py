@@ -265,8 +265,8 @@ def _files(raw: list[dict], where: str, notes: list[str]) -> list[TaskFile]:
     files = []
     for index, item in enumerate(raw):
         path = item.get("path", "")
-        if not path and item.get("content") is None:
-            raise ScievalsError(f"{where}: inputs.files[{index}]", "needs path (and/or content)",
+        if not path:
+            raise ScievalsError(f"{where}: inputs.files[{index}]", "needs a path",
                                 "write {path: name} or {path: name, content: ...}")
         if Path(path).is_absolute() or ".." in Path(path).parts:
             notes.append(f"{where}: inputs.files[{index}]: skipped {path!r} "
