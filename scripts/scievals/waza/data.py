@@ -261,13 +261,14 @@ def _grader(entry: dict, where: str, notes: list[str]) -> GraderSpec:
                       model=entry.get("model") or "")
 
 
-def _files(raw: list[dict], where: str, notes: list[str]) -> list[TaskFile]:
+def _files(raw: list[dict], where: str, notes: list[str], problems: list[str]) -> list[TaskFile]:
     files = []
     for index, item in enumerate(raw):
         path = item.get("path", "")
         if not path:
-            raise ScievalsError(f"{where}: inputs.files[{index}]", "needs a path",
-                                "write {path: name} or {path: name, content: ...}")
+            problems.append(f"{where}: inputs.files[{index}]: needs a path "
+                            "(write {path: name} or {path: name, content: ...})")
+            continue
         if Path(path).is_absolute() or ".." in Path(path).parts:
             notes.append(f"{where}: inputs.files[{index}]: skipped {path!r} "
                          "(absolute or contains '..')")
@@ -297,7 +298,7 @@ def _task(path: Path, suite_dir: Path, fixtures: Path, problems: list[str],
     task = Task(id=raw["id"], name=raw["name"], prompt=raw["inputs"]["prompt"], source=path,
                 description=raw.get("description") or "", tags=list(raw.get("tags") or []),
                 timeout_seconds=raw.get("timeout_seconds"), context_dir=context_dir,
-                files=_files(raw["inputs"].get("files") or [], str(path), notes),
+                files=_files(raw["inputs"].get("files") or [], str(path), notes, problems),
                 context=dict(raw["inputs"].get("context") or {}), graders=graders, raw=raw)
     base = context_dir or fixtures
     for item in task.files:
