@@ -200,3 +200,12 @@ def test_shell_timeout_ends_background_processes_too(tmp_path):
         state = next(line for line in status.read_text().splitlines()
                      if line.startswith("State:"))
         assert "Z" in state.split()[1], state
+
+
+def test_skip_graders_marks_runs_and_tasks_skipped():
+    outcome = run_suite(load_suite(demo_suites()["grader-showcase"]), "waza_mock",
+                        skip_graders=True)
+    assert {r["status"] for t in outcome["tasks"] for r in t["runs"]} == {"skipped"}
+    assert {t["status"] for t in outcome["tasks"]} == {"skipped"}
+    assert outcome["summary"]["skipped"] == 6 and outcome["summary"]["failed"] == 0
+    assert all(r["validations"] == {} for t in outcome["tasks"] for r in t["runs"])
