@@ -88,3 +88,18 @@ def test_run_with_a_registry_llm_and_a_bad_judge(tmp_path, capsys):
     assert result["metrics"]["trigger_accuracy"]["passed"] is False
     assert main(["waza", "run", suite, "--config", str(config), "--judge-model", "nope"]) == 2
     assert "waza.judge_model: 'nope' is not in the model registry" in capsys.readouterr().err
+
+
+def test_transcript_dir_writes_one_file_per_run(tmp_path):
+    folder = tmp_path / "transcripts"
+    assert main(["waza", "run", str(demo_suites()["code-explainer"]), "--trials", "2",
+                 "--task", "explain-sql-join-001", "--transcript-dir", str(folder)]) == 0
+    files = sorted(p.name for p in folder.iterdir())
+    assert len(files) == 2 and all(f.startswith("explain-sql-join-001-") for f in files)
+    first = next(f for f in files if not f.endswith("-run2.json"))
+    assert first.replace(".json", "-run2.json") in files
+    content = json.loads((folder / first).read_text())
+    assert set(content) == {"task_id", "task_name", "status", "started_at", "completed_at",
+                            "duration_ms", "prompt", "final_output", "transcript",
+                            "validations", "session", "error_msg"}
+    assert content["final_output"].startswith(f"Mock response for: {content['prompt']}")

@@ -1,6 +1,7 @@
 """``python -m scievals waza ...``: waza's commands on this package.
 
     waza run PATH [--model M ...] [-o OUT.json | --output-dir DIR] [--context-dir DIR]
+                  [--transcript-dir DIR] [--tags T ...] [--judge-model M]
                   [--trials N] [--task ID ...] [--skip-graders] [--config CONFIG.yaml]
     waza grade PATH --results RESULTS.json [--workspace DIR] [--task ID ...] [-o OUT.json]
                                           (alias: score; check's alias: validate)
@@ -65,6 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
     from scievals.waza.data import load_suite
     from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
+    from scievals.waza.runs import transcript_files
 
     suite = load_suite(args.path, args.context_dir)
     if not args.model and suite.config.get("executor") == "copilot-sdk":
@@ -90,6 +92,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             write_json(args.output, outcome)
         elif args.output_dir:
             write_json(Path(args.output_dir) / f"{model}.json", outcome)
+        if args.transcript_dir:
+            prompts = {t.id: t.prompt for t in suite.tasks}
+            folder = Path(args.transcript_dir) / (model if len(models) > 1 else "")
+            for name, content in transcript_files(outcome, prompts).items():
+                write_json(folder / name, content)
         code = max(code, metrics.exit_code(outcome))
     return code
 
@@ -161,6 +168,7 @@ def register(subparsers) -> None:
                    "(default: config/config.yaml)")
     p.add_argument("-o", "--output", help="write the results JSON here")
     p.add_argument("--output-dir", help="write <model>.json per model here")
+    p.add_argument("--transcript-dir", help="write one transcript JSON per run here (as waza)")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
     p.add_argument("--trials", type=int, help="runs per task (default: config.trials_per_task)")
     p.add_argument("--task", action="append", help="only this task id or name (repeatable)")

@@ -90,3 +90,24 @@ def outcome(suite: Suite, tasks: list[dict], *, model_id: str, engine: str, tria
             result["metrics"]["trigger_accuracy"] = metrics.trigger_accuracy_metric(
                 gate, trigger["accuracy"])
     return result
+
+
+def transcript_files(outcome: Mapping, prompts: Mapping[str, str]) -> dict[str, dict]:
+    """Go's ``--transcript-dir`` files: ``<task>-<YYYYmmdd-HHMMSS>[-run<n>].json`` -> content
+    (``task_id, task_name, status, started_at, completed_at, duration_ms, prompt,
+    final_output, transcript, validations, session, error_msg``). Runs of one task share the
+    timestamp, so every run after the first gets a ``-run<n>`` suffix."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    files = {}
+    for task in outcome["tasks"]:
+        for run in task["runs"]:
+            suffix = "" if run["run_number"] == 1 else f"-run{run['run_number']}"
+            files[f"{task['test_id']}-{stamp}{suffix}.json"] = {
+                "task_id": task["test_id"], "task_name": task.get("display_name", ""),
+                "status": run["status"], "started_at": outcome.get("timestamp", ""),
+                "completed_at": outcome.get("timestamp", ""),
+                "duration_ms": run["duration_ms"], "prompt": prompts.get(task["test_id"], ""),
+                "final_output": run["final_output"], "transcript": run["transcript"],
+                "validations": run["validations"], "session": run["session_digest"],
+                "error_msg": run["error_msg"]}
+    return files
