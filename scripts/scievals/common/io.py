@@ -11,7 +11,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,14 +73,6 @@ def write_csv(path: str | os.PathLike, frame) -> None:
     """Write a pandas DataFrame without its index, atomically."""
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, index=False)
-
-
-def copy_file(src: str | os.PathLike, dest: str | os.PathLike) -> None:
-    """Copy ``src`` to ``dest`` atomically (a user's own file brought into results/)."""
-    if not Path(src).is_file():
-        raise ScievalsError(src, "is not a readable file", "give the path of a file")
-    with atomic_path(dest) as tmp:
-        shutil.copyfile(src, tmp)
 
 
 def read_json(path: str | os.PathLike) -> Any:
