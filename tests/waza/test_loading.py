@@ -170,3 +170,21 @@ def test_inline_file_without_path_is_an_error(tmp_path):
                         'inputs: {prompt: "do it", files: [{content: "x"}]}')
     with pytest.raises(ScievalsError, match=r"inputs\.files\[0\]: needs a path"):
         load_suite(_suite(tmp_path, task_text=task))
+
+
+def test_python_era_include_globs_and_config_keys_load(tmp_path):
+    text = EVAL.replace('tasks: ["tasks/*.yaml"]', 'tasks: ["include: tasks/*.yaml"]').replace(
+        "model: m}", "model: m, max_workers: 2, verbose: true}")
+    suite = load_suite(_suite(tmp_path, text))
+    assert [t.id for t in suite.tasks] == ["t1"]
+    assert suite.config["max_workers"] == 2
+
+
+def test_unknown_grader_type_and_unsupported_keys_are_refused(tmp_path):
+    with pytest.raises(ScievalsError, match=r"graders\[0\]\.type: 'txt' is not allowed "
+                                            r"\(allowed values: code, prompt, text"):
+        load_suite(_suite(tmp_path, task_text=TASK.replace("type: text", "type: txt")))
+    with pytest.raises(ScievalsError, match="hooks/tasks_from/inputs/range are not supported"):
+        load_suite(_suite(tmp_path, EVAL + "hooks: {before_run: [{command: echo hi}]}\n"))
+    with pytest.raises(ScievalsError, match="baseline: true"):
+        load_suite(_suite(tmp_path, EVAL + "baseline: true\n"))
