@@ -209,3 +209,37 @@ def test_skip_graders_marks_runs_and_tasks_skipped():
     assert {t["status"] for t in outcome["tasks"]} == {"skipped"}
     assert outcome["summary"]["skipped"] == 6 and outcome["summary"]["failed"] == 0
     assert all(r["validations"] == {} for t in outcome["tasks"] for r in t["runs"])
+
+
+def test_trigger_engine_errors_count_as_wrong():
+    from scievals.waza.predict import Execution
+
+    def failing(prompt, workspace, n_files, case_id, sample_index, timeout_s):
+        if "trigger" in case_id:
+            return Execution(error="model error: boom")
+        return Execution(output="Here is an explanation of the code.")
+
+    outcome = run_suite(load_suite(demo_suites()["code-explainer"]), "x", engine=failing,
+                        trials=1)
+    results = outcome["trigger_results"]
+    assert all(r["did_trigger"] is (not r["should_trigger"]) for r in results)
+    assert outcome["trigger_metrics"]["accuracy"] == 0.0
+    assert outcome["trigger_metrics"]["errors"] == 16
+    assert outcome["metrics"]["trigger_accuracy"]["passed"] is False
+
+
+def test_skill_invoked_by_the_agent_counts_as_triggered(tmp_path):
+    skills = find_skills([DEMO_DIR / "suites" / "code-explainer"])
+    # loads the skill for "Explain ..." prompts only
+    replies = {f"code-explainer-eval/a/trigger{i}/turn0": _tool("skill", skill="code-explainer")
+               for i in (0, 1)}
+    replies["*"] = "Sure."
+    agent = _agent(tmp_path, replies, skills=skills)
+    suite = load_suite(demo_suites()["code-explainer"])
+    outcome = run_suite(suite, "a", engine=agent_engine(agent), trials=1)
+    did = [r["did_trigger"] for r in outcome["trigger_results"]]
+    assert did == [True, True] + [False] * 14
+    # TP 2 (high), FN 4 high + 2 medium = 5, TN 6 high + 2 medium = 7, FP 0
+    m = outcome["trigger_metrics"]
+    assert (m["true_positives"], m["false_negatives"], m["true_negatives"]) == (2, 5, 7)
+    assert m["accuracy"] == round(9 / 14, 4)
