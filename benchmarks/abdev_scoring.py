@@ -7,7 +7,7 @@ Run from the repository root:
 It scores the ridge baseline's out-of-fold predictions on the embedded GDPa1-demo
 (246 rows, the same shape as GDPa1) in-process and prints wall-clock and CPU
 times: the reference API in both modes (``GDPa1`` and ``GDPa1_cross_validation``),
-the extended scoring with bootstrap CIs, the whole ``score_to_tables`` step, and
+the extended table with bootstrap CIs, the whole ``score_to_tables`` step, and
 validating + scoring 100 prediction files. Wall-clock times on a shared machine
 vary with its load; CPU times vary less.
 """

@@ -237,7 +237,9 @@ def read_csv_checked(path: str | os.PathLike, role: str, columns: set[str] | Non
         raise ScievalsError(str(path), f"{role} path is a directory", "give the CSV file itself") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
         raise ScievalsError(
-            str(path), f"cannot read {role} CSV ({exc})", "write a comma-separated file with a header row"
+            str(path),
+            f"cannot read {role} CSV ({' '.join(str(exc).split())})",
+            "write a comma-separated file with a header row",
         ) from None
     if "antibody_name" not in frame.columns:
         header = csv_header(path) if columns is not None else list(frame.columns)

@@ -52,8 +52,13 @@ def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
     return len(errors) == 0, errors
 
 
+def _flat(text) -> str:
+    """One line: a quoted CSV field or a parser message may hold line breaks."""
+    return " ".join(str(text).split()) if "\n" in str(text) or "\r" in str(text) else str(text)
+
+
 def _listing(items, limit: int = MAX_LISTED) -> str:
-    items = [str(i) for i in items]
+    items = [_flat(i) for i in items]
     shown = ", ".join(items[:limit])
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
 
@@ -62,7 +67,7 @@ def _row_label(df: pd.DataFrame, index) -> str:
     """'line 7 (abc-mab)': the CSV line (header is line 1) and the antibody name if any."""
     line = int(index) + 2
     if "antibody_name" in df.columns and pd.notna(df.at[index, "antibody_name"]):
-        return f"line {line} ({df.at[index, 'antibody_name']})"
+        return f"line {line} ({_flat(df.at[index, 'antibody_name'])})"
     return f"line {line}"
 
 
@@ -123,7 +128,7 @@ def read_truth_for_checks(truth_path: str | os.PathLike, fold_col: str | None) -
         # Only the columns checked here: GDPa1's DNA columns make a full parse twice as slow.
         truth = read_csv(truth_path, {"antibody_name", fold_col})
     except Exception as exc:  # noqa: BLE001 - any parser failure is reported, as for predictions
-        return None, f"Failed to read truth CSV: {exc}"
+        return None, f"Failed to read truth CSV: {_flat(exc)}"
     if "antibody_name" not in truth.columns:
         return None, f"Truth file {truth_path} has no 'antibody_name' column"
     return truth, ""
@@ -177,7 +182,7 @@ def read_predictions(pred_path: str | os.PathLike, report: ValidationReport) -> 
     try:
         return read_csv(pred_path)
     except Exception as exc:  # noqa: BLE001 - the reference reports any read failure this way
-        report.errors.append(f"Failed to read CSV: {exc}")
+        report.errors.append(f"Failed to read CSV: {_flat(exc)}")
         return None
 
 
