@@ -139,6 +139,21 @@ REGISTRY: tuple[Benchmark, ...] = (
                        "scievals.report.autogkb:field_similarity"),
         ),
     ),
+    Benchmark(
+        name="waza",
+        title="Agent-skill evaluation suites in waza's format (graders, pass rate, triggers)",
+        baselines=("waza_mock",),
+        byo_suffix=".json",
+        code_versions=MappingProxyType({
+            "predict_baseline": "scievals.waza.predict:MOCK_VERSION",
+            "predict_llm": "scievals.waza.agent:AGENT_VERSION",
+            "score": "scievals.waza.metrics:METRICS_VERSION",
+        }),
+        figures=(
+            FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
+                       "scievals.report.waza:suite_comparison"),
+        ),
+    ),
 )
 
 NAMES: tuple[str, ...] = tuple(b.name for b in REGISTRY)

@@ -189,7 +189,7 @@ def test_every_rule_that_runs_code_names_an_existing_env():
 
 # Import names whose distribution is named differently.
 IMPORT_TO_DIST = {"yaml": "pyyaml", "Bio": "biopython", "sklearn": "scikit-learn",
-                  "json_repair": "json-repair", "PIL": "pillow"}
+                  "json_repair": "json-repair", "PIL": "pillow", "re2": "google-re2"}
 
 
 def _module_file(module: str) -> Path | None:

@@ -135,9 +135,12 @@ def preflight(specs: list[ModelSpec]) -> None:
 
 
 def configured_models(config: dict) -> list[ModelSpec]:
-    """The registry entries of every model an enabled benchmark lists, each once."""
+    """The registry entries of every model an enabled benchmark lists (its ``models`` and,
+    where the section has one, its LLM ``judge_model``), each once."""
     names = dict.fromkeys(
-        name for bench in config["benchmarks"] for name in config[bench].get("models", [])
+        name for bench in config["benchmarks"]
+        for name in [*config[bench].get("models", []), config[bench].get("judge_model")]
+        if name
     )
     return [model_spec(name, config) for name in names]
 

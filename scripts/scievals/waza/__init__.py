@@ -1,0 +1,1 @@
+"""Agent-skill evaluation (waza): load eval suites, run agents, grade their runs."""

@@ -1,0 +1,258 @@
+"""The ``llm`` executor: an agent loop through the LLM layer in the run's workspace.
+
+The LLM layer is text in, text out, so tools are called with fenced blocks::
+
+    ```tool
+    {"tool": "read", "arguments": {"path": "factorial.py"}}
+    ```
+
+A reply without a tool block is the final answer. Every turn is one cached request
+(the whole conversation is the cache key), so a re-run costs no request. The loop
+records Copilot-shaped session events (``assistant.message``, ``assistant.usage``,
+``tool.execution_start``/``complete``, ``skill.invoked``) so every grader works on
+it exactly as on a waza session.
+
+Tools: ``read``, ``write``, ``list`` (paths inside the workspace only), ``shell``
+(in the workspace, with a time limit and an environment that holds no API key;
+off when ``allow_shell`` is false) and ``skill`` (loads a SKILL.md body).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG builds)
+    from scievals.llm.base import ModelSpec
+    from scievals.llm.settings import LLMSettings
+
+# The llm predict step's code version (system prompt, tools, loop; and grading, see
+# predict.MOCK_VERSION) and the LLM cache scope.
+AGENT_VERSION = "waza-agent-v1"
+TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
+MAX_TOOL_OUTPUT = 8000
+# The shell sees only these variables (plus HOME = the workspace): never an API key.
+SHELL_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
+
+
+@dataclass
+class Skill:
+    name: str
+    description: str
+    body: str
+    path: Path
+
+
+@dataclass
+class AgentSettings:
+    max_turns: int = 12
+    allow_shell: bool = True
+    shell_timeout_s: float = 30.0
+
+
+@dataclass
+class AgentRun:
+    events: list[dict] = field(default_factory=list)
+    error: str = ""
+
+
+def read_skill(path: Path) -> Skill:
+    """A SKILL.md: YAML front matter (name, description) then the body."""
+    text = path.read_text(encoding="utf-8")
+    meta: dict[str, Any] = {}
+    body = text
+    if text.startswith("---"):
+        _, front, body = text.split("---", 2)
+        meta = yaml.safe_load(front) or {}
+    name = str(meta.get("name") or path.parent.name)
+    return Skill(name=name, description=str(meta.get("description") or "").strip(),
+                 body=body.strip(), path=path)
+
+
+def find_skills(directories: list[Path]) -> dict[str, Skill]:
+    """Every SKILL.md directly in, or one level below, the given directories."""
+    skills: dict[str, Skill] = {}
+    for directory in directories:
+        for path in sorted([directory / "SKILL.md", *directory.glob("*/SKILL.md")]):
+            if path.is_file():
+                skill = read_skill(path)
+                skills.setdefault(skill.name, skill)
+    return skills
+
+
+def system_prompt(skills: dict[str, Skill], allow_shell: bool) -> str:
+    tools = [
+        '- read {"path": P}: the text of a file',
+        '- write {"path": P, "content": TEXT}: create or replace a file',
+        '- list {"path": P}: the entries of a directory (default ".")',
+    ]
+    if allow_shell:
+        tools.append('- shell {"command": CMD}: run a shell command in the workspace')
+    if skills:
+        tools.append('- skill {"skill": NAME}: load a skill\'s instructions before using it')
+    lines = [
+        "You are a coding agent working in a workspace directory. Paths are relative to it.",
+        "To call a tool, reply with one or more blocks exactly like:",
+        '```tool\n{"tool": "read", "arguments": {"path": "example.py"}}\n```',
+        "Tool results come back in the next message. Reply without any tool block to give",
+        "your final answer to the user.", "", "Tools:", *tools,
+    ]
+    if skills:
+        lines += ["", "Available skills (load one with the skill tool when it fits the request):"]
+        lines += [f"- {s.name}: {' '.join(s.description.split())}" for s in skills.values()]
+    return "\n".join(lines)
+
+
+class Workspace:
+    """File tools confined to one directory."""
+
+    def __init__(self, root: Path, settings: AgentSettings) -> None:
+        self.root = root.resolve()
+        self.settings = settings
+
+    def _path(self, relative: str) -> Path:
+        path = (self.root / (relative or ".")).resolve()
+        if path != self.root and self.root not in path.parents:
+            raise ValueError(f"path {relative!r} is outside the workspace")
+        return path
+
+    def read(self, path: str) -> str:
+        return self._path(path).read_text(encoding="utf-8", errors="replace")
+
+    def write(self, path: str, content: str) -> str:
+        target = self._path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+        return f"wrote {len(content)} characters to {path}"
+
+    def list(self, path: str = ".") -> str:
+        entries = sorted(p.name + ("/" if p.is_dir() else "") for p in self._path(path).iterdir())
+        return "\n".join(entries) or "(empty)"
+
+    def shell(self, command: str) -> str:
+        if not self.settings.allow_shell:
+            raise ValueError("the shell tool is turned off (waza.agent.allow_shell)")
+        env = {k: os.environ[k] for k in SHELL_ENV_KEEP if k in os.environ}
+        env["HOME"] = str(self.root)
+        # Own process group, so a timeout also ends what the command started in background.
+        with subprocess.Popen(command, shell=True, cwd=self.root, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              stdin=subprocess.DEVNULL, start_new_session=True) as proc:
+            try:
+                output, _ = proc.communicate(timeout=self.settings.shell_timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
+                raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s"
+                                 ) from None
+        return f"exit code {proc.returncode}\n{output}"
+
+
+def parse_tool_calls(text: str) -> list[tuple[str, dict]] | str:
+    """The reply's tool calls as (tool, arguments), or an error text to send back."""
+    calls = []
+    for block in TOOL_BLOCK.findall(text):
+        try:
+            item = json.loads(block)
+        except json.JSONDecodeError as exc:
+            return f"tool block is not valid JSON ({exc.msg}); resend it"
+        if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
+            return 'a tool block needs {"tool": NAME, "arguments": {...}}; resend it'
+        arguments = item.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            return "tool arguments must be a JSON object; resend it"
+        calls.append((item["tool"], arguments))
+    return calls
+
+
+class Agent:
+    """One model working through one prompt; ``run`` returns the session events."""
+
+    def __init__(self, spec: ModelSpec, llm: LLMSettings, settings: AgentSettings,
+                 skills: dict[str, Skill], records_path: Path | None = None) -> None:
+        self.spec = spec.model_copy(update={"n_samples": 1})
+        self.llm = llm
+        self.settings = settings
+        self.skills = skills
+        self.records_path = records_path
+
+    def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict]) -> str:
+        if name == "read":
+            return workspace.read(str(args.get("path", "")))
+        if name == "write":
+            return workspace.write(str(args.get("path", "")), str(args.get("content", "")))
+        if name == "list":
+            return workspace.list(str(args.get("path", ".")))
+        if name == "shell":
+            return workspace.shell(str(args.get("command", "")))
+        if name == "skill" and self.skills:
+            skill = self.skills.get(str(args.get("skill", "")))
+            if skill is None:
+                raise ValueError(f"no skill {args.get('skill')!r} (have: {', '.join(self.skills)})")
+            events.append({"type": "skill.invoked", "data": {
+                "name": skill.name, "path": str(skill.path), "content": skill.body}})
+            return f"Skill {skill.name!r} loaded. Follow its instructions:\n\n{skill.body}"
+        raise ValueError(f"unknown tool {name!r}")
+
+    def run(self, prompt: str, workspace_dir: Path, case_id: str, sample_index: int,
+            timeout_s: float) -> AgentRun:
+        from scievals.llm.base import LLMRequest, Message
+        from scievals.llm.runner import run_batch
+
+        workspace = Workspace(workspace_dir, self.settings)
+        messages = [Message(role="system",
+                            content=system_prompt(self.skills, self.settings.allow_shell)),
+                    Message(role="user", content=prompt)]
+        events: list[dict] = [{"type": "user.message", "data": {"content": prompt}}]
+        started = time.monotonic()
+        for turn in range(self.settings.max_turns):
+            if time.monotonic() - started > timeout_s:
+                return AgentRun(events, f"timed out after {timeout_s:g} s")
+            request = LLMRequest(case_id=f"{case_id}/turn{turn}", messages=messages,
+                                 sample_index=sample_index)
+            response = run_batch(self.spec, [request], self.llm, scope=f"waza/{AGENT_VERSION}",
+                                 records_path=self.records_path,
+                                 label=f"{self.spec.name} {case_id} turn {turn}").responses[0]
+            if response.error or response.text is None:
+                return AgentRun(events, f"model error: {response.error or 'empty reply'}")
+            text = response.text
+            events.append({"type": "assistant.usage", "data": {
+                "model": self.spec.model or self.spec.name,
+                "input_tokens": response.usage.tokens_in,
+                "output_tokens": response.usage.tokens_out}})
+            calls = parse_tool_calls(text)
+            prose = TOOL_BLOCK.sub("", text).strip()
+            if isinstance(calls, list) and not calls:
+                events.append({"type": "assistant.message", "data": {"content": prose}})
+                return AgentRun(events)
+            if prose:  # text beside tool calls is an assistant message too, as in Copilot
+                events.append({"type": "assistant.message", "data": {"content": prose}})
+            messages.append(Message(role="assistant", content=text))
+            if isinstance(calls, str):
+                messages.append(Message(role="user", content=f"Tool error: {calls}"))
+                continue
+            results = []
+            for index, (name, args) in enumerate(calls):
+                call_id = f"call_{turn}_{index}"
+                events.append({"type": "tool.execution_start", "data": {
+                    "toolCallId": call_id, "toolName": name, "arguments": args}})
+                try:
+                    output, success = self._tool(workspace, name, args, events), True
+                except (OSError, ValueError, UnicodeError) as exc:
+                    output, success = f"error: {exc}", False
+                output = output[:MAX_TOOL_OUTPUT]
+                events.append({"type": "tool.execution_complete", "data": {
+                    "toolCallId": call_id, "toolName": name, "success": success,
+                    "result": {"content": output}}})
+                results.append(f"[{name} result]\n{output}")
+            messages.append(Message(role="user", content="\n\n".join(results)))
+        return AgentRun(events, f"no final answer after {self.settings.max_turns} turns")

@@ -1,0 +1,206 @@
+"""``python -m scievals waza ...``: waza's commands on this package.
+
+    waza run PATH [--model M ...] [-o OUT.json | --output-dir DIR] [--context-dir DIR]
+                  [--transcript-dir DIR] [--tags T ...] [--judge-model M]
+                  [--trials N] [--task ID ...] [--skip-graders] [--config CONFIG.yaml]
+    waza grade PATH --results RESULTS.json [--workspace DIR] [--task ID ...] [-o OUT.json]
+                                          (alias: score; check's alias: validate)
+    waza grade --recorded RESULTS.json [-o OUT.json]   status/stats from recorded verdicts
+    waza check PATH                                     strict validation, every problem
+    waza grade-one --type T --config C.json --context X.json [--workspace D] [--context-dir D]
+
+PATH is a suite folder or its eval.yaml. Exit codes as in waza: 0 all passed (check:
+valid), 1 a task failed or errored or the trigger_accuracy gate failed (check: invalid),
+2 a config or runtime error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_yaml, write_json
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
+EXIT_ERROR = 2
+
+
+def _config(path: str | None) -> dict:
+    """The workflow config's ``models``, ``llm`` and ``waza`` sections. Each registry entry
+    used is validated when it is used (``llm.registry.model_spec``, ``LLMSettings``)."""
+    where = str(path or DEFAULT_CONFIG)
+    config = read_yaml(where)
+    if not isinstance(config, dict):
+        raise ScievalsError(where, "not a config mapping", "give a scievals config.yaml")
+    config.setdefault("models", {})
+    config["models"].setdefault("waza_mock", {"provider": "baseline"})
+    return config
+
+
+def _print_outcome(outcome: dict, model: str) -> None:
+    summary = outcome["summary"]
+    print(f"{outcome['eval_name']} / {model}: {summary['succeeded']}/{summary['total_tests']} "
+          f"tasks passed, weighted score {summary['weighted_score']:.3f}", file=sys.stderr)
+    for task in outcome["tasks"]:
+        print(f"  {task['status']:<8} {task['test_id']}  pass rate "
+              f"{task['stats']['pass_rate']:.2f}", file=sys.stderr)
+        for run in task["runs"]:
+            if run["error_msg"]:
+                print(f"           run {run['run_number']}: {run['error_msg']}", file=sys.stderr)
+            for name, v in run["validations"].items():
+                if not v["passed"]:
+                    print(f"           run {run['run_number']}: {name}: {v['feedback']}",
+                          file=sys.stderr)
+    if "trigger_metrics" in outcome:
+        print(f"  trigger accuracy {outcome['trigger_metrics']['accuracy']:.4f}", file=sys.stderr)
+    for name, metric in outcome["metrics"].items():
+        state = "passed" if metric["passed"] else "FAILED"
+        print(f"  metric {name}: {metric['value']:.4f} (threshold {metric['threshold']}) {state}",
+              file=sys.stderr)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from scievals.waza import metrics
+    from scievals.waza.data import load_suite
+    from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
+    from scievals.waza.runs import transcript_files
+
+    suite = load_suite(args.path, args.context_dir)
+    if not args.model and suite.config.get("executor") == "copilot-sdk":
+        raise ScievalsError(f"{suite.path}: config.executor", "copilot-sdk needs an agent model",
+                            "name a registry LLM with --model (the llm executor)")
+    models = args.model or [MOCK_MODEL]
+    if len(models) > 1 and args.output:
+        raise ScievalsError("--output", "one file for several models",
+                            "use --output-dir DIR (writes DIR/<model>.json)")
+    config = (_config(args.config) if models != [MOCK_MODEL] or args.config
+              or args.judge_model else {})
+    if args.judge_model:
+        config.setdefault("waza", {})["judge_model"] = args.judge_model
+    options = grader_options(config, suite)
+    code = 0
+    for model in models:
+        engine, model_id = engine_for(model, config, suite)
+        outcome = run_suite(suite, model, engine=engine, model_id=model_id, trials=args.trials,
+                            seed=args.seed, options=options, task_filter=args.task,
+                            tags=args.tags, skip_graders=args.skip_graders)
+        _print_outcome(outcome, model)
+        if args.output:
+            write_json(args.output, outcome)
+        elif args.output_dir:
+            write_json(Path(args.output_dir) / f"{model}.json", outcome)
+        if args.transcript_dir:
+            prompts = {t.id: t.prompt for t in suite.tasks}
+            folder = Path(args.transcript_dir) / (model if len(models) > 1 else "")
+            for name, content in transcript_files(outcome, prompts).items():
+                write_json(folder / name, content)
+        code = max(code, metrics.exit_code(outcome))
+    return code
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from scievals.waza import metrics
+    from scievals.waza.data import load_suite
+    from scievals.waza.predict import grader_options
+    from scievals.waza.replay import grade_report, read_results, recompute, regrade
+
+    if args.recorded:
+        outcome = recompute(read_results(args.recorded), seed=args.seed)
+    else:
+        if not args.path or not args.results:
+            raise ScievalsError("waza grade", "needs PATH and --results (or --recorded)",
+                                "e.g. waza grade suite/eval.yaml --results results.json")
+        suite = load_suite(args.path, args.context_dir)
+        config = _config(args.config) if args.config or args.judge_model else {}
+        if args.judge_model:
+            config.setdefault("waza", {})["judge_model"] = args.judge_model
+        options = grader_options(config, suite)
+        outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
+                          workspace=args.workspace, task_filter=args.task)
+    if args.output:
+        write_json(args.output, outcome)
+    print(json.dumps(grade_report(outcome), indent=2))
+    return metrics.exit_code(outcome)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from scievals.waza.data import check_suite
+
+    problems = check_suite(args.path, args.context_dir)
+    for problem in problems:
+        print(problem)
+    if not problems:
+        print(f"{args.path}: valid")
+    return 1 if problems else 0
+
+
+def cmd_grade_one(args: argparse.Namespace) -> int:
+    from scievals.waza.grade_one import main as grade_one_main
+
+    return grade_one_main(args)
+
+
+def _guard(function):
+    """waza's exit code 2 (config or runtime error) with one line instead of a traceback."""
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return function(args)
+        except ScievalsError as exc:
+            print(f"error: {exc.one_line()}", file=sys.stderr)
+            return EXIT_ERROR
+    return wrapped
+
+
+def register(subparsers) -> None:
+    waza = subparsers.add_parser("waza", help="agent-skill evaluation suites (waza)",
+                                 description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = waza.add_subparsers(dest="waza_command", metavar="SUBCOMMAND", required=True)
+
+    p = sub.add_parser("run", help="run a suite with the mock executor or an LLM agent")
+    p.add_argument("path", help="suite folder or its eval.yaml")
+    p.add_argument("--model", action="append",
+                   help="registry model (repeatable); default waza_mock (the mock executor)")
+    p.add_argument("--config", help="workflow config with the model registry "
+                   "(default: config/config.yaml)")
+    p.add_argument("-o", "--output", help="write the results JSON here")
+    p.add_argument("--output-dir", help="write <model>.json per model here")
+    p.add_argument("--transcript-dir", help="write one transcript JSON per run here (as waza)")
+    p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
+    p.add_argument("--trials", type=int, help="runs per task (default: config.trials_per_task)")
+    p.add_argument("--task", action="append", help="only this task id or name (repeatable)")
+    p.add_argument("--tags", action="append", help="only tasks with this tag (repeatable)")
+    p.add_argument("--judge-model", help="registry LLM judging prompt/llm graders")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("--skip-graders", action="store_true", help="execute only; runs are skipped")
+    p.set_defaults(func=_guard(cmd_run))
+
+    p = sub.add_parser("grade", aliases=["score"], help="grade runs recorded elsewhere (replay)")
+    p.add_argument("path", nargs="?", help="suite folder or its eval.yaml")
+    p.add_argument("--results", help="results JSON whose runs to grade with the suite's graders")
+    p.add_argument("--recorded", help="results JSON: re-derive status/stats from its verdicts")
+    p.add_argument("--workspace", help="the agent's workspace (for file/diff graders)")
+    p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
+    p.add_argument("--config", help="workflow config whose registry holds the judge model")
+    p.add_argument("--judge-model", help="registry LLM judging prompt/llm graders")
+    p.add_argument("--task", action="append", help="only this task id (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("-o", "--output", help="write the graded results JSON here")
+    p.set_defaults(func=_guard(cmd_grade))
+
+    p = sub.add_parser("check", aliases=["validate"],
+                       help="validate a suite strictly (schemas + required keys)")
+    p.add_argument("path", help="suite folder or its eval.yaml")
+    p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
+    p.set_defaults(func=_guard(cmd_check))
+
+    p = sub.add_parser("grade-one", help="one grader on one recorded context (debugging)")
+    p.add_argument("--type", required=True, help="grader type, e.g. text, code, file")
+    p.add_argument("--config", required=True, help="grader config JSON file")
+    p.add_argument("--context", required=True, help="context JSON (output, transcript, ...)")
+    p.add_argument("--workspace", help="the agent's workspace (absent: no workspace)")
+    p.add_argument("--context-dir", help="fixtures directory")
+    p.set_defaults(func=_guard(cmd_grade_one))

@@ -1,0 +1,226 @@
+"""Graders that read the output as data or hand it to a program:
+``json_schema``, ``program`` (Go) and the Python-era ``script``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from scievals.waza.context import (
+    GraderConfigError,
+    GraderContext,
+    GraderError,
+    GraderOptions,
+    GraderResult,
+    register,
+)
+from scievals.waza.graders._common import Config
+
+DEFAULT_PROGRAM_TIMEOUT_S = 30
+
+
+def _reject_constant(name: str):
+    """Go's JSON has no NaN/Infinity; Python's would accept them."""
+    raise json.JSONDecodeError(f"invalid character {name[0]!r} looking for beginning of value",
+                               name, 0)
+SCRIPT_TIMEOUT_S = 30
+
+
+@register("json_schema")
+class JsonSchemaGrader:
+    """The whole output must be JSON (no code-fence stripping) valid against the schema."""
+
+    def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
+        cfg = Config("json_schema", config, ("schema", "schema_file"))
+        self.schema = cfg.mapping("schema")
+        self.schema_file = cfg.str("schema_file")
+        if self.schema is None and not self.schema_file:
+            raise GraderConfigError(
+                "json_schema grader config", "must have either 'schema' or 'schema_file'"
+            )
+        self._compiled = None
+
+    def grade(self, context: GraderContext) -> GraderResult:
+        try:
+            value = json.loads(context.output, parse_constant=_reject_constant)
+        except json.JSONDecodeError as exc:
+            return GraderResult(0.0, False, f"Output is not valid JSON: {exc}", {"error": str(exc)})
+        validator = self._validator()
+        error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+        if error is not None:
+            where = "/" + "/".join(str(p) for p in error.absolute_path)
+            failure = f"Schema validation failed: at '{where}': {error.message}"
+            return GraderResult(0.0, False, failure, {"failures": [failure]})
+        return GraderResult(1.0, True, "Output matches JSON schema")
+
+    def _validator(self):
+        """The compiled schema; an inline one is compiled once, a file is read per grading."""
+        if self.schema is not None and self._compiled is not None:
+            return self._compiled
+        schema = self.schema if self.schema is not None else self._load()
+        try:
+            validator_cls = jsonschema.validators.validator_for(schema)
+            validator_cls.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise GraderError("json_schema grader", f"failed to compile JSON schema: {exc.message}",
+                              "fix the schema") from None
+        validator = validator_cls(schema)
+        if self.schema is not None:
+            self._compiled = validator
+        return validator
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            return json.loads(Path(self.schema_file).read_text())
+        except OSError as exc:
+            raise GraderError(
+                f"json_schema grader: schema_file {self.schema_file}",
+                f"failed to read schema file: {exc.strerror}",
+                "the path is relative to the working directory",
+            ) from None
+        except json.JSONDecodeError as exc:
+            raise GraderError(
+                f"json_schema grader: schema_file {self.schema_file}",
+                f"failed to parse schema file: {exc}",
+            ) from None
+
+
+@register("program")
+class ProgramGrader:
+    """Run a command (no shell) with the output on stdin: exit 0 passes with 1.0."""
+
+    def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
+        cfg = Config("program", config, ("command", "args", "timeout"))
+        self.command = cfg.str("command")
+        self.args = cfg.strs("args")
+        if not self.command:
+            raise GraderConfigError(
+                "program grader config: key command", "program grader must have a 'command'"
+            )
+        timeout = cfg.int("timeout")
+        if timeout <= 0:
+            timeout = (
+                options.program_timeout
+                if options and options.program_timeout > 0
+                else DEFAULT_PROGRAM_TIMEOUT_S
+            )
+        self.timeout = timeout
+
+    def grade(self, context: GraderContext) -> GraderResult:
+        workspace = str(context.workspace_dir or "")
+        env = {**os.environ, "WAZA_WORKSPACE_DIR": workspace}
+        details: dict[str, Any] = {
+            "command": self.command,
+            "args": self.args,
+            "workspace_dir": workspace,
+        }
+        try:
+            proc = subprocess.run(
+                [self.command, *self.args],
+                input=context.output.encode(),
+                capture_output=True,
+                env=env,
+                timeout=self.timeout,
+                check=False,
+            )
+        except FileNotFoundError:
+            error = f'exec: "{self.command}": executable file not found in $PATH'
+            return self._failed(error, "", "", details)
+        except PermissionError:
+            return self._failed(f"fork/exec {self.command}: permission denied", "", "", details)
+        except subprocess.TimeoutExpired as exc:
+            return self._failed("signal: killed", _text(exc.stdout), _text(exc.stderr), details)
+        stdout, stderr = _text(proc.stdout), _text(proc.stderr)
+        if proc.returncode != 0:
+            error = (
+                f"signal: {_signal_name(-proc.returncode)}"
+                if proc.returncode < 0
+                else f"exit status {proc.returncode}"
+            )
+            return self._failed(error, stdout, stderr, details)
+        return GraderResult(
+            1.0,
+            True,
+            stdout or "Program exited successfully",
+            {**details, "stdout": stdout, "stderr": stderr},
+        )
+
+    @staticmethod
+    def _failed(error: str, stdout: str, stderr: str, details: dict) -> GraderResult:
+        feedback = f"Program exited with error: {error}"
+        if stderr:
+            feedback += f"; stderr: {stderr}"
+        return GraderResult(
+            0.0,
+            False,
+            feedback,
+            {**details, "exit_error": error, "stdout": stdout, "stderr": stderr},
+        )
+
+
+def _text(data: bytes | None) -> str:
+    return (data or b"").decode("utf-8", "replace").strip()
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return {signal.SIGKILL: "killed", signal.SIGTERM: "terminated"}.get(
+            signal.Signals(number), signal.Signals(number).name.lower()
+        )
+    except ValueError:
+        return f"signal {number}"
+
+
+@register("script")
+class ScriptGrader:
+    """Python era: ``python <script>`` gets the context JSON on stdin and prints
+    ``{score, passed, message, details}``; any failure scores 0."""
+
+    def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
+        cfg = Config("script", config, ("script",))
+        self.script = cfg.str("script")
+
+    def grade(self, context: GraderContext) -> GraderResult:
+        if not self.script:
+            return GraderResult(0.0, False, "No script path configured")
+        payload = json.dumps(
+            {
+                "task": context.task,
+                "transcript": context.transcript,
+                "output": context.output,
+                "outcome": context.outcome,
+                "duration_ms": context.duration_ms,
+                "metadata": {},
+            }
+        )
+        try:
+            proc = subprocess.run(
+                [sys.executable, self.script],
+                input=payload,
+                capture_output=True,
+                text=True,
+                timeout=SCRIPT_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return GraderResult(0.0, False, "Script timed out")
+        if proc.returncode != 0:
+            return GraderResult(0.0, False, f"Script failed: {proc.stderr}")
+        try:
+            reply = json.loads(proc.stdout)
+            score = float(reply.get("score", 0.0))
+            passed = bool(reply.get("passed", False))
+            details = reply.get("details", {})
+            message = str(reply.get("message", ""))
+        except (ValueError, TypeError, AttributeError) as exc:
+            return GraderResult(0.0, False, f"Script error: {exc}")
+        return GraderResult(score, passed, message, details if isinstance(details, dict) else {})

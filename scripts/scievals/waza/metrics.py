@@ -1,0 +1,193 @@
+"""Run/task status, scores, stats, summary and trigger metrics (specs/waza.md §5, §6.13).
+
+Pure functions on plain dicts in waza's results-JSON shapes: a run's ``validations``
+map grader name -> ``{score, weight, passed, ...}``; a task has ``runs`` and ``stats``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+
+# Bump when a change moves a number (status, stats, summary, trigger metrics, score rows).
+METRICS_VERSION = "waza-metrics-v1"
+BOOTSTRAP_RESAMPLES = 10_000
+CONFIDENCE_LEVEL = 0.95
+
+
+def grader_weight(weight: float | None) -> float:
+    """A grader's weight: missing or <= 0 counts as 1.0."""
+    return float(weight) if weight is not None and weight > 0 else 1.0
+
+
+def run_score(validations: Mapping[str, Mapping]) -> float:
+    """Mean of the grader scores (0 with no graders)."""
+    scores = [v["score"] for v in validations.values()]
+    return sum(scores) / len(scores) if scores else 0.0
+
+
+def weighted_run_score(validations: Mapping[str, Mapping]) -> float:
+    """sum(score * w) / sum(w) with w = grader_weight (0 with no graders)."""
+    if not validations:
+        return 0.0
+    weights = [grader_weight(v.get("weight")) for v in validations.values()]
+    total = sum(w * v["score"] for w, v in zip(weights, validations.values()))
+    return total / sum(weights)
+
+
+def run_status(validations: Mapping[str, Mapping], engine_error: bool = False,
+               skipped: bool = False) -> str:
+    """``error`` if the engine failed, ``skipped`` without grading, else ``passed`` iff every
+    grader passed (weights and score thresholds never decide status)."""
+    if engine_error:
+        return "error"
+    if skipped:
+        return "skipped"
+    return "passed" if all(v["passed"] for v in validations.values()) else "failed"
+
+
+def task_status(statuses: Sequence[str]) -> str:
+    """``passed`` iff every non-skipped run passed, ``skipped`` if all were skipped."""
+    if statuses and all(s == "skipped" for s in statuses):
+        return "skipped"
+    active = [s for s in statuses if s != "skipped"]
+    return "passed" if active and all(s == "passed" for s in active) else "failed"
+
+
+def bootstrap(values: Sequence[float], seed: int) -> dict:
+    """Percentile bootstrap CI of the mean (10,000 resamples, seeded)."""
+    # scipy is imported here, not at module level: the workflow reads METRICS_VERSION and
+    # the predict versions at every DAG build, which must stay fast.
+    from scievals.common.stats import mean_ci
+
+    low, high = mean_ci(values, BOOTSTRAP_RESAMPLES, seed)
+    return {"lower": low, "upper": high, "mean": statistics.fmean(values),
+            "confidence_level": CONFIDENCE_LEVEL, "num_bootstraps": BOOTSTRAP_RESAMPLES}
+
+
+def is_significant(ci: Mapping) -> bool:
+    return ci["lower"] > 0 or ci["upper"] < 0
+
+
+def task_stats(runs: Sequence[Mapping], seed: int = 0) -> dict:
+    """Go's per-task ``stats`` over the task's runs (each with ``status``, ``validations``,
+    ``duration_ms``). ``flakiness_percent`` = 100 * minority outcome / runs."""
+    if not runs:
+        return {"pass_rate": 0.0, "avg_score": 0.0, "avg_weighted_score": 0.0, "min_score": 0.0,
+                "max_score": 0.0, "std_dev_score": 0.0, "flaky": False,
+                "flakiness_percent": 0.0, "avg_duration_ms": 0}
+    scores = [run_score(r.get("validations") or {}) for r in runs]
+    weighted = [weighted_run_score(r.get("validations") or {}) for r in runs]
+    passed = sum(1 for r in runs if r["status"] == "passed")
+    pass_rate = passed / len(runs)
+    stats = {
+        "pass_rate": pass_rate,
+        "avg_score": statistics.fmean(scores),
+        "avg_weighted_score": statistics.fmean(weighted),
+        "min_score": min(scores),
+        "max_score": max(scores),
+        "std_dev_score": statistics.pstdev(scores),
+        "flaky": 0 < pass_rate < 1,
+        "flakiness_percent": 100 * min(passed, len(runs) - passed) / len(runs),
+        "avg_duration_ms": round(statistics.fmean(r.get("duration_ms") or 0 for r in runs)),
+    }
+    if len(runs) >= 2:
+        ci = bootstrap(weighted, seed)
+        stats["bootstrap_ci"] = ci
+        stats["is_significant"] = is_significant(ci)
+    return stats
+
+
+def _sum_usage(usages: Iterable[Mapping | None]) -> dict | None:
+    total: dict = {}
+    for usage in usages:
+        for key, value in (usage or {}).items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[key] = total.get(key, 0) + value
+    return total or None
+
+
+def summary(tasks: Sequence[Mapping], trials: int, seed: int = 0) -> dict:
+    """Go's ``summary``. A failed task with an errored run counts under ``errors``."""
+    counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
+    for task in tasks:
+        if task["status"] == "failed" and any(r["status"] == "error" for r in task["runs"]):
+            counts["errors"] += 1
+        else:
+            counts[task["status"]] += 1
+    avg = [t["stats"]["avg_score"] for t in tasks]
+    weighted = [t["stats"]["avg_weighted_score"] for t in tasks]
+    total = len(tasks)
+    result = {
+        "total_tests": total,
+        "succeeded": counts["passed"],
+        "failed": counts["failed"],
+        "errors": counts["errors"],
+        "skipped": counts["skipped"],
+        "success_rate": counts["passed"] / total if total else 0.0,
+        "aggregate_score": statistics.fmean(avg) if avg else 0.0,
+        "weighted_score": statistics.fmean(weighted) if weighted else 0.0,
+        "min_score": min(avg) if avg else 0.0,
+        "max_score": max(avg) if avg else 0.0,
+        "std_dev": statistics.pstdev(avg) if avg else 0.0,
+        "duration_ms": sum(r.get("duration_ms") or 0 for t in tasks for r in t["runs"]),
+        "usage": _sum_usage((r.get("session_digest") or {}).get("usage")
+                            for t in tasks for r in t["runs"]),
+    }
+    if trials > 1 and len(tasks) >= 2:
+        ci = bootstrap(weighted, seed)
+        result["statistics"] = {"bootstrap_ci": ci, "is_significant": is_significant(ci)}
+    return result
+
+
+def _round_half_up(value: float) -> int:
+    """Go's math.Round for non-negative counts (0.5 -> 1; Python's round gives 0)."""
+    return math.floor(value + 0.5)
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def trigger_metrics(results: Sequence[Mapping]) -> dict:
+    """Confidence-weighted confusion counts and rates over trigger results (each with
+    ``should_trigger``, ``did_trigger``, ``confidence``): high/empty weigh 1.0, medium 0.5.
+    Rates are rounded to 4 decimals and counts reported rounded, as in Go."""
+    tp = fp = tn = fn = 0.0
+    weights = {"high": 1.0, "": 1.0, "medium": 0.5}
+    for item in results:
+        w = weights[item.get("confidence") or ""]
+        if item["should_trigger"]:
+            tp, fn = (tp + w, fn) if item["did_trigger"] else (tp, fn + w)
+        else:
+            fp, tn = (fp + w, tn) if item["did_trigger"] else (fp, tn + w)
+    precision = _ratio(tp, tp + fp)
+    recall = _ratio(tp, tp + fn)
+    f1 = _ratio(2 * precision * recall, precision + recall)
+    accuracy = _ratio(tp + tn, tp + fp + tn + fn)
+    return {"true_positives": _round_half_up(tp), "false_positives": _round_half_up(fp),
+            "true_negatives": _round_half_up(tn), "false_negatives": _round_half_up(fn),
+            "precision": round(precision, 4), "recall": round(recall, 4),
+            "f1_score": round(f1, 4), "accuracy": round(accuracy, 4),
+            "errors": sum(1 for item in results if item.get("error"))}
+
+
+def trigger_accuracy_metric(metric: Mapping, accuracy: float) -> dict:
+    """The ``trigger_accuracy`` gate: passes when threshold <= 0 or accuracy >= threshold."""
+    threshold = float(metric.get("threshold") or 0.0)
+    return {"identifier": metric["name"], "value": accuracy, "threshold": threshold,
+            "passed": threshold <= 0 or accuracy >= threshold,
+            "weight": float(metric.get("weight") or 0.0)}
+
+
+def exit_code(outcome: Mapping) -> int:
+    """0 all passed; 1 a task failed or errored, or a metric gate failed."""
+    tasks_ok = all(t["status"] in ("passed", "skipped") for t in outcome["tasks"])
+    metrics_ok = all(m["passed"] for m in (outcome.get("metrics") or {}).values())
+    return 0 if tasks_ok and metrics_ok else 1
+
+
+def finite(value: float) -> float | None:
+    """JSON-safe number (NaN -> None)."""
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
