@@ -59,7 +59,8 @@ def test_legacy_top_level_assertions_are_graded_not_ignored():
 
 def test_both_assertion_forms_give_a_note(tmp_path):
     task = TASK.replace("graders:\n  - {name: g, type: text, config: {contains: [x]}}",
-                        'graders:\n  - name: g\n    type: code\n    assertions: ["len(output) > 1"]\n'
+                        'graders:\n  - name: g\n    type: code\n'
+                        '    assertions: ["len(output) > 1"]\n'
                         '    config: {assertions: ["len(output) > 0"]}')
     suite = load_suite(_suite(tmp_path, task_text=task))
     assert suite.tasks[0].graders[0].config["assertions"] == ["len(output) > 0",

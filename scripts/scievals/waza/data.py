@@ -201,7 +201,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
     if error.validator == "type":
         return f"{_short(instance)} is not of type {schema['type']}"
     if error.validator == "enum":
-        return f"{instance!r} is not allowed (allowed values: {', '.join(map(str, schema['enum']))})"
+        allowed = ", ".join(map(str, schema["enum"]))
+        return f"{instance!r} is not allowed (allowed values: {allowed})"
     if error.validator == "anyOf" and all("required" in s for s in schema["anyOf"]):
         keys = [s["required"][0] for s in schema["anyOf"]]
         return f"needs at least one of: {', '.join(keys)}"
@@ -211,7 +212,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
 def schema_problems(instance: Any, schema: dict, where: str) -> list[str]:
     """Every schema violation of ``instance`` as ``<where>: <key path>: <problem>``."""
     validator = Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(validator.iter_errors(instance),
+                    key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{where}: {_key_path(e)}: {_problem(e)}" for e in errors]
 
 
@@ -472,7 +474,8 @@ def _unpack(archive: Path, target: Path) -> None:
     else:
         shutil.rmtree(target, ignore_errors=True)
         raise ScievalsError(archive, "not a zip or tar archive",
-                            f"give a folder of suites or an archive ({', '.join(ARCHIVE_SUFFIXES)})")
+                            "give a folder of suites or an archive "
+                            f"({', '.join(ARCHIVE_SUFFIXES)})")
 
 
 def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:
