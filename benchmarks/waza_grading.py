@@ -5,8 +5,10 @@ Usage: python benchmarks/waza_grading.py [--n 10000] [--seed 0]
 Each run is a seeded variation of a recorded agent session (the event shapes of
 data/demo/waza/sessions: tool start/complete pairs, skill invocations, assistant
 messages, usage), turned into a grader context by the session digest. Every run
-is graded by 14 graders (``grade_all``, which batches the code assertions of
-256 runs per worker round trip; the run-by-run time is printed too): code
+is graded by 14 graders the way ``waza grade`` grades a task's runs
+(``runs.build_graders`` once, then ``runs.grade_runs``: each grader over all runs with
+``grade_all``, which batches the code assertions of 256 runs per worker round trip, and
+the validations assembled per run; the run-by-run time is printed too): code
 (4 assertions, in the sandboxed worker), text, keyword, regex, behavior,
 action_sequence, skill_invocation, tool_constraint, tool_calls (both forms),
 json_schema, file, diff and trigger, on one workspace.
@@ -27,7 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from scievals.waza.context import build, grade_all
+from scievals.waza import runs
+from scievals.waza.context import GraderOptions, build
+from scievals.waza.data import GraderSpec
 from scievals.waza.session import grader_context
 
 TOOLS = ["view", "bash", "edit", "create", "skill", "grep"]
@@ -119,21 +123,22 @@ def main() -> None:
         cwd = os.getcwd()
         os.chdir(root)  # trigger's skill_path is CWD-relative, as in waza
         try:
-            graders = [build(kind, config) for kind, config in GRADERS]
-            build(GRADERS[0][0], GRADERS[0][1]).grade(contexts[0])  # start the code worker
+            specs = [GraderSpec(f"{kind}{i}", kind, config)
+                     for i, (kind, config) in enumerate(GRADERS)]
+            graders = runs.build_graders(specs, GraderOptions())
+            assert not any(g.error for g in graders), [g.error for g in graders]
+            runs.grade_run(graders[:1], contexts[0])  # start the code worker
             started, cpu = time.perf_counter(), time.process_time()
-            passed = scored = 0
-            for grader in graders:
-                for result in grade_all(grader, contexts):
-                    passed += result.passed
-                    scored += 1
+            graded_runs = runs.grade_runs(graders, contexts)
             graded = time.perf_counter() - started
+            graded_cpu = time.process_time() - cpu
+            assert not any(error for _, error in graded_runs)
+            results = [v for validations, _ in graded_runs for v in validations.values()]
+            scored, passed = len(results), sum(v["passed"] for v in results)
             started = time.perf_counter()
             for context in contexts[: args.n // 10]:
-                for grader in graders:
-                    grader.grade(context)
+                runs.grade_run(graders, context)
             one_by_one = (time.perf_counter() - started) * 10
-            graded_cpu = time.process_time() - cpu
 
             sample = contexts[:200]
             program = build("program", {"command": sys.executable,

@@ -59,7 +59,8 @@ def test_legacy_top_level_assertions_are_graded_not_ignored():
 
 def test_both_assertion_forms_give_a_note(tmp_path):
     task = TASK.replace("graders:\n  - {name: g, type: text, config: {contains: [x]}}",
-                        'graders:\n  - name: g\n    type: code\n    assertions: ["len(output) > 1"]\n'
+                        'graders:\n  - name: g\n    type: code\n'
+                        '    assertions: ["len(output) > 1"]\n'
                         '    config: {assertions: ["len(output) > 0"]}')
     suite = load_suite(_suite(tmp_path, task_text=task))
     assert suite.tasks[0].graders[0].config["assertions"] == ["len(output) > 0",
@@ -188,3 +189,57 @@ def test_unknown_grader_type_and_unsupported_keys_are_refused(tmp_path):
         load_suite(_suite(tmp_path, EVAL + "hooks: {before_run: [{command: echo hi}]}\n"))
     with pytest.raises(ScievalsError, match="baseline: true"):
         load_suite(_suite(tmp_path, EVAL + "baseline: true\n"))
+
+
+def test_bad_grader_configs_are_load_and_check_problems(tmp_path, capsys):
+    """Graders are built while loading, so a config only a constructor rejects is a load
+    problem, not an `error` status of every run. Spec §6.11: for `tool_constraint`, "Empty
+    `tool` or an invalid regex is a constructor error (`config.expect_tools[0].tool: ...`)"."""
+    from scievals.cli import main
+
+    bad_regex = EVAL + ("graders:\n  - {name: tc, type: tool_constraint, "
+                        "config: {expect_tools: [{tool: '(bash'}]}}\n")
+    bad_pattern = TASK + ("  - {name: tc2, type: tool_constraint, "
+                          "config: {reject_tools: [{tool: bash, command_pattern: '[z-a]'}]}}\n")
+    root = _suite(tmp_path, bad_regex, bad_pattern)
+    problems = check_suite(root)
+    assert len(problems) == 2, problems
+    assert problems[0].startswith(f"{root / 'eval.yaml'}: graders[0] (tc): "
+                                  "config.expect_tools[0].tool: ")
+    assert problems[1].startswith(f"{root / 'tasks' / 't1.yaml'}: graders[1] (tc2): "
+                                  "config.reject_tools[0].command_pattern: ")
+    with pytest.raises(ScievalsError, match=r"eval\.yaml: graders\[0\] \(tc\): config\."
+                                            r"expect_tools\[0\]\.tool: .*\(\+1 more: "):
+        load_suite(root)
+    # `waza check` lists every problem, one per line, and exits 1
+    assert main(["waza", "check", str(root)]) == 1
+    assert capsys.readouterr().out.splitlines() == problems
+
+
+def test_legacy_top_level_script_and_model_reach_the_grader(tmp_path, caplog):
+    """Spec §2: eval.yaml graders are `{type, name, weight?, config?, script?, rubric?,
+    model?}` and "`script`/`rubric`/`model` are ignored in Go"; the Python era read them, so
+    the `script` grader must get its script and `llm` its judge model (default
+    `gpt-4o-mini`, §6.7). Elsewhere a top-level key is ignored with a note."""
+    from scievals.waza.context import GraderContext, build
+
+    script = tmp_path / "grade.py"
+    # §6.15: stdin = the GraderContext JSON, stdout = {score, passed, message, details}
+    script.write_text("import json, sys\nc = json.load(sys.stdin)\n"
+                      "print(json.dumps({'score': 0.25, 'passed': False, "
+                      "'message': 'saw ' + c['output']}))\n")
+    graders = (f"graders:\n  - {{name: s, type: script, script: '{script}'}}\n"
+               "  - {name: j, type: llm, model: gpt-4o, rubric: Score 1-5}\n"
+               "  - {name: t, type: text, model: gpt-4o, config: {contains: [x]}}\n"
+               "  - {name: j2, type: llm, model: gpt-4o, config: {model: o3}}\n")
+    suite = load_suite(_suite(tmp_path, EVAL + graders))
+    by_name = {g.name: g for g in suite.graders}
+    assert by_name["s"].config == {"script": str(script)}
+    result = build("script", by_name["s"].config).grade(GraderContext(output="abc"))
+    assert (result.score, result.passed, result.feedback) == (0.25, False, "saw abc")
+    assert by_name["j"].config == {"model": "gpt-4o", "rubric": "Score 1-5"}
+    assert build("llm", by_name["j"].config).model == "gpt-4o"
+    assert by_name["t"].config == {"contains": ["x"]}
+    assert by_name["j2"].config == {"model": "o3"}  # config's own value wins
+    assert "graders[2]: top-level model is ignored by a text grader" in caplog.text
+    assert "graders[3]: both top-level model and config.model; using config.model" in caplog.text

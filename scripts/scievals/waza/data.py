@@ -28,6 +28,7 @@ from jsonschema import Draft7Validator
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
+from scievals.waza.context import GraderConfigError, build
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ GO_GRADER_TYPES = ("code", "prompt", "text", "file", "json_schema", "program", "
                    "action_sequence", "skill_invocation", "trigger", "diff", "tool_constraint")
 LEGACY_GRADER_TYPES = ("regex", "keyword", "tool_calls", "script", "llm", "llm_comparison",
                        "human", "human_calibration")
+LEGACY_TOP_LEVEL = {"script": ("script",), "model": ("llm", "llm_comparison")}
 # Python-era config keys the Go structs lack (the Python loader ignored unknown keys;
 # we accept only the ones it documented).
 LEGACY_CONFIG_KEYS = {"max_workers": {"type": "integer", "minimum": 1},
@@ -76,6 +78,7 @@ class GraderSpec:
     config: dict[str, Any]
     weight: float | None = None
     model: str = ""
+    source: str = ""  # "<file>: graders[<i>]", for load errors
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type, "config": self.config,
@@ -198,7 +201,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
     if error.validator == "type":
         return f"{_short(instance)} is not of type {schema['type']}"
     if error.validator == "enum":
-        return f"{instance!r} is not allowed (allowed values: {', '.join(map(str, schema['enum']))})"
+        allowed = ", ".join(map(str, schema["enum"]))
+        return f"{instance!r} is not allowed (allowed values: {allowed})"
     if error.validator == "anyOf" and all("required" in s for s in schema["anyOf"]):
         keys = [s["required"][0] for s in schema["anyOf"]]
         return f"needs at least one of: {', '.join(keys)}"
@@ -208,7 +212,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
 def schema_problems(instance: Any, schema: dict, where: str) -> list[str]:
     """Every schema violation of ``instance`` as ``<where>: <key path>: <problem>``."""
     validator = Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = sorted(validator.iter_errors(instance),
+                    key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{where}: {_key_path(e)}: {_problem(e)}" for e in errors]
 
 
@@ -251,14 +256,43 @@ def _grader(entry: dict, where: str, notes: list[str]) -> GraderSpec:
             config["assertions"] = list(entry["assertions"])
     if "rubric" in entry:
         key = "prompt" if entry.get("type") == "prompt" else "rubric"
-        if key in config:
-            notes.append(f"{where}: both top-level rubric and config.{key}; using config.{key}")
+        _lift(entry, config, "rubric", key, where, notes)
+    # Python-era eval.yaml graders name their script and judge model at the top level
+    # (Go ignores both, specs/waza.md §2): moved into config for the graders that read them.
+    for key, kinds in LEGACY_TOP_LEVEL.items():
+        if key not in entry:
+            continue
+        if entry.get("type") in kinds:
+            _lift(entry, config, key, key, where, notes)
         else:
-            config[key] = entry["rubric"]
+            notes.append(f"{where}: top-level {key} is ignored by a {entry.get('type')} "
+                         f"grader (only {', '.join(kinds)} read it)")
     weight = entry.get("weight")
     return GraderSpec(name=entry["name"], type=entry.get("type", ""), config=config,
                       weight=float(weight) if weight is not None else None,
-                      model=entry.get("model") or "")
+                      model=entry.get("model") or "", source=where)
+
+
+def grader_problems(graders: list[GraderSpec]) -> list[str]:
+    """Build every grader once (as a run would): a bad config is a load problem naming the
+    file, the grader and the config key, not an ``error`` status of every run."""
+    problems = []
+    for spec in graders:
+        try:
+            build(spec.type, spec.config, name=spec.name)
+        except GraderConfigError as exc:
+            problems.append(f"{spec.source} ({spec.name}): {exc.one_line()}")
+    return problems
+
+
+def _lift(entry: dict, config: dict, key: str, target: str, where: str,
+          notes: list[str]) -> None:
+    """Top-level ``key`` into ``config[target]``; config's own value wins, with a note."""
+    if target in config:
+        notes.append(f"{where}: both top-level {key} and config.{target}; "
+                     f"using config.{target}")
+    else:
+        config[target] = entry[key]
 
 
 def _files(raw: list[dict], where: str, notes: list[str], problems: list[str]) -> list[TaskFile]:
@@ -294,6 +328,7 @@ def _task(path: Path, suite_dir: Path, fixtures: Path, problems: list[str],
                             f"{', '.join(GO_GRADER_TYPES + LEGACY_GRADER_TYPES)})")
             continue
         graders.append(_grader(entry, where, notes))
+    problems += grader_problems(graders)
     context_dir = (suite_dir / raw["context_dir"]) if raw.get("context_dir") else None
     task = Task(id=raw["id"], name=raw["name"], prompt=raw["inputs"]["prompt"], source=path,
                 description=raw.get("description") or "", tags=list(raw.get("tags") or []),
@@ -333,6 +368,11 @@ def _collect(path: str | Path, context_dir: str | Path | None,
     notes: list[str] = []
     raw = read_yaml(spec)
     problems += schema_problems(raw, _loader_schema("eval"), str(spec))
+    graders: list[GraderSpec] = []
+    if not problems:  # the entries have the loader's shape: build them (Go's constructors)
+        graders = [_grader(g, f"{spec}: graders[{i}]", notes)
+                   for i, g in enumerate(raw.get("graders") or [])]
+        problems += grader_problems(graders)
     if published:
         for problem in schema_problems(raw, _published_schema("eval"), str(spec)):
             if problem not in problems:
@@ -359,8 +399,6 @@ def _collect(path: str | Path, context_dir: str | Path | None,
     if problems:
         return None, problems
     config = {**DEFAULT_CONFIG, **(raw.get("config") or {})}
-    graders = [_grader(g, f"{spec}: graders[{i}]", notes)
-               for i, g in enumerate(raw.get("graders") or [])]
     if raw.get("hooks") or raw.get("tasks_from") or raw.get("inputs") or raw.get("range"):
         problems.append(f"{spec}: hooks/tasks_from/inputs/range are not supported by scievals "
                         "(remove them, or run the suite with the Go tool)")
@@ -436,7 +474,8 @@ def _unpack(archive: Path, target: Path) -> None:
     else:
         shutil.rmtree(target, ignore_errors=True)
         raise ScievalsError(archive, "not a zip or tar archive",
-                            f"give a folder of suites or an archive ({', '.join(ARCHIVE_SUFFIXES)})")
+                            "give a folder of suites or an archive "
+                            f"({', '.join(ARCHIVE_SUFFIXES)})")
 
 
 def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:

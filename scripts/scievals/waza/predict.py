@@ -93,7 +93,7 @@ def make_workspace(suite: Suite, task: Task) -> Path:
     return root
 
 
-def _attempt(suite: Suite, task: Task, engine: Engine, graders, options: GraderOptions,
+def _attempt(suite: Suite, task: Task, engine: Engine, graders: list[runs.BuiltGrader],
              number: int, case_id: str, sample_index: int, timeout: float,
              skip_graders: bool) -> dict:
     """Execute and grade one run in a fresh workspace (removed afterwards)."""
@@ -108,7 +108,7 @@ def _attempt(suite: Suite, task: Task, engine: Engine, graders, options: GraderO
             workspace_dir=workspace, context_dir=suite.task_fixtures_dir(task))
         validations, grader_error = {}, ""
         if not execution.error and not skip_graders:
-            validations, grader_error = runs.grade_run(graders, context, options)
+            validations, grader_error = runs.grade_run(graders, context)
         return runs.run_record(number, duration_ms=duration, context=context,
                                validations=validations, engine_error=execution.error,
                                grader_error=grader_error, skipped=skip_graders)
@@ -120,14 +120,14 @@ def run_task(suite: Suite, task: Task, engine: Engine, trials: int, options: Gra
              seed: int, case_prefix: str, skip_graders: bool = False) -> dict:
     """``trials`` runs; a ``failed`` run is retried up to ``config.max_attempts`` times (Go),
     each attempt a new sample (another sample index, so a cached reply is not replayed)."""
-    graders = runs.graders_for(suite, task)
+    graders = runs.build_graders(runs.graders_for(suite, task), options)
     timeout = float(task.timeout_seconds or suite.config.get("timeout_seconds") or 300)
     max_attempts = int(suite.config.get("max_attempts") or 1)
     records = []
     for number in range(1, trials + 1):
         for attempt in range(1, max_attempts + 1):
             suffix = "" if attempt == 1 else f"/attempt{attempt}"
-            record = _attempt(suite, task, engine, graders, options, number,
+            record = _attempt(suite, task, engine, graders, number,
                               f"{case_prefix}/{task.id}/run{number}{suffix}",
                               (attempt - 1) * trials + number - 1, timeout, skip_graders)
             record["attempts"] = attempt

@@ -73,17 +73,21 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
                                 f"task ids: {', '.join(by_id)}")
         if task_filter and task.id not in task_filter:
             continue
-        graders = runs.graders_for(suite, task)
-        records = []
-        for number, run in enumerate(recorded["runs"], start=1):
-            context = recorded_context(run, task.raw, workspace,
-                                       suite.task_fixtures_dir(task))
+        graders = runs.build_graders(runs.graders_for(suite, task), options)
+        contexts, engine_errors = [], []
+        for run in recorded["runs"]:
+            contexts.append(recorded_context(run, task.raw, workspace,
+                                             suite.task_fixtures_dir(task)))
             engine_error = ""
             if run.get("status") == "error" and not run.get("validations"):
                 engine_error = run.get("error_msg") or "engine error"
-            validations, grader_error = ({}, "")
-            if not engine_error:
-                validations, grader_error = runs.grade_run(graders, context, options)
+            engine_errors.append(engine_error)
+        graded = iter(runs.grade_runs(graders, [c for c, e in zip(contexts, engine_errors,
+                                                                    strict=True) if not e]))
+        records = []
+        for number, (run, context, engine_error) in enumerate(
+                zip(recorded["runs"], contexts, engine_errors, strict=True), start=1):
+            validations, grader_error = ({}, "") if engine_error else next(graded)
             records.append(runs.run_record(int(run.get("run_number") or number),
                                            duration_ms=context.duration_ms, context=context,
                                            validations=validations, engine_error=engine_error,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from scievals.common.errors import ScievalsError
 from scievals.waza import metrics
-from scievals.waza.context import GraderContext, GraderOptions, build
+from scievals.waza.context import Grader, GraderContext, GraderOptions, build, grade_all
 from scievals.waza.data import GraderSpec, Suite, Task
 
 
@@ -25,22 +26,85 @@ def graders_for(suite: Suite, task: Task) -> list[GraderSpec]:
     return list(chosen.values())
 
 
-def grade_run(graders: Sequence[GraderSpec], context: GraderContext,
-              options: GraderOptions) -> tuple[dict[str, dict], str]:
-    """(validations by grader name, error message or "")."""
-    validations: dict[str, dict] = {}
+@dataclass
+class BuiltGrader:
+    """A grader built once for a task's runs; ``error`` is its build error, reported as
+    every run's grader error (Go builds graders per run, so each run would hit it)."""
+
+    spec: GraderSpec
+    grader: Grader | None
+    error: str = ""
+
+
+def build_graders(graders: Sequence[GraderSpec], options: GraderOptions) -> list[BuiltGrader]:
+    """Build each grader once (a constructor reads SKILL.md or schema files), with its suite
+    name, which some feedback quotes (``action_sequence grader '<name>': ...``)."""
+    built = []
     for spec in graders:
-        started = time.perf_counter()
         try:
-            result = build(spec.type, spec.config, options).grade(context)
+            built.append(BuiltGrader(spec, build(spec.type, spec.config, options, spec.name)))
         except ScievalsError as exc:
-            return validations, f"running graders: {spec.name}: {exc.one_line()}"
-        validations[spec.name] = {
-            "identifier": spec.name, "type": spec.type, "score": float(result.score),
-            "weight": metrics.grader_weight(spec.weight), "passed": bool(result.passed),
-            "feedback": result.feedback, "details": result.details,
-            "duration_ms": round((time.perf_counter() - started) * 1000)}
-    return validations, ""
+            built.append(BuiltGrader(spec, None, exc.one_line()))
+    return built
+
+
+def grade_runs(graders: Sequence[BuiltGrader],
+               contexts: Sequence[GraderContext]) -> list[tuple[dict[str, dict], str]]:
+    """(validations by grader name, error message or "") per context, each grader over
+    all runs at once (``grade_all``: the ``code`` assertions of many runs share a worker
+    request). A run stops at its first grader error, keeping the validations before it."""
+    validations: list[dict[str, dict]] = [{} for _ in contexts]
+    errors = [""] * len(contexts)
+    for built in graders:
+        live = [i for i, error in enumerate(errors) if not error]
+        if not live:
+            break
+        if built.grader is None:
+            for i in live:
+                errors[i] = f"running graders: {built.spec.name}: {built.error}"
+            continue
+        verdicts = _grade_batch(built.grader, [contexts[i] for i in live])
+        if verdicts is None:  # run by run, so an error belongs to its run only
+            verdicts = [_grade_one(built.grader, contexts[i]) for i in live]
+        for i, (result, elapsed_ms) in zip(live, verdicts, strict=True):
+            if isinstance(result, ScievalsError):
+                errors[i] = f"running graders: {built.spec.name}: {result.one_line()}"
+                continue
+            spec = built.spec
+            validations[i][spec.name] = {
+                "identifier": spec.name, "type": spec.type, "score": float(result.score),
+                "weight": metrics.grader_weight(spec.weight), "passed": bool(result.passed),
+                "feedback": result.feedback, "details": result.details,
+                "duration_ms": round(elapsed_ms)}
+    return list(zip(validations, errors, strict=True))
+
+
+def _grade_batch(grader: Grader, contexts: list[GraderContext]) -> list | None:
+    """(result, ms) per context from one ``grade_all`` call, for graders that batch
+    (side-effect free, so a failed batch can be graded again run by run); else None."""
+    if getattr(grader, "grade_many", None) is None:
+        return None
+    started = time.perf_counter()
+    try:
+        results = grade_all(grader, contexts)
+    except ScievalsError:
+        return None
+    each_ms = (time.perf_counter() - started) * 1000 / len(contexts)
+    return [(result, each_ms) for result in results]
+
+
+def _grade_one(grader: Grader, context: GraderContext) -> tuple[Any, float]:
+    started = time.perf_counter()
+    try:
+        result: Any = grader.grade(context)
+    except ScievalsError as exc:
+        result = exc
+    return result, (time.perf_counter() - started) * 1000
+
+
+def grade_run(graders: Sequence[BuiltGrader], context: GraderContext) -> tuple[dict, str]:
+    """:func:`grade_runs` of one run."""
+    return grade_runs(graders, [context])[0]
 
 
 def run_record(run_number: int, *, duration_ms: int, context: GraderContext | None,

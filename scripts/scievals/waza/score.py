@@ -104,7 +104,8 @@ def review(model: str, outcomes: Mapping[str, Mapping]) -> str:
 def outcomes_of(results: list[str | Path] | None = None,
                 imported: str | Path | None = None) -> dict[str, dict]:
     """Suite name -> results JSON: produced files are named ``<suite>.json``; an imported
-    file is ``{"suites": {suite: results}}`` (see :func:`scievals.waza.predict.import_predictions`)."""
+    file is ``{"suites": {suite: results}}`` (see
+    :func:`scievals.waza.predict.import_predictions`)."""
     if imported is not None:
         data = read_json(imported)
         return dict(data["suites"])
