@@ -15,9 +15,8 @@ from html import escape
 
 import pandas as pd
 
+from scievals import benchmarks
 from scievals.common.errors import ScievalsError
-
-ABDEV_ASSAYS = ("HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4")
 
 
 @dataclass(frozen=True)
@@ -26,30 +25,17 @@ class Headline:
     condition: str | None = None  # only rows of this condition (None: every condition)
 
 
-# Headline metrics per benchmark. This mapping moves into the benchmark registry
-# (scievals.benchmarks, issue 9) once it exists; a benchmark not listed here shows every
-# metric it reports.
-HEADLINES: dict[str, Headline] = {
-    # Per-fold CV average, as the reference leaderboard ranks it.
-    "abdev": Headline(
-        tuple(f"{a}:spearman" for a in ABDEV_ASSAYS)
-        + tuple(f"{a}:top_10_recall" for a in ABDEV_ASSAYS),
-        condition="fold=average",
-    ),
-    "gating": Headline((
-        "hierarchy_f1", "structure_accuracy", "critical_gate_recall",
-        "hallucination_rate", "depth_accuracy",
-    )),
-}
-
 def is_demo(dataset: str) -> bool:
     """Embedded demo data carry "demo" in their dataset label (e.g. GDPa1-demo)."""
     return "demo" in dataset.lower()
 
 
 def headline_for(benchmark: str, frame: pd.DataFrame) -> Headline:
-    if benchmark in HEADLINES:
-        return HEADLINES[benchmark]
+    """The registry's headline of ``benchmark``; every metric it reports when the benchmark
+    is not registered (a summary from another scievals version)."""
+    if benchmark in benchmarks.NAMES:
+        bench = benchmarks.get(benchmark)
+        return Headline(bench.headline_metrics, bench.headline_condition)
     return Headline(tuple(dict.fromkeys(frame["metric"])))
 
 
