@@ -121,6 +121,16 @@ def test_headline_metrics_are_declared(name):
     assert bench.headline_condition is None or isinstance(bench.headline_condition, str)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_a_rules_group_has_its_slurm_group_components(name):
+    """A group without an entry runs one SLURM job per connected component (many tiny jobs)."""
+    groups = set(re.findall(r'^    group:\n\s+"(\w+)"', benchmarks.get(name).rules.read_text(),
+                            re.MULTILINE))
+    profile = read_yaml(ROOT / "profiles" / "slurm" / "config.yaml")
+    components = {entry.split("=")[0] for entry in profile.get("group-components", [])}
+    assert groups <= components, f"profiles/slurm/config.yaml lacks group-components {groups}"
+
+
 def test_benchmark_names_appear_nowhere_else_in_the_wiring():
     """The Snakefile, common/summary/report rules, config validation and CLI loop over the
     registry; none of them names a benchmark."""
