@@ -1,7 +1,8 @@
 """Leaderboard: the headline view of ``results/summary.csv``, one table per benchmark.
 
 Rows are models (and conditions, where a benchmark has several), columns the benchmark's
-headline metrics as ``value [ci_low, ci_high]``, plus ``n``. The heading of each table names
+headline metrics (``headline_metrics`` of its entry in ``scievals.benchmarks``) as
+``value [ci_low, ci_high]``, plus ``n``. The heading of each table names
 the dataset and flags demo data, so demo numbers are never read as real ones. Pure: a
 result DataFrame in, Markdown text out. ``python -m scievals show``, the workflow's
 ``results/leaderboard.md`` and the HTML report all use :func:`leaderboard_markdown`.
