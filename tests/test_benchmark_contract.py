@@ -1,6 +1,7 @@
 """Every registered benchmark is complete and follows one template (docs/adding-a-benchmark.md):
 schema, rules file with the template's rule names and code-version params, CLI, docs page, demo
-data, tests folder, figures (own ones with captions, or the generic one), pure metrics."""
+data, tests folder, figures (own ones with captions, or the generic one), pure metrics, headline
+metrics (that the default run reports them: tests/workflow/test_workflow_default.py)."""
 
 from __future__ import annotations
 
@@ -109,6 +110,25 @@ def test_docs_demo_data_tests_and_figures(name):
         assert callable(spec.draw)
         assert set(spec.inputs) <= {"summary", *bench.report_inputs}
     assert bench.report_figures()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_headline_metrics_are_declared(name):
+    bench = benchmarks.get(name)
+    assert bench.headline_metrics, f"{name}: no headline_metrics for the leaderboard"
+    assert len(set(bench.headline_metrics)) == len(bench.headline_metrics)
+    assert all(isinstance(m, str) and m for m in bench.headline_metrics)
+    assert bench.headline_condition is None or isinstance(bench.headline_condition, str)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_rules_group_has_its_slurm_group_components(name):
+    """A group without an entry runs one SLURM job per connected component (many tiny jobs)."""
+    groups = set(re.findall(r'^    group:\n\s+"(\w+)"', benchmarks.get(name).rules.read_text(),
+                            re.MULTILINE))
+    profile = read_yaml(ROOT / "profiles" / "slurm" / "config.yaml")
+    components = {entry.split("=")[0] for entry in profile.get("group-components", [])}
+    assert groups <= components, f"profiles/slurm/config.yaml lacks group-components {groups}"
 
 
 def test_benchmark_names_appear_nowhere_else_in_the_wiring():

@@ -47,6 +47,11 @@ class Benchmark:
     figures: tuple[FigureSpec, ...] = ()
     # Extra report inputs the figures read: input name -> path pattern ({model} per model).
     report_inputs: Mapping[str, str] = field(default_factory=dict)
+    # Leaderboard columns (``python -m scievals show``, results/leaderboard.md): metric names
+    # of the summary, in order; the first one ranks the models.
+    headline_metrics: tuple[str, ...] = ()
+    # Only summary rows of this condition are headline (None: every condition).
+    headline_condition: str | None = None
 
     @property
     def cli(self) -> str:
@@ -96,6 +101,10 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("assay_heatmap", "Spearman per assay and model",
                        "scievals.report.abdev:assay_heatmap"),
         ),
+        # The reference leaderboard's ranking: per-fold CV average of each assay.
+        headline_metrics=tuple(f"{assay}:{metric}" for metric in ("spearman", "top_10_recall")
+                               for assay in ("HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4")),
+        headline_condition="fold=average",
     ),
     Benchmark(
         name="gating",
@@ -121,6 +130,8 @@ REGISTRY: tuple[Benchmark, ...] = (
             "cases": "data/curated/gating/cases.jsonl",
             "predictions": "results/gating/predictions/{model}.jsonl",
         }),
+        headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
+                          "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
     ),
     Benchmark(
         name="autogkb",
@@ -138,6 +149,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.report.autogkb:field_similarity"),
         ),
+        headline_metrics=("score", "one_to_one_score", "f1"),
     ),
     Benchmark(
         name="waza",
@@ -153,6 +165,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
                        "scievals.report.waza:suite_comparison"),
         ),
+        headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
     ),
 )
 

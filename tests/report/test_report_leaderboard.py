@@ -104,3 +104,29 @@ def test_show_prints_one_benchmark_and_write_leaderboard_matches(tmp_path, capsy
 def test_show_without_a_summary_is_one_line(tmp_path, capsys):
     assert main(["show", "--summary", str(tmp_path / "none.csv")]) == 1
     assert capsys.readouterr().err.strip().endswith("none.csv: file not found (check the path)")
+
+
+def test_headlines_come_from_the_registry_entries():
+    """autogkb and waza rows: only their registered headline metrics, in registry order."""
+    rows = [
+        row("autogkb", "autogkb-demo", SHA_DEMO, "base", "evidence", "f1", 0.683, 0.559, 0.791,
+            17),
+        row("autogkb", "autogkb-demo", SHA_DEMO, "base", "evidence", "score", 76.931, 65.006,
+            87.008, 17),
+        row("autogkb", "autogkb-demo", SHA_DEMO, "base", "evidence", "precision", 0.7, 0.6, 0.8,
+            17),
+        row("waza", "suite-demo", SHA_DEMO, "mock", "", "trigger_accuracy", 1.0, math.nan,
+            math.nan, 12),
+        row("waza", "suite-demo", SHA_DEMO, "mock", "", "pass_rate", 0.5, 0.0, 1.0, 2),
+        row("waza", "suite-demo", SHA_DEMO, "mock", "", "run_pass_rate", 0.4, math.nan, math.nan,
+            6),
+    ]
+    autogkb, waza = sections(pd.DataFrame(rows, columns=RESULT_COLUMNS))
+    # registry order score, one_to_one_score, f1; one_to_one_score absent here, precision
+    # is no headline
+    assert autogkb.table.to_dict("records") == [
+        {"model": "base", "score": "76.931 [65.006, 87.008]", "f1": "0.683 [0.559, 0.791]",
+         "n": "17"}]
+    assert waza.table.to_dict("records") == [
+        {"model": "mock", "pass_rate": "0.500 [0.000, 1.000]", "trigger_accuracy": "1.000",
+         "n": "2-12"}]

@@ -6,6 +6,7 @@ import re
 
 import pandas as pd
 import pytest
+from scievals import benchmarks
 from scievals.common.tables import RESULT_COLUMNS
 
 from .conftest import copy_workflow, snakemake
@@ -46,6 +47,26 @@ def test_leaderboard_is_written_and_flags_the_demo(default_run):
     assert "## abdev - dataset GDPa1-demo_cross_validation" in text
     assert "DEMO DATA" in text
     assert "| ridge_descriptors |" in text and "| marker_baseline |" in text
+
+
+def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default_run):
+    """The registry's headline metrics name rows the default run really writes, so no
+    leaderboard column is silently empty (the contract's headline check)."""
+    summary = pd.read_csv(default_run / "results" / "summary.csv", keep_default_na=False,
+                          na_values=[""])
+    leaderboard = (default_run / "results" / "leaderboard.md").read_text()
+    for bench in benchmarks.REGISTRY:
+        rows = summary[summary["benchmark"] == bench.name]
+        if bench.headline_condition is not None:
+            rows = rows[rows["condition"] == bench.headline_condition]
+        missing = set(bench.headline_metrics) - set(rows["metric"])
+        assert not missing, f"{bench.name}: headline metrics not in the default run: {missing}"
+        assert rows[rows["metric"].isin(bench.headline_metrics)]["value"].notna().any()
+        columns = {column.strip() for part in leaderboard.split("\n## ")
+                   if part.startswith(f"{bench.name} - dataset ")
+                   for line in part.splitlines() if line.startswith("| model |")
+                   for column in line.strip("|").split("|")}
+        assert set(bench.headline_metrics) <= columns, bench.name
 
 
 def test_rerun_is_a_no_op_and_history_records_once(default_run):

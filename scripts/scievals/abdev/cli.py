@@ -15,6 +15,7 @@ import pandas as pd
 
 from scievals.abdev.constants import CV_DATASET, DATASETS, DEFAULT_FOLD_COL
 from scievals.common.errors import ScievalsError
+from scievals.common.subcommands import benchmark_commands
 
 EPILOG_SCORE = """\
 Metrics (reference semantics): Spearman correlation and top-10% recall per assay
@@ -124,13 +125,10 @@ def register(subparsers) -> None:
     from scievals.abdev.demo import DEMO_SEED
     from scievals.abdev.predict import BASELINES
 
-    parser = subparsers.add_parser(
-        "abdev",
-        help="antibody developability benchmark (GDPa1): validate, score, predict",
-        description="GDPa1 antibody developability benchmark: score predictions of HIC, Tm2, "
-        "Titer, PR_CHO and AC-SINS_pH7.4 exactly as the reference abdev-benchmark does.",
-    )
-    sub = parser.add_subparsers(dest="abdev_command", metavar="COMMAND", required=True)
+    sub = benchmark_commands(
+        subparsers, "abdev", "antibody developability benchmark (GDPa1): validate, score, predict",
+        "GDPa1 antibody developability benchmark: score predictions of HIC, Tm2, Titer, PR_CHO\n"
+        "and AC-SINS_pH7.4 exactly as the reference abdev-benchmark does.")
 
     p = sub.add_parser(
         "validate",

@@ -14,13 +14,13 @@ as the reference does; keys that are not the exact field names are listed under
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.common.subcommands import benchmark_commands
 
 EXIT_BAD_FILE = 2
 
@@ -115,10 +115,8 @@ def cmd_prompt(args) -> int:
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("autogkb", help="pharmacogenomic annotation extraction",
-                                   description=__doc__,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="autogkb_command", metavar="COMMAND", required=True)
+    sub = benchmark_commands(subparsers, "autogkb", "pharmacogenomic annotation extraction",
+                             __doc__)
 
     p = sub.add_parser("score", help="score predicted vs curated annotations (prints JSON)")
     p.add_argument("--pred", required=True, help="JSON list of predicted annotations")

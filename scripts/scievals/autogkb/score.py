@@ -20,7 +20,7 @@ from scievals.autogkb.review import article_section, render_review
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.provenance import Provenance
-from scievals.common.stats import metric_means
+from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 
 log = logging.getLogger(__name__)
@@ -83,15 +83,6 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
     return frame, sections
 
 
-def aggregate(per_article: pd.DataFrame, bootstrap: dict) -> dict[str, list[dict]]:
-    """condition -> metric dicts (mean over articles of per-article means, CI over articles)."""
-    out: dict[str, list[dict]] = {}
-    for condition, frame in per_article.groupby("condition", sort=True):
-        per_case = frame.groupby("case_id")[list(TABLE_METRICS)].mean()
-        out[str(condition)] = metric_means({m: per_case[m] for m in TABLE_METRICS}, bootstrap)
-    return out
-
-
 def _usage_items(usage: dict) -> list[dict]:
     if not usage or not usage.get("requests"):
         return []
@@ -117,7 +108,7 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_article, sections = score_records(cases, records, threshold)
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage))
-              for condition, items in aggregate(per_article, bootstrap).items()]
+              for condition, items in means_by_condition(per_article, TABLE_METRICS, bootstrap).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_article.insert(0, "model", model)
     write_csv(per_article_csv, per_article)

@@ -80,3 +80,15 @@ def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping) -> 
         items.append({"metric": metric, "value": float(values.mean()), "ci_low": low,
                       "ci_high": high, "n": int(values.size)})
     return items
+
+
+def means_by_condition(per_sample, metrics: Sequence[str], bootstrap: Mapping) -> dict[str, list[dict]]:
+    """condition -> :func:`metric_means` over cases of each case's mean (so a case scored in
+    several samples counts once, and the CI resamples cases).
+
+    ``per_sample`` is a DataFrame with ``condition``, ``case_id`` and one column per metric."""
+    out: dict[str, list[dict]] = {}
+    for condition, frame in per_sample.groupby("condition", sort=True):
+        per_case = frame.groupby("case_id")[list(metrics)].mean()
+        out[str(condition)] = metric_means({m: per_case[m] for m in metrics}, bootstrap)
+    return out

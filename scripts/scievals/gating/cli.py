@@ -14,7 +14,6 @@ test case) or a raw model reply, which is parsed as in the workflow.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_user_text
+from scievals.common.subcommands import benchmark_commands
 from scievals.gating.records import DEEP_FIX
 from scievals.gating.tree import TOO_DEEP
 
@@ -172,10 +172,7 @@ def cmd_extract(args) -> int:
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("gating", help="flow-cytometry gating benchmark",
-                                   description=__doc__,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="gating_command", metavar="COMMAND", required=True)
+    sub = benchmark_commands(subparsers, "gating", "flow-cytometry gating benchmark", __doc__)
 
     p = sub.add_parser("score", help="score one prediction against one test case (prints JSON)")
     p.add_argument("--pred", required=True, help="hierarchy JSON or raw model reply")

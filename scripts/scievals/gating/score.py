@@ -17,7 +17,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.provenance import Provenance
-from scievals.common.stats import metric_means
+from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
 from scievals.gating.metrics import METRICS, REFERENCE_METRICS, Truth, evaluate
@@ -85,15 +85,6 @@ def score_records(cases: list[dict], records: list[dict]) -> pd.DataFrame:
     return frame.sort_values(["condition", "case_id", "sample_index"], kind="stable").reset_index(drop=True)
 
 
-def aggregate(per_prediction: pd.DataFrame, bootstrap: dict) -> dict[str, list[dict]]:
-    """condition -> metric dicts (mean over cases of per-case means, CI over cases)."""
-    out: dict[str, list[dict]] = {}
-    for condition, frame in per_prediction.groupby("condition", sort=True):
-        per_case = frame.groupby("case_id")[list(TABLE_METRICS)].mean()
-        out[str(condition)] = metric_means({m: per_case[m] for m in TABLE_METRICS}, bootstrap)
-    return out
-
-
 def _usage_items(usage: dict, condition: str) -> list[dict]:
     summary = (usage.get("conditions") or {}).get(condition)
     if not summary:
@@ -119,7 +110,7 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_prediction = score_records(cases, records)
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
-              for condition, items in aggregate(per_prediction, bootstrap).items()]
+              for condition, items in means_by_condition(per_prediction, TABLE_METRICS, bootstrap).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_prediction.insert(0, "model", model)
     write_csv(per_case_csv, per_prediction)

@@ -1,7 +1,8 @@
 """Leaderboard: the headline view of ``results/summary.csv``, one table per benchmark.
 
 Rows are models (and conditions, where a benchmark has several), columns the benchmark's
-headline metrics as ``value [ci_low, ci_high]``, plus ``n``. The heading of each table names
+headline metrics (``headline_metrics`` of its entry in ``scievals.benchmarks``) as
+``value [ci_low, ci_high]``, plus ``n``. The heading of each table names
 the dataset and flags demo data, so demo numbers are never read as real ones. Pure: a
 result DataFrame in, Markdown text out. ``python -m scievals show``, the workflow's
 ``results/leaderboard.md`` and the HTML report all use :func:`leaderboard_markdown`.
@@ -15,9 +16,8 @@ from html import escape
 
 import pandas as pd
 
+from scievals import benchmarks
 from scievals.common.errors import ScievalsError
-
-ABDEV_ASSAYS = ("HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4")
 
 
 @dataclass(frozen=True)
@@ -26,30 +26,17 @@ class Headline:
     condition: str | None = None  # only rows of this condition (None: every condition)
 
 
-# Headline metrics per benchmark. This mapping moves into the benchmark registry
-# (scievals.benchmarks, issue 9) once it exists; a benchmark not listed here shows every
-# metric it reports.
-HEADLINES: dict[str, Headline] = {
-    # Per-fold CV average, as the reference leaderboard ranks it.
-    "abdev": Headline(
-        tuple(f"{a}:spearman" for a in ABDEV_ASSAYS)
-        + tuple(f"{a}:top_10_recall" for a in ABDEV_ASSAYS),
-        condition="fold=average",
-    ),
-    "gating": Headline((
-        "hierarchy_f1", "structure_accuracy", "critical_gate_recall",
-        "hallucination_rate", "depth_accuracy",
-    )),
-}
-
 def is_demo(dataset: str) -> bool:
     """Embedded demo data carry "demo" in their dataset label (e.g. GDPa1-demo)."""
     return "demo" in dataset.lower()
 
 
 def headline_for(benchmark: str, frame: pd.DataFrame) -> Headline:
-    if benchmark in HEADLINES:
-        return HEADLINES[benchmark]
+    """The registry's headline of ``benchmark``; every metric it reports when the benchmark
+    is not registered (a summary from another scievals version)."""
+    if benchmark in benchmarks.NAMES:
+        bench = benchmarks.get(benchmark)
+        return Headline(bench.headline_metrics, bench.headline_condition)
     return Headline(tuple(dict.fromkeys(frame["metric"])))
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_json
+from scievals.common.subcommands import benchmark_commands
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
 EXIT_ERROR = 2
@@ -155,10 +156,8 @@ def _guard(function):
 
 
 def register(subparsers) -> None:
-    waza = subparsers.add_parser("waza", help="agent-skill evaluation suites (waza)",
-                                 description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = waza.add_subparsers(dest="waza_command", metavar="SUBCOMMAND", required=True)
+    sub = benchmark_commands(subparsers, "waza", "agent-skill evaluation suites (waza)",
+                             __doc__)
 
     p = sub.add_parser("run", help="run a suite with the mock executor or an LLM agent")
     p.add_argument("path", help="suite folder or its eval.yaml")
