@@ -4,6 +4,10 @@ import sys
 
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, snakemake.scriptdir)
+# pandas imports pyarrow when it is installed (about 0.05 CPU-s, a tenth of the job); this job
+# parses CSV with pandas' own C reader and never uses it. None makes `import pyarrow` fail, and
+# pandas then runs exactly as without pyarrow (benchmarks/abdev_workflow_scoring.py).
+sys.modules.setdefault("pyarrow", None)
 
 from scievals.abdev.score import score_to_tables
 from scievals.common.entry import run
