@@ -455,27 +455,18 @@ def tree_sha256(folder: Path) -> str:
     return sha256_text(json.dumps(files, sort_keys=True))
 
 
-def _unpack(archive: Path, target: Path) -> None:
-    import shutil
-    import tarfile
-    import zipfile
+def _unpack(archive: Path, target: Path, max_bytes: int | None) -> None:
+    """Unpack a suites archive through the shared safe unpacker; a refused member fails it.
 
-    target.mkdir(parents=True, exist_ok=True)
-    if zipfile.is_zipfile(archive):
-        with zipfile.ZipFile(archive) as handle:
-            for name in handle.namelist():
-                if Path(name).is_absolute() or ".." in Path(name).parts:
-                    raise ScievalsError(archive, f"member {name!r} escapes the archive",
-                                        "use an archive with relative paths only")
-            handle.extractall(target)
-    elif tarfile.is_tarfile(archive):
-        with tarfile.open(archive) as handle:
-            handle.extractall(target, filter="data")  # refuses absolute/.. members and links
-    else:
-        shutil.rmtree(target, ignore_errors=True)
-        raise ScievalsError(archive, "not a zip or tar archive",
-                            "give a folder of suites or an archive "
-                            f"({', '.join(ARCHIVE_SUFFIXES)})")
+    A suite is all-or-nothing: a member left out (``..``, absolute path, link, a clash)
+    could silently drop a task, so it is an error here rather than a listed skip."""
+    from scievals.common.archives import unpack
+
+    unpacked = unpack(archive, target, ("",), max_bytes)  # every member is wanted
+    if unpacked.skipped:
+        refused = "; ".join(f"{s['file']}: {s['reason']}" for s in unpacked.skipped)
+        raise ScievalsError(archive, f"archive members refused ({refused})",
+                            "use an archive of plain files with relative paths")
 
 
 def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:
@@ -483,12 +474,12 @@ def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:
     from scievals.common.download import fetch
 
     archive = work / "suites.archive"
+    max_bytes = int(float(cfg.get("max_download_mb", 200)) * (1 << 20))
     fetched = fetch(origin, archive, sha256=cfg.get("sha256") or None,
                     verify=not cfg.get("allow_unverified", False),
                     timeout_s=float(cfg.get("download_timeout_s", 30)),
-                    max_bytes=int(float(cfg.get("max_download_mb", 200)) * (1 << 20)),
-                    store="data/raw/waza/verified", label="waza suites")
-    _unpack(archive, work / "unpacked")
+                    max_bytes=max_bytes, store="data/raw/waza/verified", label="waza suites")
+    _unpack(archive, work / "unpacked", max_bytes)
     return work / "unpacked", fetched.sha256
 
 
