@@ -112,6 +112,7 @@ rule gating_predict_llm:
     params:
         config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
         code_version=code_version("gating", "predict_llm"),
+        retry_failed=retry_failed("gating_predict_llm"),
     script:
         "../scripts/gating_predict.py"
 
