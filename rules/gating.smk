@@ -134,6 +134,8 @@ rule gating_import:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        code_version=code_version("gating", "import"),
     script:
         "../scripts/gating_import.py"
 
