@@ -49,6 +49,7 @@ rule gating_curate:
     input:
         omip=gating_wf.omip_files(GATING),
         extracted=rules.gating_extract.output.records,
+        download=rules.gating_download.output.report,  # failed sources, for the dataset label
     output:
         cases=gating_wf.CASES,
         report=gating_wf.CURATION_REPORT,
