@@ -93,7 +93,8 @@ def test_retry_token_changes_exactly_when_the_last_run_left_failed_requests(tmp_
     assert first == ""  # never ran
     # Run 1 (param ""): two requests fail.
     notices.start_job(*job, [str(out)], folder, retry=first)
-    failed = notices.record("failed_request", "gating", "2 of 15 requests failed")
+    failed = notices.record("failed_request", "gating", "2 of 15 requests failed",
+                            details={"retry": True})
     notices.record("skipped_case", "gating", "not a failed request")
     notices.end_job()
     second = notices.retry_token(*job, folder)
@@ -102,9 +103,10 @@ def test_retry_token_changes_exactly_when_the_last_run_left_failed_requests(tmp_
     notices.start_job(*job, [str(out)], folder, retry=second)
     notices.end_job()
     assert notices.retry_token(*job, folder) == second  # same as stored: nothing to do
-    # A job with only other notices is not re-run for them.
+    # A job with only other notices (or failures a retry would not cure) is not re-run.
     notices.start_job(*job, [str(out)], folder, retry=second)
     notices.record("skipped_case", "gating", "case X skipped")
+    notices.record("failed_request", "waza", "a grader error")
     notices.end_job()
     assert notices.retry_token(*job, folder) == second
 

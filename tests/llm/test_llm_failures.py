@@ -76,7 +76,7 @@ def test_failures_below_the_share_are_returned_noticed_and_retried(
         "failed_request", "gating", "gating_predict_llm[model=m]"
     )
     assert notice.details == {"model": "fake-gpt", "label": "rich_cot", "failed": 1,
-                              "requests": 5}
+                              "requests": 5, "retry": True}
     assert notice.message.startswith(
         "fake-gpt: 1 of 5 requests failed after their retries (rich_cot)")
     assert "case case2: HTTP 500" in notice.message

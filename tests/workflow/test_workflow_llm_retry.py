@@ -79,7 +79,7 @@ def test_failed_requests_are_noticed_counted_and_retried_by_the_next_run(tmp_pat
         report = json.loads((workdir / "results" / "run_report.json").read_text())
         [notice] = report["notices"]
         assert notice["details"] == {"model": "gpt", "label": "minimal_direct", "failed": 2,
-                                     "requests": 15}
+                                     "requests": 15, "retry": True}
         # Counted in the tables: the model's score table and the benchmark summary.
         assert _failed_requests(workdir) == [("minimal_direct", 2, 15)]
         summary = pd.read_csv(workdir / "results" / "gating" / "summary.csv")

@@ -13,7 +13,8 @@ run that reused its output. Notices of a job whose outputs are gone are dropped.
 
 A job that left failed requests behind must run again: :func:`retry_token` is the value of
 its ``retry_failed`` param (``scievals.common.workflow.retry_failed``), which changes exactly
-when the job's last run recorded a ``failed_request`` notice, so Snakemake's params trigger
+when the job's last run recorded a ``failed_request`` notice with ``details["retry"]`` true
+(the LLM runner's: a request that may well succeed next time), so Snakemake's params trigger
 re-runs it, and only it, on the next plain run (its answered requests come from the cache).
 
 Outside a workflow job (the CLI, tests) :func:`record` only logs.
@@ -97,7 +98,7 @@ def retry_token(rule: str, wildcards: dict, directory: str | os.PathLike = NOTIC
     """The job's ``retry_failed`` param: new when its last run recorded failed requests,
     else the value that run had (so a clean or up-to-date job is not re-run)."""
     path = _job_file(Path(directory), rule, dict(wildcards))
-    failed = [n for n in _read(path) if n.kind == "failed_request"]
+    failed = [n for n in _read(path) if n.kind == "failed_request" and n.details.get("retry")]
     if failed:
         return "failed requests recorded " + failed[-1].recorded_utc
     token = path.with_suffix(".retry")

@@ -330,7 +330,7 @@ def check_failures(
         f"{spec.name}: {counts}, counted as failed cases in the tables; {first}. Failures are "
         "not cached: the next run asks for them again",
         details={"model": spec.name, "label": label, "failed": len(failed),
-                 "requests": len(responses)},
+                 "requests": len(responses), "retry": True},
     )
 
 
