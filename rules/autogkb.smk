@@ -94,6 +94,7 @@ rule autogkb_predict_llm:
     params:
         config=lambda wildcards: autogkb_wf.predict_config(config, wildcards.model),
         code_version=code_version("autogkb", "predict_llm"),
+        retry_failed=retry_failed("autogkb_predict_llm"),
     script:
         "../scripts/autogkb_predict.py"
 

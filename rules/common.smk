@@ -8,7 +8,7 @@ from scievals import benchmarks as registry
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
-from scievals.common.workflow import benchmark_models, model_regex
+from scievals.common.workflow import benchmark_models, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
 
 try:

@@ -49,6 +49,7 @@ rule gating_curate:
     input:
         omip=gating_wf.omip_files(GATING),
         extracted=rules.gating_extract.output.records,
+        download=rules.gating_download.output.report,  # failed sources, for the dataset label
     output:
         cases=gating_wf.CASES,
         report=gating_wf.CURATION_REPORT,
@@ -112,6 +113,7 @@ rule gating_predict_llm:
     params:
         config=lambda wildcards: gating_wf.predict_config(config, wildcards.model),
         code_version=code_version("gating", "predict_llm"),
+        retry_failed=retry_failed("gating_predict_llm"),
     script:
         "../scripts/gating_predict.py"
 
@@ -133,6 +135,8 @@ rule gating_import:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        code_version=code_version("gating", "import"),
     script:
         "../scripts/gating_import.py"
 

@@ -93,6 +93,7 @@ rule waza_predict_llm:
     params:
         config=lambda wildcards: waza_wf.predict_config(config, wildcards.model),
         code_version=code_version("waza", "predict_llm"),
+        retry_failed=retry_failed("waza_predict_llm"),
     script:
         "../scripts/waza_predict.py"
 

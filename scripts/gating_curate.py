@@ -10,7 +10,8 @@ from scievals.gating.curate import build_cases
 
 
 def curate(smk):
-    build_cases(list(smk.params.omip_dirs), smk.input.extracted, smk.output.cases, smk.output.report)
+    build_cases(list(smk.params.omip_dirs), smk.input.extracted, smk.output.cases, smk.output.report,
+                download_json=smk.input.download)
 
 
 run(snakemake, curate)

@@ -61,7 +61,8 @@ def test_rules_follow_the_template(name):
     assert extra <= {"gating_extract"}, f"rules outside the template: {extra}"
     for rule, body in rules.items():
         role = rule.removeprefix(f"{name}_")
-        if role in ("predict_baseline", "predict_llm", "score"):
+        if role in ("predict_baseline", "predict_llm", "score") or (
+                role in benchmarks.get(name).code_versions):
             assert f'code_version=code_version("{name}", "{role}")' in body, rule
             assert role in benchmarks.get(name).code_versions, f"registry lacks {role}"
         if "{model}" in body:
@@ -75,7 +76,8 @@ def test_rules_follow_the_template(name):
 def test_code_versions_resolve(name):
     bench = benchmarks.get(name)
     assert "score" in bench.code_versions
-    assert set(bench.code_versions) <= {"predict_baseline", "predict_llm", "score"}
+    # "import": an importer that parses the user's file with versioned code (gating's parser)
+    assert set(bench.code_versions) <= {"predict_baseline", "predict_llm", "import", "score"}
     for role in bench.code_versions:
         assert re.fullmatch(r"[a-z0-9_-]+-v\d+", bench.code_version(role)), role
 

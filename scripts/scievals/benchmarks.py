@@ -114,6 +114,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         code_versions=MappingProxyType({
             "predict_baseline": "scievals.gating.predict:BASELINE_VERSION",
             "predict_llm": "scievals.gating.prompts:PROMPT_VERSION",
+            "import": "scievals.gating.parser:PARSER_VERSION",
             "score": "scievals.gating.metrics:METRICS_VERSION",
         }),
         figures=(

@@ -3,6 +3,7 @@ from datetime import UTC, datetime
 import pandas as pd
 import pytest
 from scievals.cli import main
+from scievals.common import notices as run_notices
 from scievals.common.errors import ScievalsError
 from scievals.common.history import compare, read_index, record_history, resolve
 from scievals.common.provenance import Provenance
@@ -83,11 +84,12 @@ T1 = datetime(2026, 1, 3, tzinfo=UTC)
 
 
 @pytest.fixture
-def notices(tmp_path, monkeypatch):
-    from scievals.common.run_notices import read_notices
-
-    monkeypatch.setenv("SCIEVALS_NOTICE_DIR", str(tmp_path / "notices"))
-    return read_notices
+def notices(tmp_path):
+    """The notices the history records, as the summarize job it runs in would keep them."""
+    folder = tmp_path / "notices"
+    run_notices.start_job("summarize", {}, [], folder)
+    yield lambda: run_notices.collect(folder)
+    run_notices.end_job()
 
 
 @pytest.mark.parametrize(
@@ -115,8 +117,8 @@ def test_bad_index_is_set_aside_and_rebuilt_from_snapshots(tmp_path, content, no
     assert list(read_index(hist)["file"]) == [first.name, second.name]
     assert resolve("@previous", hist) == first
     [notice] = notices()
-    assert notice["kind"] == "history_set_aside"
-    assert "rebuilt from 1 stored snapshot(s)" in notice["message"]
+    assert (notice.kind, notice.benchmark) == ("history_set_aside", "workflow")
+    assert "rebuilt from 1 stored snapshot(s)" in notice.message
 
 
 def test_history_path_that_is_a_file_is_set_aside(tmp_path, notices, capsys):
@@ -129,7 +131,7 @@ def test_history_path_that_is_a_file_is_set_aside(tmp_path, notices, capsys):
     assert stored.parent == hist and hist.is_dir()
     [aside] = tmp_path.glob("history.damaged-*")
     assert aside.read_text() == "not a folder"
-    assert "a new history was started" in notices()[0]["message"]
+    assert "a new history was started" in notices()[0].message
 
 
 def test_truncated_snapshot_is_refused_and_restored_by_the_next_run(tmp_path, capsys):
@@ -164,7 +166,7 @@ def test_unwritable_history_does_not_fail_the_summary(tmp_path, notices, monkeyp
 
     monkeypatch.setattr(shutil, "copyfile", refuse)
     assert record_history(summary, tmp_path / "history", now=T0) is None
-    assert notices()[0]["kind"] == "history_not_updated"
+    assert notices()[0].kind == "history_not_updated"
 
 
 class _Outputs(list):
@@ -182,6 +184,7 @@ def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeyp
 
     import scievals
 
+    monkeypatch.chdir(tmp_path)  # the job's notices go to logs/notices/ under here
     part = _summary(tmp_path / "abdev.csv", {"random": 0.1})
     hist = tmp_path / "history"
     hist.mkdir()
@@ -196,6 +199,8 @@ def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeyp
     runpy.run_path(str(scripts / "summarize.py"), init_globals={"snakemake": smk})
     assert out.read_bytes() == part.read_bytes()
     assert len(read_index(hist)) == 1 and list(hist.glob("index.csv.damaged-*"))
+    [notice] = run_notices.collect(tmp_path / "logs" / "notices")
+    assert (notice.kind, notice.job) == ("history_set_aside", "summarize_all")
 
 
 def test_negative_tolerance_is_refused(tmp_path, capsys):

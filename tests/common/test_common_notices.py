@@ -82,3 +82,40 @@ def test_a_damaged_notice_file_does_not_cost_the_report(folder, tmp_path):
     assert notices.report("error", directory=folder, out_json=tmp_path / "r.json",
                           stream=io.StringIO()) == []
     assert json.loads((tmp_path / "r.json").read_text())["status"] == "error"
+
+
+def test_retry_token_changes_exactly_when_the_last_run_left_failed_requests(tmp_path):
+    """The ``retry_failed`` param of an LLM prediction job, over four runs."""
+    folder, out, job = tmp_path / "notices", tmp_path / "p.jsonl", ("gating_predict_llm",
+                                                                   {"model": "m"})
+    out.touch()
+    first = notices.retry_token(*job, folder)
+    assert first == ""  # never ran
+    # Run 1 (param ""): two requests fail.
+    notices.start_job(*job, [str(out)], folder, retry=first)
+    failed = notices.record("failed_request", "gating", "2 of 15 requests failed",
+                            details={"retry": True})
+    notices.record("skipped_case", "gating", "not a failed request")
+    notices.end_job()
+    second = notices.retry_token(*job, folder)
+    assert second == f"failed requests recorded {failed.recorded_utc}" != first  # re-run
+    # Run 2 (the new param): every request answered.
+    notices.start_job(*job, [str(out)], folder, retry=second)
+    notices.end_job()
+    assert notices.retry_token(*job, folder) == second  # same as stored: nothing to do
+    # A job with only other notices (or failures a retry would not cure) is not re-run.
+    notices.start_job(*job, [str(out)], folder, retry=second)
+    notices.record("skipped_case", "gating", "case X skipped")
+    notices.record("failed_request", "waza", "a grader error")
+    notices.end_job()
+    assert notices.retry_token(*job, folder) == second
+
+
+def test_workflow_notices_are_reported_whatever_benchmarks_run(tmp_path):
+    folder = tmp_path / "notices"
+    notices.start_job("summarize_all", {}, [], folder)
+    notices.record("history_set_aside", notices.WORKFLOW, "index rebuilt")
+    notices.end_job()
+    found = notices.report("success", benchmarks=["abdev"], directory=folder,
+                           out_json=tmp_path / "r.json", stream=io.StringIO())
+    assert [n.kind for n in found] == ["history_set_aside"]

@@ -90,3 +90,25 @@ def test_dataset_label_names_what_went_in():
     assert dataset_label([{"case_set": "verified"}]) == "OMIP-verified"
     assert dataset_label([{"case_set": "workspace", "workspace": {"origin": "embedded-flowkit"}},
                           {"case_set": "verified"}]) == "OMIP-verified+flowkit-wsp"
+
+
+def test_skipped_inputs_are_in_the_dataset_label(tmp_path):
+    """Issue 10 item 5: a configured source that failed (and a skipped workspace) changes the
+    label every table row carries, and the report lists them."""
+    download = tmp_path / "download.json"
+    download.write_text(json.dumps({"sources": [
+        {"source": "url:good", "status": "ok", "files": []},
+        {"source": "flowrepository:FR-FCM-X", "status": "failed", "reason": "HTTP 404"}]}))
+    extracted = tmp_path / "x.jsonl"
+    write_jsonl(extracted, [{"workspace": str(tmp_path / "bad.wsp"), "name": "bad",
+                             "status": "skipped", "reason": "XMLSyntaxError: truncated"}])
+    report = build_cases([OMIP_VERIFIED_DIR], extracted, tmp_path / "c.jsonl", tmp_path / "r.json",
+                         download_json=download)
+    # 1 failed source + 1 skipped workspace = 2
+    assert report["dataset"] == "OMIP-verified+2-skipped"
+    assert [(s["what"], s["reason"]) for s in report["skipped"]] == [
+        ("source", "HTTP 404"), ("workspace", "XMLSyntaxError: truncated")]
+    # Nothing skipped: the label is the plain one.
+    clean = build_cases([OMIP_VERIFIED_DIR], None, tmp_path / "c2.jsonl", tmp_path / "r2.json",
+                        download_json=None)
+    assert clean["dataset"] == "OMIP-verified" and clean["skipped"] == []

@@ -6,6 +6,7 @@ import json
 import shutil
 
 import pytest
+from scievals.common import notices
 from scievals.common.io import read_jsonl
 from scievals.gating.curate import build_cases
 from scievals.gating.extract import panel_from_keywords
@@ -30,7 +31,11 @@ def extracted(tmp_path_factory):
     with open(corrupt, "r+b") as handle:
         handle.truncate(20000)
     out, report = tmp / "extracted.jsonl", tmp / "report.json"
-    extract_workspaces(embedded_workspaces() + [corrupt], out, report)
+    notices.start_job("gating_extract", {}, [str(out)], tmp / "notices")
+    try:
+        extract_workspaces(embedded_workspaces() + [corrupt], out, report)
+    finally:
+        notices.end_job()
     records = {r["name"]: r for r in read_jsonl(out)}
     return records, json.loads(report.read_text()), out, tmp
 
@@ -79,13 +84,21 @@ def test_corrupt_workspace_is_recorded_not_fatal(extracted):
     assert bad["status"] == "skipped" and bad["reason"].startswith("XMLSyntaxError")
     assert [s["workspace"] for s in report["skipped"]] == [bad["workspace"]]
     assert len(report["extracted"]) == len(embedded_workspaces())
+    # Said at the end of the run: one notice, naming the workspace.
+    [notice] = notices.collect(extracted[3] / "notices")
+    assert (notice.kind, notice.benchmark) == ("skipped_source", "gating")
+    assert notice.message.startswith(f"workspace {bad['workspace']} skipped at extraction: "
+                                     "XMLSyntaxError")
 
 
 def test_curated_workspace_case(extracted):
     _, _, out, tmp = extracted
     report = build_cases([OMIP_VERIFIED_DIR, OMIP_STAGING_DIR], out, tmp / "cases.jsonl",
                          tmp / "curation.json")
-    assert report["dataset"] == "OMIP-verified+OMIP-staging+flowkit-wsp"
+    # The corrupt workspace was skipped: the label says one input is missing.
+    assert report["dataset"] == "OMIP-verified+OMIP-staging+flowkit-wsp+1-skipped"
+    assert [(s["what"], s["name"]) for s in report["skipped"]] == [
+        ("workspace", str(tmp / "corrupt.wsp"))]
     assert report["by_set"] == {"staging": 4, "verified": 10, "workspace": 1}
     case = next(c for c in read_jsonl(tmp / "cases.jsonl") if c["case_set"] == "workspace")
     assert case["test_case_id"] == "WSP-8_color_ICS"
@@ -135,8 +148,12 @@ def test_a_bad_fcs_file_costs_only_itself(tmp_path):
     bad.write_bytes(good.read_bytes()[:600])
     origins = {str(wsp): "url:b", str(bad): "url:b"}
     out, report = tmp_path / "x.jsonl", tmp_path / "x.json"
-    records = extract_workspaces(embedded_workspaces() + [wsp], out, report,
-                                 fcs_dirs=[str(source)], origins=origins)
+    notices.start_job("gating_extract", {}, [str(out)], tmp_path / "notices")
+    try:
+        records = extract_workspaces(embedded_workspaces() + [wsp], out, report,
+                                     fcs_dirs=[str(source)], origins=origins)
+    finally:
+        notices.end_job()
     by_name = {(r["name"], r["origin"]): r for r in records}
     # Every embedded workspace is still read, with its own event counts.
     assert all(r["status"] == "ok" for r in records) and len(records) == 6
@@ -149,3 +166,11 @@ def test_a_bad_fcs_file_costs_only_itself(tmp_path):
     skipped = json.loads(report.read_text())["fcs_skipped"]
     assert [(s["workspace"], s["file"]) for s in skipped] == [(str(wsp), bad.name)]
     assert skipped[0]["reason"].startswith("FCSParsingError")
+    [notice] = notices.collect(tmp_path / "notices")
+    assert notice.message.startswith(
+        f"FCS file {bad.name} skipped for workspace single_ellipse_51_events "
+        "(its sample has no event counts): FCSParsingError")
+    # The curated data set says so in its label (which every table row carries).
+    cases = build_cases([], out, tmp_path / "c.jsonl", tmp_path / "c.json")
+    assert cases["dataset"].endswith("+1-skipped")
+    assert [s["what"] for s in cases["skipped"]] == ["fcs_file"]

@@ -62,7 +62,8 @@ def test_summary_rows(run):
     conditions = summary.groupby("model")["condition"].unique().apply(sorted).to_dict()
     assert conditions == {"marker_baseline": ["baseline"], "mock-llm": ["minimal_cot", "minimal_direct"],
                           "my_model": ["user"]}
-    assert set(summary["dataset"]) == {"OMIP-verified+OMIP-staging+flowkit-wsp+other-wsp"}
+    # FR-FCM-Z7YM cannot be downloaded offline: one skipped source, in the label of every row.
+    assert set(summary["dataset"]) == {"OMIP-verified+OMIP-staging+flowkit-wsp+other-wsp+1-skipped"}
     mock = summary[(summary["model"] == "mock-llm") & (summary["condition"] == "minimal_direct")]
     metrics = mock.set_index("metric")
     assert metrics.loc["parse_success_rate", "value"] == pytest.approx(15 / 16)
@@ -80,6 +81,10 @@ def test_download_failure_is_one_line_and_the_url_source_is_used(run):
     report = json.loads((run / "data/raw/gating/download.json").read_text())
     failed = {e["source"]: e["reason"] for e in report["sources"] if e["status"] == "failed"}
     assert list(failed) == ["FR-FCM-Z7YM"] and "\n" not in failed["FR-FCM-Z7YM"]
+    # ... and said at the end of the run.
+    run_report = json.loads((run / "results/run_report.json").read_text())
+    assert [n["message"].split(":")[0] for n in run_report["notices"]] == [
+        "source FR-FCM-Z7YM skipped"]
     cases = [json.loads(line) for line in (run / "data/curated/gating/cases.jsonl").read_text().splitlines()]
     ids = {c["test_case_id"] for c in cases}
     assert {"WSP-8_color_ICS", "WSP-ics_copy"} <= ids and len(ids) == 16

@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # for llm_helpers (importlib import mode)
 
 from llm_helpers import FAKE_KEY, KEY_VAR
+from scievals.common import notices
 from scievals.llm.fake_server import FakeLLMServer
 from scievals.llm.settings import LLMSettings
 
@@ -37,8 +38,12 @@ def settings(tmp_path) -> LLMSettings:
 
 
 @pytest.fixture(autouse=True)
-def notice_dir(tmp_path, monkeypatch):
-    """Run notices of these tests go to their own folder, not the checkout's logs/."""
+def notice_dir(tmp_path):
+    """Each test runs as a prediction job whose notices go to its own folder, not the
+    checkout's logs/ (outside a job, notices are only logged)."""
     folder = tmp_path / "notices"
-    monkeypatch.setenv("SCIEVALS_NOTICE_DIR", str(folder))
-    return folder
+    output = tmp_path / "job-output"
+    output.touch()
+    notices.start_job("gating_predict_llm", {"model": "m"}, [str(output)], folder)
+    yield folder
+    notices.end_job()

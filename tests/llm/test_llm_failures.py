@@ -8,12 +8,10 @@ because failures are never cached.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from llm_helpers import anthropic_spec, free_port, make_requests, openai_spec
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.run_notices import read_notices
 from scievals.llm.runner import run_batch
 from scievals.llm.settings import LLMSettings
 
@@ -73,23 +71,28 @@ def test_failures_below_the_share_are_returned_noticed_and_retried(
     result = run_batch(spec, make_requests(5), settings, scope="gating", label="rich_cot")
     assert [r.error is not None for r in result.responses] == [False, False, True, False, False]
     assert result.usage.errors == 1
-    notices = read_notices()
-    assert len(notices) == 1
-    notice = notices[0]
-    assert sorted(notice) == ["benchmark", "kind", "message", "model"]
-    assert (notice["kind"], notice["benchmark"], notice["model"]) == (
-        "llm_failed_requests", "gating", "fake-gpt"
+    [notice] = notices.collect(notice_dir)
+    assert (notice.kind, notice.benchmark, notice.job) == (
+        "failed_request", "gating", "gating_predict_llm[model=m]"
     )
-    assert notice["message"].startswith("1 of 5 requests failed after their retries (rich_cot)")
-    assert "case case2: HTTP 500" in notice["message"]
-    lines = (notice_dir / "llm_gating_fake-gpt_rich_cot.jsonl").read_text().splitlines()
-    assert [json.loads(line) for line in lines] == [notice]
+    assert notice.details == {"model": "fake-gpt", "label": "rich_cot", "failed": 1,
+                              "requests": 5, "retry": True}
+    assert notice.message.startswith(
+        "fake-gpt: 1 of 5 requests failed after their retries (rich_cot)")
+    assert "case case2: HTTP 500" in notice.message
+    # The job's next run asks for them again: its param changes (see test_common_notices).
+    token = notices.retry_token("gating_predict_llm", {"model": "m"}, notice_dir)
+    assert token == f"failed requests recorded {notice.recorded_utc}"
     # Next run: only the failed request is sent, and the notice goes away with the failure.
+    notices.start_job("gating_predict_llm", {"model": "m"}, notice.outputs, notice_dir,
+                      retry=token)
     server.reset_log()
     again = run_batch(spec, make_requests(5), settings, scope="gating", label="rich_cot")
     assert server.prompts() == ["q2"]
     assert all(r.error is None for r in again.responses)
-    assert read_notices() == []
+    assert notices.collect(notice_dir) == []
+    # ... and the param keeps that run's value: a third run has nothing to do.
+    assert notices.retry_token("gating_predict_llm", {"model": "m"}, notice_dir) == token
 
 
 def test_offline_llm_gating_job_fails_instead_of_scoring_zero(fake_key, tmp_path):

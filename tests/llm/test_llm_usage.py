@@ -85,11 +85,17 @@ def test_metric_rows_feed_result_tables():
         ("tokens_out", 300),
         ("cost_usd", pytest.approx(0.009)),
         ("cache_hits", 1),
+        ("failed_requests", 1),  # case c: HTTP 500
     ]
     provenance = Provenance("gating", "demo", "0" * 64, "abc", git_commit="deadbeef")
     table = result_rows(provenance, "claude", "", rows)
-    assert list(table["metric"]) == ["tokens_in", "tokens_out", "cost_usd", "cache_hits"]
-    assert list(table["n"]) == [3, 3, 3, 3]
+    assert list(table["metric"]) == ["tokens_in", "tokens_out", "cost_usd", "cache_hits",
+                                     "failed_requests"]
+    assert list(table["n"]) == [3, 3, 3, 3, 3]
+    # A usage.json read back gives the same rows.
+    dumped = summarize_usage(PRICED, RESPONSES).model_dump(mode="json")
+    assert [(r["metric"], r["value"]) for r in usage_metric_rows(dumped)] == [
+        (r["metric"], r["value"]) for r in rows]
     unpriced = usage_metric_rows(
         summarize_usage(
             PRICED.model_copy(update={"price_in_per_mtok": None, "price_out_per_mtok": None}),

@@ -22,6 +22,7 @@ from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, wr
 from scievals.common.provenance import Provenance
 from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
+from scievals.llm.usage import usage_metric_rows
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +87,7 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
 def _usage_items(usage: dict) -> list[dict]:
     if not usage or not usage.get("requests"):
         return []
-    n = usage["requests"]
-    return [{"metric": m, "value": usage.get(m), "n": n}
-            for m in ("tokens_in", "tokens_out", "cost_usd", "cache_hits")]
+    return usage_metric_rows(usage)
 
 
 def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Provenance:

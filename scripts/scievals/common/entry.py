@@ -39,7 +39,8 @@ def setup_logging(log_path: str | None) -> None:
 def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
     log_path = snakemake.log[0] if len(snakemake.log) else None
     setup_logging(log_path)
-    notices.start_job(snakemake.rule, dict(snakemake.wildcards.items()), list(snakemake.output))
+    notices.start_job(snakemake.rule, dict(snakemake.wildcards.items()), list(snakemake.output),
+                      retry=getattr(snakemake.params, "retry_failed", None))
     try:
         function(snakemake)
     except ScievalsError as exc:

@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from scievals.common import notices
 from scievals.common.dataset_diff import dataset_differences, datasets_line
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, sha256_file, write_csv
 from scievals.common.provenance import git_commit
-from scievals.common.run_notices import write_notice
 from scievals.common.tables import read_result_table
 
 KEY = ["benchmark", "dataset", "model", "condition", "metric"]
@@ -119,8 +119,7 @@ def _set_aside(history_dir: Path, problem: HistoryDamaged, now: datetime) -> pd.
         index = rebuild_index(history_dir)
         what = f"the index was rebuilt from {len(index)} stored snapshot(s)"
     message = f"history {problem.one_line()}: moved to {moved}; {what}"
-    log.warning(message)
-    write_notice("history", "history_set_aside", "", "", message)
+    notices.record("history_set_aside", notices.WORKFLOW, message)
     return index
 
 
@@ -138,8 +137,7 @@ def record_history(
         return _record(Path(summary_path), history_dir, now)
     except OSError as exc:
         message = f"history {history_dir}: not updated ({exc}); the summary itself was written"
-        log.warning(message)
-        write_notice("history", "history_not_updated", "", "", message)
+        notices.record("history_not_updated", notices.WORKFLOW, message)
         return None
 
 

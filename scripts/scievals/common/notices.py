@@ -11,6 +11,12 @@ notices, so a job that re-runs without a problem withdraws them, while a job tha
 to date keeps them: a demo fallback from an earlier run is still said at the end of a
 run that reused its output. Notices of a job whose outputs are gone are dropped.
 
+A job that left failed requests behind must run again: :func:`retry_token` is the value of
+its ``retry_failed`` param (``scievals.common.workflow.retry_failed``), which changes exactly
+when the job's last run recorded a ``failed_request`` notice with ``details["retry"]`` true
+(the LLM runner's: a request that may well succeed next time), so Snakemake's params trigger
+re-runs it, and only it, on the next plain run (its answered requests come from the cache).
+
 Outside a workflow job (the CLI, tests) :func:`record` only logs.
 
     from scievals.common import notices
@@ -37,6 +43,8 @@ NOTICES_DIR = Path("logs/notices")
 RUN_REPORT = Path("results/run_report.json")
 # What went less than asked (free text is allowed, these are the ones the report groups).
 KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "other")
+# The "benchmark" of a notice about the workflow as a whole (the history): always reported.
+WORKFLOW = "workflow"
 
 
 @dataclass
@@ -72,13 +80,29 @@ def _job_file(directory: Path, rule: str, wildcards: dict) -> Path:
 
 
 def start_job(rule: str, wildcards: dict, outputs: list[str],
-              directory: str | os.PathLike = NOTICES_DIR) -> None:
-    """Make later :func:`record` calls belong to this job; withdraw its earlier notices."""
+              directory: str | os.PathLike = NOTICES_DIR, retry: str | None = None) -> None:
+    """Make later :func:`record` calls belong to this job; withdraw its earlier notices.
+
+    ``retry`` is the job's ``retry_failed`` param, kept so that :func:`retry_token` gives the
+    same value again (no re-run) until the job records a failed request."""
     global _current
     path = _job_file(Path(directory), rule, dict(wildcards))
     name = rule + "".join(f"[{k}={v}]" for k, v in sorted(dict(wildcards).items()))
     _current = _Job(name, [str(o) for o in outputs], path)
     path.unlink(missing_ok=True)
+    if retry is not None:
+        write_text(path.with_suffix(".retry"), retry)
+
+
+def retry_token(rule: str, wildcards: dict, directory: str | os.PathLike = NOTICES_DIR) -> str:
+    """The job's ``retry_failed`` param: new when its last run recorded failed requests,
+    else the value that run had (so a clean or up-to-date job is not re-run)."""
+    path = _job_file(Path(directory), rule, dict(wildcards))
+    failed = [n for n in _read(path) if n.kind == "failed_request" and n.details.get("retry")]
+    if failed:
+        return "failed requests recorded " + failed[-1].recorded_utc
+    token = path.with_suffix(".retry")
+    return token.read_text(encoding="utf-8") if token.is_file() else ""
 
 
 def end_job() -> None:
@@ -110,15 +134,24 @@ def collect(directory: str | os.PathLike = NOTICES_DIR, since: str = "") -> list
     ``since`` (a failed job of this run has lost its outputs), oldest first."""
     found = []
     for path in sorted(Path(directory).glob("*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                notice = Notice(**json.loads(line))
-            except (ValueError, TypeError):
-                continue  # a damaged notice file must not cost the end-of-run report
+        for notice in _read(path):
             recent = bool(since) and notice.recorded_utc >= since
             if recent or all(Path(o).exists() for o in notice.outputs):
                 found.append(notice)
     return sorted(found, key=lambda n: (n.recorded_utc, n.benchmark, n.job))
+
+
+def _read(path: Path) -> list[Notice]:
+    """The notices of one job file; a damaged line must not cost the end-of-run report."""
+    if not path.is_file():
+        return []
+    found = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            found.append(Notice(**json.loads(line)))
+        except (ValueError, TypeError):
+            continue
+    return found
 
 
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
@@ -127,10 +160,11 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
     """Print every notice again and write the run report (the workflow's last words).
 
     ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`);
-    ``benchmarks`` the enabled ones (notices of others are left out)."""
+    ``benchmarks`` the enabled ones (notices of others are left out; :data:`WORKFLOW`
+    notices are always in)."""
     stream = stream or sys.stderr
     notices = [n for n in collect(directory, since)
-               if benchmarks is None or n.benchmark in benchmarks]
+               if benchmarks is None or n.benchmark in (*benchmarks, WORKFLOW)]
     if notices:
         print(f"\nscievals: {len(notices)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 
 MODEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -84,3 +85,10 @@ def score_inputs(model: str, byo_models: list[str], fixed: dict[str, str], predi
     if model not in byo_models:
         inputs["usage"] = usage.format(model=model)
     return inputs
+
+
+def retry_failed(rule: str):
+    """The ``retry_failed`` param of an LLM prediction rule: it changes when the job's last
+    run left failed requests (a ``failed_request`` notice), so the next plain run re-runs
+    that job and asks only for those requests (the answered ones are cached)."""
+    return lambda wildcards: notices.retry_token(rule, dict(wildcards.items()))

@@ -19,7 +19,14 @@ import os
 from collections import OrderedDict
 from pathlib import Path
 
-from scievals.common.io import read_jsonl, read_yaml, sha256_file, write_json, write_jsonl
+from scievals.common.io import (
+    read_json,
+    read_jsonl,
+    read_yaml,
+    sha256_file,
+    write_json,
+    write_jsonl,
+)
 from scievals.gating import tree as T
 from scievals.gating.cases import sorted_cases, summary_row, validation_problems
 from scievals.gating.paths import FLOWKIT_DIR, REPO_DIR, WORKSPACE_CONTEXT_FILE
@@ -176,8 +183,27 @@ def dataset_label(cases: list[dict]) -> str:
     return "+".join(parts) or "empty"
 
 
-def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json) -> dict:
-    """Write the case file and the curation report; return the report."""
+def skipped_inputs(download: dict, workspace_records: list[dict]) -> list[dict]:
+    """What the user configured or gave that did not make it into the cases: failed
+    sources, workspaces skipped at extraction, FCS files flowkit could not read."""
+    skipped = [{"what": "source", "name": e["source"], "reason": e.get("reason")}
+               for e in download.get("sources", []) if e.get("status") == "failed"]
+    for record in workspace_records:
+        if record.get("status") != "ok":
+            skipped.append({"what": "workspace", "name": _display_path(Path(record["workspace"])),
+                            "reason": record.get("reason")})
+        skipped += [{"what": "fcs_file", "name": f"{record['name']}: {item['file']}",
+                     "reason": item.get("reason")} for item in record.get("fcs_skipped", [])]
+    return skipped
+
+
+def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
+                download_json=None) -> dict:
+    """Write the case file and the curation report; return the report.
+
+    The dataset label gains ``+<n>-skipped`` when sources, workspaces or FCS files were
+    skipped (listed under ``skipped`` in the report), so a table row never looks like the
+    full data set when it is not."""
     cases: list[dict] = []
     rejected: list[dict] = []
     for folder in omip_dirs:
@@ -201,13 +227,16 @@ def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json) 
     final = sorted_cases(unique.values())
     if not final:
         log.warning("no valid test cases: the case file is empty")
+    skipped = skipped_inputs(read_json(download_json) if download_json else {},
+                             workspace_records)
     report = {
-        "dataset": dataset_label(final),
+        "dataset": dataset_label(final) + (f"+{len(skipped)}-skipped" if skipped else ""),
         "n_cases": len(final),
         "by_set": {s: sum(1 for c in final if c["case_set"] == s)
                    for s in sorted({c["case_set"] for c in final})},
         "cases": [summary_row(c) for c in final],
         "rejected": rejected,
+        "skipped": skipped,
         "workspaces": [{"workspace": r["workspace"], "status": r.get("status"),
                         "reason": r.get("reason")} for r in workspace_records],
     }

@@ -24,6 +24,7 @@ import time
 import warnings
 from pathlib import Path
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.extras import import_extra
 from scievals.common.io import sha256_file, write_json, write_jsonl
@@ -260,6 +261,7 @@ def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list |
                      sum(s["fcs_loaded"] for s in record["samples"]), record["seconds"])
         records.append(record)
     write_jsonl(out_jsonl, records)
+    _notice_skips(records)
     write_json(report_json, {
         "workspaces": len(records),
         "extracted": [r["workspace"] for r in records if r["status"] == "ok"],
@@ -271,3 +273,18 @@ def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list |
         "samples_with_fcs": sum(1 for r in records for s in r.get("samples", []) if s["fcs_loaded"]),
     })
     return records
+
+
+def _notice_skips(records: list[dict]) -> None:
+    """Say every skipped workspace and FCS file again at the end of the run (the curation
+    report counts them in the dataset label)."""
+    for record in records:
+        if record["status"] != "ok":
+            notices.record("skipped_source", "gating",
+                           f"workspace {record['workspace']} skipped at extraction: "
+                           f"{record['reason']}", details={"workspace": record["workspace"]})
+        for item in record.get("fcs_skipped", []):
+            notices.record("skipped_source", "gating",
+                           f"FCS file {item['file']} skipped for workspace {record['name']} "
+                           f"(its sample has no event counts): {item['reason']}",
+                           details={"workspace": record["workspace"], **item})

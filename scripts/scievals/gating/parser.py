@@ -29,6 +29,10 @@ from typing import Any
 
 import json_repair
 
+# Bump when a change here can turn a reply into another tree: it is the gating_import rule's
+# code_version param (the registry's "import" role), so imported files are parsed again.
+PARSER_VERSION = "gating-parser-v1"
+
 from scievals.gating.reference import tables
 from scievals.gating.tree import MAX_DEPTH, TooDeep, clean_tree, count_nodes, depth
 from scievals.llm.parsing import ParseOutcome

@@ -25,11 +25,11 @@ from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
 from scievals.gating.tree import TOO_DEEP
+from scievals.llm.usage import usage_metric_rows
 
 log = logging.getLogger(__name__)
 
 TABLE_METRICS = METRICS + ("parse_success_rate", "task_failure_rate") + REFERENCE_METRICS
-USAGE_METRICS = ("tokens_in", "tokens_out", "cost_usd", "cache_hits")
 BENCHMARK = "gating"
 
 
@@ -89,8 +89,7 @@ def _usage_items(usage: dict, condition: str) -> list[dict]:
     summary = (usage.get("conditions") or {}).get(condition)
     if not summary:
         return []
-    n = summary.get("requests", 0)
-    return [{"metric": m, "value": summary.get(m), "n": n} for m in USAGE_METRICS]
+    return usage_metric_rows(summary)
 
 
 def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstrap: dict,

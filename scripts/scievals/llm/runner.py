@@ -28,9 +28,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_text
-from scievals.common.run_notices import clear_notice, write_notice
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -305,17 +305,18 @@ async def run_batch_async(
 def check_failures(
     spec: ModelSpec, responses: list[LLMResponse], settings: LLMSettings, scope: str, label: str
 ) -> None:
-    """Fail the batch on a (near) total outage; record a notice for fewer failures."""
+    """Fail the batch on a (near) total outage; record a notice for fewer failures.
+
+    The notice belongs to the prediction job (:mod:`scievals.common.notices`): its next run
+    withdraws it, and :func:`scievals.common.workflow.retry_failed` makes that next run
+    happen."""
     failed = [r for r in responses if r.error is not None]
-    notice = f"llm_{scope}_{spec.name}_{label}"
     if not failed:
-        clear_notice(notice)
         return
     share = len(failed) / len(responses)
     counts = f"{len(failed)} of {len(responses)} requests failed after their retries ({label})"
     first = f"first error, case {failed[0].case_id}: {failed[0].error}"
     if len(failed) == len(responses) or share > settings.max_failure_rate:
-        clear_notice(notice)  # the job fails: its error says it all, an old notice would not
         raise ScievalsError(
             _where(spec),
             f"{counts}; {first}",
@@ -323,12 +324,14 @@ def check_failures(
             f"requests come from the cache; llm.max_failure_rate ({settings.max_failure_rate:g}) "
             "is the share of failed requests tolerated",
         )
-    message = (
-        f"{counts}, counted as failed cases in the tables; {first}. Failures are not cached: "
-        "re-running this prediction job (snakemake --forcerun) asks for them again"
+    notices.record(
+        "failed_request",
+        scope.split("/")[0],
+        f"{spec.name}: {counts}, counted as failed cases in the tables; {first}. Failures are "
+        "not cached: the next run asks for them again",
+        details={"model": spec.name, "label": label, "failed": len(failed),
+                 "requests": len(responses), "retry": True},
     )
-    log.warning("%s: %s", spec.name, message)
-    write_notice(notice, "llm_failed_requests", scope.split("/")[0], spec.name, message)
 
 
 def run_batch(

@@ -100,12 +100,23 @@ def write_usage(path: str | os.PathLike, summary: UsageSummary) -> None:
     write_json(path, summary.model_dump(mode="json"))
 
 
-def usage_metric_rows(summary: UsageSummary) -> list[dict]:
-    """Rows for :func:`scievals.common.tables.result_rows` (cost is NaN when unpriced)."""
+# Table metric -> usage field: the rows every LLM model gets per condition, with n = requests.
+# failed_requests makes a partial outage visible in the tables (the failed cases also score
+# as failures); the next run retries them.
+USAGE_METRICS = {
+    "tokens_in": "tokens_in",
+    "tokens_out": "tokens_out",
+    "cost_usd": "cost_usd",
+    "cache_hits": "cache_hits",
+    "failed_requests": "errors",
+}
+
+
+def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
+    """Rows for :func:`scievals.common.tables.result_rows` (cost is NaN when unpriced);
+    ``summary`` may be a ``usage.json`` object as read back."""
+    if isinstance(summary, dict):
+        summary = UsageSummary.model_validate(summary)
     n = summary.requests
-    return [
-        {"metric": "tokens_in", "value": summary.tokens_in, "n": n},
-        {"metric": "tokens_out", "value": summary.tokens_out, "n": n},
-        {"metric": "cost_usd", "value": summary.cost_usd, "n": n},
-        {"metric": "cache_hits", "value": summary.cache_hits, "n": n},
-    ]
+    return [{"metric": metric, "value": getattr(summary, field), "n": n}
+            for metric, field in USAGE_METRICS.items()]
