@@ -56,8 +56,8 @@ rule waza_predict_baseline:
     wildcard_constraints:
         model=model_regex(WAZA_MODELS.baselines),
         suite=model_regex(WAZA_SUITES),
-    group:
-        "waza"
+    # No SLURM group: one model's suites run in parallel and feed one score job, so grouping
+    # them would make one job asking for a CPU per suite (pending forever on small nodes).
     conda:
         "../envs/core.yaml"
     resources:

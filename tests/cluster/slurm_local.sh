@@ -175,6 +175,7 @@ start_munge() {
         --seed-file="$STATE_DIR/munge/munged.seed" \
         >>"$STATE_DIR/munged.log" 2>&1 &
     echo $! >"$STATE_DIR/munged.pid"
+    wait_exec munged
     local i
     for i in $(seq 1 50); do
         if munge -n -S "$STATE_DIR/munge/munge.socket" 2>/dev/null \
@@ -205,6 +206,17 @@ wait_idle() {
     die "node not idle after ${START_TIMEOUT_S}s (last sinfo state: '${state:-none}'); see $STATE_DIR/*.log"
 }
 
+wait_exec() {  # a daemon started with `cmd &` is a bash subshell until it execs: wait for that
+    local name=$1 pid i
+    pid="$(<"$STATE_DIR/$name.pid")"
+    for ((i = 0; i < 100; i++)); do
+        [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == "$name" ]] && return 0
+        kill -0 "$pid" 2>/dev/null || die "$name exited; see $STATE_DIR/$name.log"
+        sleep 0.1
+    done
+    die "$name did not start within 10 s; see $STATE_DIR/$name.log"
+}
+
 cmd_start() {
     need_root
     mkdir -p "$STATE_DIR"
@@ -219,6 +231,8 @@ cmd_start() {
     echo $! >"$STATE_DIR/slurmctld.pid"
     slurmd -D -f "$CONF" >>"$STATE_DIR/slurmd.log" 2>&1 &
     echo $! >"$STATE_DIR/slurmd.pid"
+    wait_exec slurmctld
+    wait_exec slurmd
     wait_idle
     log "cluster up: partitions '$DEFAULT_PARTITION' (default) and '$PARTITION' on $(hostname -s), idle"
 }
