@@ -65,26 +65,41 @@ rule abdev_import:
     localrule: True
     conda:
         "../envs/core.yaml"
-    # A plain copy: abdev_score validates every prediction file (own or baseline) against the
-    # truth, and names the user's file in its errors. No Python process per own file.
+    # A plain copy: the score jobs validate every prediction file (own or baseline) against the
+    # truth, and name the user's file in their errors. No Python process per own file.
     shell:
         "cp -- {input.user:q} {output.predictions:q} 2> {log:q}"
 
 
+# Scoring: one abdev_score job per model the workflow predicts, and one abdev_score_own_<k>
+# job per batch of the user's own files (byo_score_jobs batches at most). A score job is
+# mostly Python and pandas start-up, which a batch pays once; a file's batch is fixed by its
+# name, so adding or editing a file re-scores only its batch (docs/abdev.md, "Speed").
+ABDEV_SCORE_INPUT = dict(
+    truth=rules.abdev_download.output.truth,
+    source=rules.abdev_download.output.source,
+)
+ABDEV_SCORE_PARAMS = dict(
+    fold_col=ABDEV["fold_col"],
+    num_folds=ABDEV["num_folds"],
+    bootstrap=BOOTSTRAP,
+    config_hash=section_hash("abdev"),
+)
+
+
 rule abdev_score:
     input:
-        pred="results/abdev/predictions/{model}.csv",
-        truth=rules.abdev_download.output.truth,
-        source=rules.abdev_download.output.source,
+        pred=["results/abdev/predictions/{model}.csv"],
+        **ABDEV_SCORE_INPUT,
     output:
-        table="results/abdev/scores/{model}.csv",
-        reference="results/abdev/scores/{model}.reference.csv",
+        table=["results/abdev/scores/{model}.csv"],
+        reference=["results/abdev/scores/{model}.reference.csv"],
     log:
         "logs/abdev_score/{model}.log",
     benchmark:
         "logs/benchmarks/abdev_score/{model}.tsv"
     wildcard_constraints:
-        model=model_regex(ABDEV_MODELS.all),
+        model=model_regex(ABDEV_MODELS.configured),
     group:
         "abdev"
     conda:
@@ -93,16 +108,41 @@ rule abdev_score:
         mem_mb=1000,
         runtime=10,
     params:
-        fold_col=ABDEV["fold_col"],
-        num_folds=ABDEV["num_folds"],
-        bootstrap=BOOTSTRAP,
-        config_hash=section_hash("abdev"),
+        **ABDEV_SCORE_PARAMS,
         code_version=code_version("abdev", "score"),
-        # errors in an imported own file name the user's file, not its copy
-        origin=lambda wildcards: (
-            f"{ABDEV['predictions_dir']}/{wildcards.model}.csv"
-            if wildcards.model in ABDEV_MODELS.byo
-            else ""
-        ),
+        models=lambda wildcards: [wildcards.model],
+        origins=[""],
     script:
         "../scripts/abdev_score.py"
+
+
+for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).items():
+
+    rule:
+        name:
+            f"abdev_score_own_{_batch}"
+        input:
+            pred=expand("results/abdev/predictions/{model}.csv", model=_models),
+            **ABDEV_SCORE_INPUT,
+        output:
+            table=expand("results/abdev/scores/{model}.csv", model=_models),
+            reference=expand("results/abdev/scores/{model}.reference.csv", model=_models),
+        log:
+            f"logs/abdev_score_own/{_batch}.log",
+        benchmark:
+            f"logs/benchmarks/abdev_score_own/{_batch}.tsv"
+        group:
+            "abdev"
+        conda:
+            "../envs/core.yaml"
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            **ABDEV_SCORE_PARAMS,
+            code_version=code_version("abdev", "score"),
+            models=_models,
+            # errors in an own file name the user's file, not its copy
+            origins=[f"{ABDEV['predictions_dir']}/{m}.csv" for m in _models],
+        script:
+            "../scripts/abdev_score.py"

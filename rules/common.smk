@@ -8,7 +8,7 @@ from scievals import benchmarks as registry
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
-from scievals.common.workflow import benchmark_models, model_regex, retry_failed
+from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
 
 try:
@@ -50,11 +50,16 @@ wildcard_constraints:
     model=r"[A-Za-z0-9][A-Za-z0-9._-]*",
 
 
+# Section keys that only say how jobs are laid out, never what a number is: left out of the
+# config hash, so changing one changes no table's provenance.
+LAYOUT_KEYS = {"byo_score_jobs"}
+
+
 def section_hash(benchmark):
     """Config hash of one benchmark: its section, the bootstrap and its models' registry entries."""
     return config_hash(
         {
-            "section": config[benchmark],
+            "section": {k: v for k, v in config[benchmark].items() if k not in LAYOUT_KEYS},
             "bootstrap": BOOTSTRAP,
             "models": {m: config["models"].get(m) for m in config[benchmark]["models"]},
         }

@@ -1,4 +1,5 @@
-"""Entry script of rule abdev_score: validate and score one prediction file."""
+"""Entry script of the abdev score rules: validate and score one prediction file
+(abdev_score) or a batch of the user's own files (abdev_score_own_<k>)."""
 
 import sys
 
@@ -9,32 +10,28 @@ sys.path.insert(0, snakemake.scriptdir)
 # pandas then runs exactly as without pyarrow (benchmarks/abdev_workflow_scoring.py).
 sys.modules.setdefault("pyarrow", None)
 
-from scievals.abdev.score import score_to_tables
+from scievals.abdev.score import ScoreTarget, score_files
 from scievals.common.entry import run
-from scievals.common.errors import ScievalsError
 
 
 def score(smk):
-    try:
-        _score(smk)
-    except ScievalsError as exc:
-        if smk.params.origin:  # an imported own file: name the user's file, not the copy
-            raise exc.naming(smk.input.pred, smk.params.origin) from None
-        raise
-
-
-def _score(smk):
-    score_to_tables(
-        smk.input.pred,
+    # Parallel lists, one item per model; an origin is the user's file a prediction was copied
+    # from ("" for predictions the workflow made).
+    targets = [
+        ScoreTarget(model, pred, table, reference, origin)
+        for model, pred, table, reference, origin in zip(
+            smk.params.models, smk.input.pred, smk.output.table, smk.output.reference,
+            smk.params.origins, strict=True,
+        )
+    ]
+    score_files(
+        targets,
         smk.input.truth,
         smk.input.source,
-        model=smk.wildcards.model,
         fold_col=smk.params.fold_col,
         num_folds=smk.params.num_folds,
         bootstrap=dict(smk.params.bootstrap),
         config_hash=smk.params.config_hash,
-        out_csv=smk.output.table,
-        out_reference_csv=smk.output.reference,
     )
 
 

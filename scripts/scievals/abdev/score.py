@@ -1,14 +1,18 @@
 """The abdev score step: read each file once, merge once, compute each table once.
 
-:func:`score_to_tables` is what the ``abdev_score`` rule calls; the CLI's
-``abdev score`` uses :func:`read_inputs` and :func:`merge` the same way.
-:func:`evaluate_model` is the reference's public API on two CSV paths.
+:func:`score_files` is what the score rules call: one prediction file per ``abdev_score``
+job, a batch of the user's own files per ``abdev_score_own_<k>`` job (the truth is read
+and verified once per job). The CLI's ``abdev score`` uses :func:`read_inputs` and
+:func:`merge` the same way. :func:`evaluate_model` is the reference's public API on two
+CSV paths.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -24,19 +28,32 @@ from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_tab
 log = logging.getLogger(__name__)
 
 
+def read_truth(truth_path: str | os.PathLike, fold_col: str | None) -> pd.DataFrame:
+    """The truth's scoring columns: ``antibody_name``, the assays and ``fold_col`` (GDPa1's DNA
+    columns double the parse time and are never used here)."""
+    return read_csv_checked(truth_path, "truth", {"antibody_name", *PROPERTY_LIST, fold_col})
+
+
+def read_checked_predictions(
+    pred_path: str | os.PathLike, truth: pd.DataFrame, fold_col: str | None, shown_as: str = ""
+) -> tuple[pd.DataFrame | None, ValidationReport]:
+    """The prediction frame (None if unreadable) and its validation against ``truth``.
+
+    ``shown_as`` is the path the report names (the user's own file a job works on a copy of).
+    """
+    report = ValidationReport(path=shown_as or str(pred_path))
+    preds = read_predictions(pred_path, report)
+    if preds is not None:
+        check_predictions(preds, report, truth, fold_col)
+    return preds, report
+
+
 def read_inputs(
     pred_path: str | os.PathLike, truth_path: str | os.PathLike, fold_col: str | None
 ) -> tuple[pd.DataFrame | None, pd.DataFrame, ValidationReport]:
-    """The prediction frame (None if unreadable), the truth frame and the predictions' validation.
-
-    The truth keeps only ``antibody_name``, the assays and ``fold_col``: the
-    columns scoring and validation use (GDPa1's DNA columns double the parse time).
-    """
-    report = ValidationReport(path=str(pred_path))
-    preds = read_predictions(pred_path, report)
-    truth = read_csv_checked(truth_path, "truth", {"antibody_name", *PROPERTY_LIST, fold_col})
-    if preds is not None:
-        check_predictions(preds, report, truth, fold_col)
+    """The prediction frame (None if unreadable), the truth frame and the predictions' validation."""
+    truth = read_truth(truth_path, fold_col)
+    preds, report = read_checked_predictions(pred_path, truth, fold_col)
     return preds, truth, report
 
 
@@ -119,6 +136,99 @@ def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> p
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)
 
 
+@dataclass(frozen=True)
+class ScoreTarget:
+    """One model's prediction file and the two tables its scoring writes."""
+
+    model: str
+    pred: str
+    table: str
+    reference: str
+    origin: str = ""  # the user's own file ``pred`` is a copy of: errors name it instead
+
+
+def _invalid_files(failures: list[ScievalsError], total: int) -> ScievalsError:
+    """One error for the invalid files of a job (each one's own error is logged first)."""
+    if len(failures) == 1:
+        return failures[0]
+    for failure in failures:
+        log.error(failure.one_line())
+    return ScievalsError(
+        ", ".join(failure.where for failure in failures),
+        f"{len(failures)} of the job's {total} prediction files are invalid (each error is logged above)",
+        "fix them and re-run; the job writes no table until all of its files are valid",
+    )
+
+
+def score_files(
+    targets: Sequence[ScoreTarget],
+    truth_path,
+    source_json,
+    fold_col: str,
+    num_folds: int,
+    bootstrap: dict,
+    config_hash: str,
+) -> list[pd.DataFrame]:
+    """Score every target's out-of-fold predictions; write its reference CSV and long table.
+
+    The truth is read and checked against ``source_json`` once. Every file is validated
+    before any is scored, one :class:`ScievalsError` names every invalid file, and the
+    tables are written only when all targets scored, so a failed job leaves no table.
+
+    A target's ``reference`` CSV holds the reference's CV rows (columns ``spearman,
+    top_10_recall, fold, dataset, assay, model, split``; the dataset is the source's name +
+    ``_cross_validation``, so demo results say ``GDPa1-demo``). Its ``table`` is the long
+    result table: condition ``fold=<k>``, ``fold=aggregated``, ``fold=average``; metrics
+    ``<assay>:spearman``, ``<assay>:top_10_recall``, ``<assay>:top_10_recall_tie_robust``
+    with bootstrap CIs (``bootstrap = {n_resamples, seed}``) and ``n`` scored rows.
+    """
+    truth = read_truth(truth_path, fold_col)
+    source = _source(source_json, truth_path)
+    dataset = f"{source['dataset']}_cross_validation"
+    provenance = Provenance(
+        benchmark="abdev", dataset=dataset, dataset_sha256=source["sha256"], config_hash=config_hash
+    )
+    loaded, failures = [], []
+    for target in targets:
+        preds, report = read_checked_predictions(target.pred, truth, fold_col, shown_as=target.origin)
+        try:
+            raise_on_errors(report)
+        except ScievalsError as exc:
+            failures.append(exc)
+        else:
+            loaded.append((target, preds))
+    if failures:
+        raise _invalid_files(failures, len(targets))
+
+    results = []
+    for target, preds in loaded:
+        try:
+            merged, properties = merge(preds, truth, target.pred, truth_path, fold_col)
+            rows = reference_rows(
+                merged, properties, target.model, CV_DATASET, fold_col, num_folds, where=str(target.pred)
+            )
+            extended = extended_table(
+                merged,
+                properties,
+                fold_col,
+                rows,
+                n_resamples=int(bootstrap.get("n_resamples", 1000)),
+                seed=int(bootstrap.get("seed", 0)),
+            )
+        except ScievalsError as exc:
+            raise exc.naming(target.pred, target.origin) if target.origin else exc from None
+        reference = pd.DataFrame(rows, columns=REFERENCE_CV_COLUMNS)
+        reference["dataset"] = dataset
+        results.append((target, reference, _long_table(extended, provenance, target.model)))
+
+    for target, reference, table in results:
+        write_csv(target.reference, reference)
+        write_result_table(target.table, table)
+        log.info("abdev %s on %s: %d reference rows, %d table rows",
+                 target.model, dataset, len(reference), len(table))
+    return [table for _, _, table in results]
+
+
 def score_to_tables(
     pred_path,
     truth_path,
@@ -131,40 +241,6 @@ def score_to_tables(
     out_csv,
     out_reference_csv,
 ) -> pd.DataFrame:
-    """Score one model's out-of-fold predictions; write the reference CSV and the long table.
-
-    ``out_reference_csv`` holds the reference's CV rows (columns ``spearman,
-    top_10_recall, fold, dataset, assay, model, split``; the dataset is the
-    source's name + ``_cross_validation``, so demo results say ``GDPa1-demo``).
-    ``out_csv`` is the long result table: condition ``fold=<k>``,
-    ``fold=aggregated``, ``fold=average``; metrics ``<assay>:spearman``,
-    ``<assay>:top_10_recall``, ``<assay>:top_10_recall_tie_robust`` with
-    bootstrap CIs (``bootstrap = {n_resamples, seed}``) and ``n`` scored rows.
-    Nothing is written when validation or scoring fails.
-    """
-    preds, truth, report = read_inputs(pred_path, truth_path, fold_col)
-    raise_on_errors(report)
-    source = _source(source_json, truth_path)
-    dataset = f"{source['dataset']}_cross_validation"
-
-    merged, properties = merge(preds, truth, pred_path, truth_path, fold_col)
-    rows = reference_rows(merged, properties, model, CV_DATASET, fold_col, num_folds, where=str(pred_path))
-    extended = extended_table(
-        merged,
-        properties,
-        fold_col,
-        rows,
-        n_resamples=int(bootstrap.get("n_resamples", 1000)),
-        seed=int(bootstrap.get("seed", 0)),
-    )
-    reference = pd.DataFrame(rows, columns=REFERENCE_CV_COLUMNS)
-    reference["dataset"] = dataset
-    provenance = Provenance(
-        benchmark="abdev", dataset=dataset, dataset_sha256=source["sha256"], config_hash=config_hash
-    )
-    table = _long_table(extended, provenance, model)
-
-    write_csv(out_reference_csv, reference)
-    write_result_table(out_csv, table)
-    log.info("abdev %s on %s: %d reference rows, %d table rows", model, dataset, len(reference), len(table))
-    return table
+    """:func:`score_files` for one prediction file; returns its long table."""
+    target = ScoreTarget(model, str(pred_path), str(out_csv), str(out_reference_csv))
+    return score_files([target], truth_path, source_json, fold_col, num_folds, bootstrap, config_hash)[0]

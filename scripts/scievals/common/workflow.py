@@ -9,6 +9,7 @@ prediction files (bring your own), each turned into a wildcard constraint by
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +76,21 @@ def benchmark_models(config: dict, benchmark: str, byo_suffix: str) -> Benchmark
 def model_regex(models: list[str]) -> str:
     """A wildcard constraint matching exactly these model names (never anything if empty)."""
     return "|".join(re.escape(m) for m in models) or "^$"
+
+
+def byo_batches(models: list[str], jobs: int) -> dict[str, list[str]]:
+    """The user's own files split into at most ``jobs`` score jobs, keyed ``"00"``, ``"01"``, ...
+
+    A score job that takes a second is mostly interpreter and pandas start-up, so many own
+    files are scored a batch per job. A file's batch is fixed by a checksum of its name
+    (CRC-32, the same in every run and on every machine), so adding, editing or removing one
+    file re-scores only the files of its batch; the batches keep the order of ``models``.
+    """
+    width = len(str(max(jobs - 1, 0)))
+    batches: dict[str, list[str]] = {}
+    for model in models:
+        batches.setdefault(f"{zlib.crc32(model.encode()) % jobs:0{width}d}", []).append(model)
+    return dict(sorted(batches.items()))
 
 
 def score_inputs(model: str, byo_models: list[str], fixed: dict[str, str], predictions: str,
