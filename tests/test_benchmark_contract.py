@@ -72,6 +72,20 @@ def test_rules_follow_the_template(name):
     assert "localrule: True" in rules[f"{name}_download"]
 
 
+def test_abdev_own_file_batches_are_score_rules_like_abdev_score():
+    """Own abdev files are scored a batch per job by loop-defined rules abdev_score_own_<k>
+    (docs/adding-a-benchmark.md); they carry the score role's code version, a log under
+    logs/abdev_score_own and the same entry script as abdev_score."""
+    text = benchmarks.get("abdev").rules.read_text()
+    block = text[text.index('f"abdev_score_own_{_batch}"'):]
+    assert 'code_version=code_version("abdev", "score")' in block
+    assert 'f"logs/abdev_score_own/{_batch}.log"' in block
+    assert block.count('"../scripts/abdev_score.py"') == 1
+    assert rules_of("abdev")["abdev_score"].count('"../scripts/abdev_score.py"') == 1
+    # produced predictions only: own files never match abdev_score's wildcard
+    assert "model=model_regex(ABDEV_MODELS.configured)" in rules_of("abdev")["abdev_score"]
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_code_versions_resolve(name):
     bench = benchmarks.get(name)

@@ -97,3 +97,75 @@ def test_infinite_prediction_fails_the_job_naming_the_row(baseline_files, demo_s
     with pytest.raises(ScievalsError, match=rf"column 'Titer' has 1 infinite value\(s\) \(line 5 \({name}\): -inf\)"):
         run(pred, demo_source, tmp_path)
     assert not (tmp_path / "scores.csv").exists() and not (tmp_path / "reference.csv").exists()
+
+
+# --- several files in one job (abdev_score_own_<k>) ---------------------------------------
+
+
+def targets_for(names_and_preds, tmp_path, origin_dir=""):
+    from scievals.abdev.score import ScoreTarget
+
+    return [
+        ScoreTarget(name, str(pred), str(tmp_path / f"{name}.csv"), str(tmp_path / f"{name}.reference.csv"),
+                    f"{origin_dir}/{name}.csv" if origin_dir else "")
+        for name, pred in names_and_preds
+    ]
+
+
+def test_a_batch_scores_each_file_as_a_job_of_its_own_would(baseline_files, demo_source, tmp_path):
+    from scievals.abdev.score import score_files
+
+    truth, source = demo_source
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    single = {}
+    for name in ("random", "ridge_descriptors"):
+        single[name] = score_to_tables(baseline_files[name], truth, source, name, DEFAULT_FOLD_COL, 5,
+                                       {"n_resamples": 100, "seed": 3}, "abc123",
+                                       alone / f"{name}.csv", alone / f"{name}.reference.csv")
+    batch = tmp_path / "batch"
+    batch.mkdir()
+    targets = targets_for([(n, baseline_files[n]) for n in ("random", "ridge_descriptors")], batch)
+    tables = score_files(targets, truth, source, DEFAULT_FOLD_COL, 5, {"n_resamples": 100, "seed": 3}, "abc123")
+    for name, table in zip(("random", "ridge_descriptors"), tables):
+        # the same bytes as each file scored by a job of its own (same draws, same truth)
+        assert (batch / f"{name}.csv").read_bytes() == (alone / f"{name}.csv").read_bytes()
+        assert (batch / f"{name}.reference.csv").read_bytes() == (alone / f"{name}.reference.csv").read_bytes()
+        pd.testing.assert_frame_equal(table, single[name])
+    assert set(tables[0]["model"]) == {"random"} and set(tables[1]["model"]) == {"ridge_descriptors"}
+
+
+def test_a_batch_with_invalid_files_names_each_users_file_and_writes_no_table(
+        baseline_files, demo_source, tmp_path, caplog):
+    from scievals.abdev.score import score_files
+
+    truth, source = demo_source
+    (tmp_path / "copies").mkdir()
+    bad1 = tmp_path / "copies" / "bad1.csv"
+    bad1.write_text("name,HIC\nx,1.0\n")
+    bad2 = tmp_path / "copies" / "bad2.csv"
+    bad2.write_text("antibody_name,HIC\ndemomab-001,oops\n")
+    targets = targets_for([("good", baseline_files["random"]), ("bad1", bad1), ("bad2", bad2)], tmp_path,
+                          origin_dir="predictions/abdev")
+    with caplog.at_level(logging.ERROR), pytest.raises(ScievalsError) as err:
+        score_files(targets, truth, source, DEFAULT_FOLD_COL, 5, {"n_resamples": 0, "seed": 0}, "x")
+    assert err.value.where == "predictions/abdev/bad1.csv, predictions/abdev/bad2.csv"
+    assert "2 of the job's 3 prediction files are invalid" in err.value.problem
+    # each file's own error is in the log, naming the user's file (not the job's copy)
+    assert "predictions/abdev/bad1.csv: 1 validation error(s): Missing required column 'antibody_name'" in caplog.text
+    assert "predictions/abdev/bad2.csv:" in caplog.text and "non-numeric" in caplog.text
+    assert "copies" not in str(err.value)
+    assert not list(tmp_path.glob("*.csv")), "a failed batch wrote a table"
+
+
+def test_one_invalid_file_in_a_batch_is_its_own_error(demo_source, tmp_path):
+    from scievals.abdev.score import score_files
+
+    truth, source = demo_source
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,HIC\nx,1.0\n")
+    with pytest.raises(ScievalsError) as err:
+        score_files(targets_for([("bad", bad)], tmp_path, origin_dir="predictions/abdev"), truth, source,
+                    DEFAULT_FOLD_COL, 5, {"n_resamples": 0, "seed": 0}, "x")
+    assert err.value.where == "predictions/abdev/bad.csv"
+    assert "Missing required column 'antibody_name'" in err.value.problem

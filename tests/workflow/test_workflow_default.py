@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scievals import benchmarks
 from scievals.common.tables import RESULT_COLUMNS
+from scievals.common.workflow import byo_batches
 
 from .conftest import copy_workflow, snakemake
 
@@ -100,7 +101,8 @@ def test_malformed_prediction_file_fails_with_one_clear_line(tmp_path):
     (own / "broken.csv").write_text("name,HIC\nx,1.0\n")
     proc = snakemake(workdir, "--cores", "1", "abdev", check=False)
     assert proc.returncode != 0
-    log = (workdir / "logs/abdev_score/broken.log").read_text()
+    (batch,) = byo_batches(["broken"], 8)  # own files are scored a batch per job
+    log = (workdir / f"logs/abdev_score_own/{batch}.log").read_text()
     assert "Missing required column 'antibody_name'" in log
     assert "predictions/abdev/broken.csv" in log
     assert not (workdir / "results/abdev/scores/broken.csv").exists()
