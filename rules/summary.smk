@@ -1,6 +1,7 @@
 # Merge every benchmark's score tables into results/<benchmark>/summary.csv, then all
 # enabled benchmarks into results/summary.csv (kept in results/history/ as well) and its
-# headline view results/leaderboard.md.
+# headline view results/leaderboard.md (ranks with ties from each benchmark's
+# comparisons.csv, rules/comparisons.smk).
 
 
 rule summarize_benchmark:
@@ -21,7 +22,8 @@ rule summarize_benchmark:
 
 rule summarize_all:
     input:
-        expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
+        tables=expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
+        comparisons=[b.comparisons_table for b in ENABLED],
     output:
         "results/summary.csv",
         leaderboard="results/leaderboard.md",  # = python -m scievals show
@@ -44,4 +46,5 @@ for _benchmark in BENCHMARKS:
             _benchmark
         input:
             f"results/{_benchmark}/summary.csv",
+            f"results/{_benchmark}/comparisons.csv",
         localrule: True

@@ -129,6 +129,8 @@ def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> p
                 "ci_low": r.ci_low,
                 "ci_high": r.ci_high,
                 "n": int(r.n),
+                # extended_table's row-level percentile bootstrap (within folds for averages)
+                "ci_method": "percentile" if pd.notna(r.ci_low) else "",
             }
             for r in rows.itertuples(index=False)
         ]

@@ -1,13 +1,27 @@
-"""Seeded bootstrap confidence intervals (scipy.stats.bootstrap, percentile method)."""
+"""95 % confidence intervals that hold at the benchmarks' sizes (docs/statistics.md).
+
+- per-item means (gating cases, autogkb articles, waza tasks): Student-t interval on the
+  per-item values (``method: auto``) or a seeded bootstrap (``bca``/``percentile``);
+- proportions over independent items (waza pass rates): Wilson score interval;
+- statistics of a whole set (Spearman, top-10 % recall): seeded bootstrap, BCa by default,
+  resampling clusters of items (abdev's sequence clusters) within strata (CV folds).
+
+Every interval comes with the label written to the tables' ``ci_method`` column. The
+``bootstrap:`` config section (``n_resamples``, ``seed``, ``method``) chooses the method.
+Also here: the unbiased pass@k / pass^k estimators for repeated pass/fail trials.
+"""
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 LEVEL = 0.95
+# bootstrap.method: auto = t for per-item means, BCa for set statistics.
+METHODS = ("auto", "bca", "percentile")
 
 
 def bootstrap_ci(
@@ -16,8 +30,10 @@ def bootstrap_ci(
     n_resamples: int,
     seed: int,
     paired: bool = True,
+    method: str = "percentile",
 ) -> tuple[float, float]:
-    """Percentile 95 % CI of ``statistic`` over resampled rows of ``data``.
+    """95 % CI of ``statistic`` over resampled rows of ``data`` (``method``: ``percentile``
+    or ``bca``; a BCa interval that scipy cannot compute falls back to the percentile one).
 
     ``statistic`` must be vectorised (take ``axis``). Returns (nan, nan) when
     resampling is off or there are fewer than two rows; a resample whose
@@ -35,10 +51,12 @@ def bootstrap_ci(
         n_resamples=n_resamples,
         paired=paired,
         vectorized=True,
-        method="percentile",
+        method="BCa" if method == "bca" else "percentile",
         confidence_level=LEVEL,
         rng=np.random.default_rng(seed),
     )
+    if method == "bca" and np.all(np.isfinite(result.confidence_interval)):
+        return (float(result.confidence_interval.low), float(result.confidence_interval.high))
     return percentile_interval(result.bootstrap_distribution)
 
 
@@ -68,7 +86,6 @@ def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping) -> 
     dicts :func:`scievals.common.tables.result_rows` takes; a metric without a finite
     value gets NaN and ``n`` = 0.
     """
-    n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
     items = []
     for metric, column in columns.items():
         values = np.asarray(column, dtype=float)
@@ -76,9 +93,9 @@ def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping) -> 
         if values.size == 0:
             items.append({"metric": metric, "value": math.nan, "n": 0})
             continue
-        low, high = mean_ci(values, n_resamples, seed)
+        low, high, method = mean_interval(values, bootstrap)
         items.append({"metric": metric, "value": float(values.mean()), "ci_low": low,
-                      "ci_high": high, "n": int(values.size)})
+                      "ci_high": high, "n": int(values.size), "ci_method": method})
     return items
 
 
@@ -90,5 +107,126 @@ def means_by_condition(per_sample, metrics: Sequence[str], bootstrap: Mapping) -
     out: dict[str, list[dict]] = {}
     for condition, frame in per_sample.groupby("condition", sort=True):
         per_case = frame.groupby("case_id")[list(metrics)].mean()
-        out[str(condition)] = metric_means({m: per_case[m] for m in metrics}, bootstrap)
+        out[str(condition)] = (metric_means({m: per_case[m] for m in metrics}, bootstrap)
+                               + sample_spread(frame, metrics))
     return out
+
+
+def sample_spread(per_sample, metrics: Sequence[str]) -> list[dict]:
+    """``<metric>:sample_sd`` rows: the mean over cases of the standard deviation (ddof 1)
+    across one case's samples, when some case was sampled more than once (``n_samples``);
+    ``n`` is the number of such cases. Nothing when every case has one sample."""
+    grouped = per_sample.groupby("case_id")[list(metrics)]
+    repeated = grouped.count().max(axis=1) > 1
+    if not repeated.any():
+        return []
+    spread = grouped.std(ddof=1)[repeated]
+    rows = []
+    for metric in metrics:
+        values = spread[metric].dropna()
+        if len(values):
+            rows.append({"metric": f"{metric}:sample_sd", "value": float(values.mean()),
+                         "n": int(len(values))})
+    return rows
+
+
+def interval_method(bootstrap: Mapping) -> str:
+    """The configured ``bootstrap.method`` (``auto`` when absent)."""
+    method = str(bootstrap.get("method", "auto"))
+    if method not in METHODS:
+        raise ValueError(f"bootstrap.method {method!r} is not one of {METHODS}")
+    return method
+
+
+def t_interval(values: Sequence[float]) -> tuple[float, float]:
+    """Student-t 95 % interval of the mean: mean -+ t(0.975, n-1) * sd / sqrt(n)."""
+    from scipy import stats  # lazily: see bootstrap_ci
+
+    arr = np.asarray(values, dtype=float)
+    if arr.size < 2:
+        return (math.nan, math.nan)
+    if np.all(arr == arr[0]):
+        return (float(arr[0]), float(arr[0]))
+    low, high = stats.t.interval(LEVEL, arr.size - 1, loc=arr.mean(), scale=stats.sem(arr))
+    return (float(low), float(high))
+
+
+def mean_interval(values: Sequence[float], bootstrap: Mapping) -> tuple[float, float, str]:
+    """95 % interval of the mean of per-item values and its ``ci_method`` label.
+
+    ``auto`` gives the t-interval: at 15-17 items the bootstrap intervals of a mean are too
+    narrow (BCa covered 0.92-0.93 in benchmarks/interval_coverage.py, t 0.94-0.95)."""
+    method = interval_method(bootstrap)
+    n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
+    if n_resamples <= 0:
+        return (math.nan, math.nan, "")
+    if method == "auto":
+        return (*t_interval(values), "t")
+    arr = np.asarray(values, dtype=float)
+    if arr.size >= 2 and np.all(arr == arr[0]):
+        return (float(arr[0]), float(arr[0]), method)
+    return (*bootstrap_ci((arr,), lambda x, axis: np.mean(x, axis=axis), n_resamples, seed,
+                          paired=False, method=method), method)
+
+
+def wilson_interval(successes: int, n: int) -> tuple[float, float]:
+    """Wilson score 95 % interval of a proportion (scipy.stats.binomtest)."""
+    from scipy import stats  # lazily: see bootstrap_ci
+
+    if n <= 0:
+        return (math.nan, math.nan)
+    ci = stats.binomtest(int(successes), int(n)).proportion_ci(LEVEL, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], float],
+                      strata: Sequence[Sequence[np.ndarray]], bootstrap: Mapping,
+                      ) -> tuple[float, float, np.ndarray]:
+    """Seeded bootstrap 95 % interval of a set statistic, resampling whole clusters.
+
+    ``strata`` is one list per stratum (abdev: a CV fold) of clusters, each an array of row
+    positions; a replicate draws, in every stratum, as many clusters as it has with
+    replacement (scipy.stats.bootstrap with one sample per stratum, not paired) and calls
+    ``statistic`` with the drawn rows of each stratum. BCa's acceleration comes from
+    scipy's leave-one-cluster-out jackknife. Returns (low, high, bootstrap distribution).
+    """
+    from scipy import stats  # lazily: see bootstrap_ci
+
+    method = interval_method(bootstrap)
+    method = "BCa" if method in ("auto", "bca") else "percentile"
+    n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
+    if n_resamples <= 0 or any(len(s) < 2 for s in strata):
+        return (math.nan, math.nan, np.array([]))
+
+    def rows(*picked):
+        return statistic([np.concatenate([stratum[int(i)] for i in ids])
+                          for stratum, ids in zip(strata, picked)])
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        # A degenerate distribution (every replicate equal) makes BCa warn and return NaN.
+        warnings.simplefilter("ignore")
+        result = stats.bootstrap(tuple(np.arange(len(s)) for s in strata), rows,
+                                 n_resamples=n_resamples, paired=False, vectorized=False,
+                                 method=method, confidence_level=LEVEL,
+                                 rng=np.random.default_rng(seed))
+    low, high = result.confidence_interval
+    dist = np.asarray(result.bootstrap_distribution, dtype=float)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        low, high = percentile_interval(dist)
+    return (float(low), float(high), dist)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k of one item with ``c`` passes in ``n`` trials: the chance that at least
+    one of ``k`` trials drawn without replacement passed, 1 - C(n-c, k) / C(n, k)."""
+    if not 0 < k <= n:
+        raise ValueError(f"k={k} needs 0 < k <= n={n}")
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass^k: the chance that all ``k`` trials drawn without replacement passed,
+    C(c, k) / C(n, k)."""
+    if not 0 < k <= n:
+        raise ValueError(f"k={k} needs 0 < k <= n={n}")
+    return math.comb(c, k) / math.comb(n, k)
