@@ -86,12 +86,14 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
         return sorted(r for r in job.findall(out) if r != "waza")
 
     # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
-    assert planned_after("metrics", "waza-metrics-v1", "waza-metrics-v2") == [
-        "summarize_benchmark"] + ["waza_score"] * 3
+    # (and the suite comparisons, which read every model's per-task table)
+    assert planned_after("metrics", "waza-metrics-v2", "waza-metrics-v3") == [
+        "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # the agent loop: its 2 suites and its score, not the mock runs nor the import
     assert planned_after("agent", "waza-agent-v1", "waza-agent-v2") == [
-        "summarize_benchmark", "waza_predict_llm", "waza_predict_llm", "waza_score"]
+        "summarize_benchmark", "waza_comparisons", "waza_predict_llm", "waza_predict_llm",
+        "waza_score"]
     # mock engine and grading: the mock's 2 suites, the import (it re-grades), their scores
     assert planned_after("predict", "waza-mock-v1", "waza-mock-v2") == sorted(
-        ["summarize_benchmark", "waza_import", "waza_predict_baseline",
+        ["summarize_benchmark", "waza_comparisons", "waza_import", "waza_predict_baseline",
          "waza_predict_baseline", "waza_score", "waza_score"])

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-METRICS_VERSION = "autogkb-metrics-v1"
+METRICS_VERSION = "autogkb-metrics-v2"  # v2: t-intervals, ci_method, sample spread
 DEFAULT_THRESHOLD = 0.7
 
 # Field -> weight, in the reference's order (CORE_FIELDS); the order fixes the float sums.

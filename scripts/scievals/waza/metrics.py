@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
 # Bump when a change moves a number (status, stats, summary, trigger metrics, score rows).
-METRICS_VERSION = "waza-metrics-v1"
+METRICS_VERSION = "waza-metrics-v2"  # v2: no is_significant; Wilson/t intervals, pass@k
 BOOTSTRAP_RESAMPLES = 10_000
 CONFIDENCE_LEVEL = 0.95
 
@@ -66,10 +66,6 @@ def bootstrap(values: Sequence[float], seed: int) -> dict:
             "confidence_level": CONFIDENCE_LEVEL, "num_bootstraps": BOOTSTRAP_RESAMPLES}
 
 
-def is_significant(ci: Mapping) -> bool:
-    return ci["lower"] > 0 or ci["upper"] < 0
-
-
 def task_stats(runs: Sequence[Mapping], seed: int = 0) -> dict:
     """Go's per-task ``stats`` over the task's runs (each with ``status``, ``validations``,
     ``duration_ms``). ``flakiness_percent`` = 100 * minority outcome / runs."""
@@ -93,9 +89,8 @@ def task_stats(runs: Sequence[Mapping], seed: int = 0) -> dict:
         "avg_duration_ms": round(statistics.fmean(r.get("duration_ms") or 0 for r in runs)),
     }
     if len(runs) >= 2:
-        ci = bootstrap(weighted, seed)
-        stats["bootstrap_ci"] = ci
-        stats["is_significant"] = is_significant(ci)
+        # No is_significant: current waza dropped it (a CI of a score above 0 compares nothing).
+        stats["bootstrap_ci"] = bootstrap(weighted, seed)
     return stats
 
 
@@ -136,8 +131,7 @@ def summary(tasks: Sequence[Mapping], trials: int, seed: int = 0) -> dict:
                             for t in tasks for r in t["runs"]),
     }
     if trials > 1 and len(tasks) >= 2:
-        ci = bootstrap(weighted, seed)
-        result["statistics"] = {"bootstrap_ci": ci, "is_significant": is_significant(ci)}
+        result["statistics"] = {"bootstrap_ci": bootstrap(weighted, seed)}
     return result
 
 

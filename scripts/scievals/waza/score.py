@@ -4,7 +4,11 @@ One row per (suite, metric): ``pass_rate`` (waza's ``summary.success_rate``: tas
 every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks of the
 average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
 trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
-CIs (percentile bootstrap over tasks, seeded) only when tasks ran >= 2 times, as in waza.
+Intervals (docs/statistics.md): ``pass_rate`` gets the Wilson score interval (tasks are
+independent pass/fail items); the score means the t-interval over tasks (``bootstrap.method``
+auto; a bootstrap otherwise). With repeated runs (every task ran >= 2 times) also
+``pass@k`` and ``pass^k`` (k = the fewest runs of a task; unbiased estimators averaged over
+tasks) and ``within_task_score_sd`` (mean over tasks of the spread of run scores).
 The dataset is the suite's folder name (``<suite>-demo`` for the embedded suites); its
 sha256 covers every file of the suite.
 """
@@ -19,7 +23,7 @@ import pandas as pd
 
 from scievals.common.io import read_json, write_csv, write_text
 from scievals.common.provenance import Provenance
-from scievals.common.stats import mean_ci
+from scievals.common.stats import mean_interval, pass_at_k, pass_hat_k, wilson_interval
 from scievals.common.tables import result_rows, write_result_table
 from scievals.waza.replay import read_results
 
@@ -27,27 +31,44 @@ PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_
                     "avg_score", "avg_weighted_score", "std_dev_score", "flaky", "errors"]
 
 
-def _ci(values: Sequence[float], runs_per_task: int, bootstrap: Mapping) -> tuple:
-    if runs_per_task < 2 or len(values) < 2:
-        return (None, None)
-    return mean_ci(values, int(bootstrap["n_resamples"]), int(bootstrap["seed"]))
+def _ci(values: Sequence[float], bootstrap: Mapping) -> tuple:
+    if len(values) < 2:
+        return (None, None, "")
+    return mean_interval(values, bootstrap)
+
+
+def repeat_metrics(tasks: Sequence[Mapping]) -> list[dict]:
+    """pass@k, pass^k and the within-task spread when every task ran >= 2 times."""
+    runs = [len(t["runs"]) for t in tasks]
+    if not runs or min(runs) < 2:
+        return []
+    k = min(runs)
+    passes = [sum(1 for r in t["runs"] if r["status"] == "passed") for t in tasks]
+    n = len(tasks)
+    return [{"metric": f"pass@{k}", "value": statistics.fmean(
+                 pass_at_k(m, c, k) for m, c in zip(runs, passes)), "n": n},
+            {"metric": f"pass^{k}", "value": statistics.fmean(
+                 pass_hat_k(m, c, k) for m, c in zip(runs, passes)), "n": n},
+            {"metric": "within_task_score_sd",
+             "value": statistics.fmean(t["stats"]["std_dev_score"] for t in tasks), "n": n}]
 
 
 def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
     tasks = outcome["tasks"]
     summary = outcome["summary"]
-    runs_per_task = min((len(t["runs"]) for t in tasks), default=0)
     n = len(tasks)
     task_passed = [1.0 if t["status"] == "passed" else 0.0 for t in tasks]
     weighted = [t["stats"]["avg_weighted_score"] for t in tasks]
     scores = [t["stats"]["avg_score"] for t in tasks]
     all_runs = [r for t in tasks for r in t["runs"]]
-    rows = []
-    for metric, value, values in (("pass_rate", summary["success_rate"], task_passed),
-                                  ("weighted_score", summary["weighted_score"], weighted),
+    low, high = wilson_interval(int(sum(task_passed)), n) if n else (None, None)
+    rows = [{"metric": "pass_rate", "value": summary["success_rate"], "ci_low": low,
+             "ci_high": high, "n": n, "ci_method": "wilson" if n else ""}]
+    for metric, value, values in (("weighted_score", summary["weighted_score"], weighted),
                                   ("aggregate_score", summary["aggregate_score"], scores)):
-        low, high = _ci(values, runs_per_task, bootstrap)
-        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n})
+        low, high, method = _ci(values, bootstrap)
+        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n,
+                     "ci_method": method})
     run_pass = [1.0 if r["status"] == "passed" else 0.0 for r in all_runs]
     rows.append({"metric": "run_pass_rate", "value": statistics.fmean(run_pass) if run_pass
                  else 0.0, "n": len(run_pass)})
@@ -57,7 +78,7 @@ def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
         for key, metric in (("accuracy", "trigger_accuracy"), ("precision", "trigger_precision"),
                             ("recall", "trigger_recall"), ("f1_score", "trigger_f1")):
             rows.append({"metric": metric, "value": trigger[key], "n": n_prompts})
-    return rows
+    return rows + repeat_metrics(tasks)
 
 
 def per_case(suite: str, outcome: Mapping) -> list[dict]:
