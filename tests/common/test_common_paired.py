@@ -24,11 +24,14 @@ from scievals.common.paired import (
 )
 from scievals.common.stats import (
     cluster_bootstrap,
+    cluster_counts,
+    expanded,
     mean_interval,
     metric_means,
     pass_at_k,
     pass_hat_k,
     t_interval,
+    weighted_spearman,
     wilson_interval,
 )
 
@@ -118,36 +121,60 @@ def test_mcnemar_exact_by_hand():
 
 
 def test_cluster_bootstrap_resamples_whole_clusters():
-    # Two strata of clusters; the statistic is the mean of every row's value. Rows of one
-    # cluster share a value, so a replicate's mean can only combine cluster values.
-    values = np.array([0.0, 0.0, 1.0, 1.0, 5.0, 5.0, 7.0])
-    strata = [[np.array([0, 1]), np.array([2, 3])], [np.array([4, 5]), np.array([6])]]
-    low, high, dist = cluster_bootstrap(lambda rows: float(values[np.concatenate(rows)].mean()),
-                                        strata, {"n_resamples": 300, "seed": 1,
-                                                 "method": "percentile"})
-    # a replicate draws 2 clusters per stratum (2 rows each, or the singleton): its mean is
-    # one of a finite set; e.g. both clusters {0,1} and {4,5} twice: (0*4 + 5*4) / 8 = 2.5
+    # Two strata; rows of one cluster share a value, so a replicate's mean of all rows can
+    # only combine whole clusters. Stratum 1: clusters {0, 0} and {1, 1}; stratum 2: {5, 5}
+    # and {7}.
+    values = [np.array([0.0, 0.0, 1.0, 1.0]), np.array([5.0, 5.0, 7.0])]
+    codes = [np.array([0, 0, 1, 1]), np.array([0, 0, 1])]
+
+    def mean_of_rows(weights):
+        total = sum((w * v).sum(axis=1) for w, v in zip(weights, values))
+        return total / sum(w.sum(axis=1) for w in weights)
+
+    low, high, dist = cluster_bootstrap(mean_of_rows, codes, {"n_resamples": 300, "seed": 1,
+                                                               "method": "percentile"})
+    # every possible replicate: 2 draws per stratum; e.g. {0,0} twice and {5,5} twice:
+    # (0 * 4 + 5 * 4) / 8 = 2.5
     possible = set()
     for s1 in ([0, 0], [0, 1], [1, 1]):
-        for s2 in ([4, 4], [4, 6], [6, 6]):
+        for s2 in ([5, 5], [5, 7], [7, 7]):
             rows = sum(([0, 0] if c == 0 else [1, 1] for c in s1), []) + \
-                sum(([5, 5] if c == 4 else [7] for c in s2), [])
+                sum(([5, 5] if c == 5 else [7] for c in s2), [])
             possible.add(round(float(np.mean(rows)), 12))
     assert {round(v, 12) for v in dist} <= possible
+    assert len({round(v, 12) for v in dist}) > 3  # clusters really are resampled
     assert low <= high
+
+
+def test_cluster_counts_and_expanded():
+    counts = cluster_counts(np.array([[0, 0, 2], [1, 2, 2]]), 3)
+    assert counts.tolist() == [[2, 0, 1], [0, 1, 2]]
+    # rows 0..2 repeated 2, 0, 1 times -> positions [0, 0, 2]
+    assert expanded(lambda idx: float(idx.sum()), counts).tolist() == [2.0, 5.0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_weighted_spearman_is_scipy_on_the_repeated_rows(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 6, 30).astype(float)  # many ties
+    y = x + rng.normal(0, 2, 30)
+    weights = rng.integers(0, 3, (5, 30))
+    got = weighted_spearman(x, y, weights)
+    for w, value in zip(weights, got):
+        rows = np.repeat(np.arange(30), w)
+        assert value == pytest.approx(stats.spearmanr(x[rows], y[rows]).statistic, abs=1e-12)
 
 
 def test_paired_bootstrap_of_identical_arms_is_zero():
     true = np.arange(20.0)
-    pred = {"x": true + np.sin(true), "y": true + np.sin(true)}
-    strata = [[np.array([i]) for i in range(20)]]
+    pred = true + np.sin(true)
+    codes = [np.arange(20)]
 
-    def stat(arm, rows):
-        idx = np.concatenate(rows)
-        return float(stats.spearmanr(pred[arm][idx], true[idx]).statistic)
+    def stat(weights):
+        return weighted_spearman(pred, true, weights[0])
 
-    result = paired_bootstrap(lambda r: stat("x", r), lambda r: stat("y", r), strata,
-                              {"n_resamples": 200, "seed": 0}, 20, "paired cluster bootstrap")
+    result = paired_bootstrap(stat, stat, codes, {"n_resamples": 200, "seed": 0}, 20,
+                              "paired cluster bootstrap")
     assert result.diff == 0.0 and result.p_value == 1.0
 
 
@@ -188,14 +215,16 @@ def test_min_detectable_difference_from_the_interval():
 
 
 def test_set_metric_values_are_the_statistic_on_all_rows():
-    true = np.array([1.0, 2, 3, 4, 5, 6, 7, 8])
-    pred = {"good": true.copy(), "bad": true[::-1].copy()}
-    strata = [[np.array([0, 1]), np.array([2, 3])], [np.array([4, 5]), np.array([6, 7])]]
+    true = [np.array([1.0, 2, 3, 4]), np.array([5.0, 6, 7, 8])]
+    pred = {"good": [t.copy() for t in true], "bad": [t[::-1].copy() for t in true]}
+    codes = [np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2])]
 
-    def stat(arm, rows):
-        return float(np.mean([stats.spearmanr(pred[arm][r], true[r]).statistic for r in rows]))
+    def stat(arm, weights):
+        return np.mean([weighted_spearman(p, t, w) for p, t, w in zip(pred[arm], true, weights)],
+                       axis=0)
 
-    metric = SetMetric("d", "spearman", ("good", "bad"), strata, stat, 8)
+    metric = SetMetric("d", "spearman", ("bad", "good"), codes, stat, 8)
     [row] = comparison_table("x", [metric], {"n_resamples": 200, "seed": 0}).to_dict("records")
-    # fold values 1 and 1 for "good", -1 and -1 for "bad": diff 2
+    # fold values 1 and 1 for "good", -1 and -1 for "bad": diff 2, "good" listed first
     assert (row["arm_a"], row["value_a"], row["value_b"], row["diff"]) == ("good", 1.0, -1.0, 2.0)
+    assert row["method"] == "paired cluster bootstrap"

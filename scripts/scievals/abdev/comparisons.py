@@ -26,6 +26,7 @@ from scievals.abdev.data import read_csv_checked
 from scievals.abdev.metrics import EXTENDED_METRICS
 from scievals.abdev.score import raise_on_errors, read_checked_predictions, read_truth
 from scievals.common.comparisons import SetMetric, model_datasets
+from scievals.common.stats import expanded, weighted_spearman
 
 SEQUENCE_COLUMNS = ("heavy_aligned_aho", "light_aligned_aho")
 # Average-linkage cut: antibodies whose aligned heavy+light chains differ at <= 15 % of
@@ -49,13 +50,6 @@ def sequence_clusters(heavy: Sequence[str], light: Sequence[str],
         tree = linkage(pdist(codes, metric="hamming"), method="average")
         ids[known] = fcluster(tree, distance, criterion="distance")
     return ids
-
-
-def _clusters_in(rows: np.ndarray, cluster: np.ndarray) -> list[np.ndarray]:
-    """The rows of one stratum grouped by cluster id (each cluster an array of positions)."""
-    order = np.argsort(cluster[rows], kind="stable")
-    ids = cluster[rows][order]
-    return np.split(rows[order], np.flatnonzero(np.diff(ids)) + 1)
 
 
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
@@ -97,11 +91,18 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset) -> l
                                     errors="coerce").to_numpy(dtype=float) for m in arms}
     keep = np.isfinite(true) & np.all([np.isfinite(p) for p in pred.values()], axis=0)
     rows = np.flatnonzero(keep)
-    strata = [_clusters_in(rows[folds[rows] == fold], cluster) for fold in sorted(set(folds[rows]))]
-    statistic = EXTENDED_METRICS[metric]
+    strata = [rows[folds[rows] == fold] for fold in sorted(set(folds[rows]))]
+    codes = [pd.factorize(cluster[s])[0] for s in strata]
 
-    def value(arm: str, picked: list[np.ndarray]) -> float:
+    def fold_value(arm: str, s: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        p, t = pred[arm][s], true[s]
+        if metric == "spearman":
+            return weighted_spearman(p, t, weights)
+        statistic = EXTENDED_METRICS[metric]
+        return expanded(lambda idx: statistic(p, t, idx[None, :])[0], weights)
+
+    def value(arm: str, weights: list[np.ndarray]) -> np.ndarray:
         # the reference's "average" row: unweighted mean of the per-fold values
-        return float(np.mean([statistic(pred[arm], true, idx[None, :])[0] for idx in picked]))
+        return np.mean([fold_value(arm, s, w) for s, w in zip(strata, weights)], axis=0)
 
-    return [SetMetric(dataset, name, tuple(arms), strata, value, int(rows.size), METHOD)]
+    return [SetMetric(dataset, name, tuple(arms), codes, value, int(rows.size), METHOD)]

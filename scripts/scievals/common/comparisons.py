@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -74,18 +74,22 @@ class ItemMetric:
 @dataclass(frozen=True)
 class SetMetric:
     """A statistic of a whole item set (e.g. Spearman over antibodies) for one (dataset,
-    metric): ``statistic(arm, rows)`` computes arm's value from the row positions of each
-    stratum; ``strata`` lists each stratum's clusters (arrays of row positions), resampled
-    whole by the paired bootstrap; ``n`` is the number of items."""
+    metric): ``clusters`` gives, per stratum, each row's cluster code (clusters are
+    resampled whole by the paired bootstrap, within strata); ``statistic(arm, weights)``
+    returns arm's values for row multiplicities (one (B, rows) array per stratum, see
+    :func:`scievals.common.stats.cluster_bootstrap`); ``n`` is the number of items."""
 
     dataset: str
     metric: str
     arms: tuple[str, ...]
-    strata: Sequence[Sequence[np.ndarray]]
-    statistic: Callable[[str, list[np.ndarray]], float]
+    clusters: Sequence[np.ndarray]
+    statistic: Callable[[str, list[np.ndarray]], np.ndarray]
     n: int
     method: str = "paired cluster bootstrap"
-    values: dict = field(default_factory=dict)
+
+    def value(self, arm: str) -> float:
+        """The arm's statistic on every row once."""
+        return float(self.statistic(arm, [np.ones((1, len(c))) for c in self.clusters])[0])
 
 
 def _ordered_arms(metric: ItemMetric | SetMetric) -> list[str]:
@@ -94,16 +98,15 @@ def _ordered_arms(metric: ItemMetric | SetMetric) -> list[str]:
     if isinstance(metric, ItemMetric):
         means = metric.values.mean(axis=0, skipna=True)
     else:
-        everything = [np.concatenate(list(s)) for s in metric.strata]
-        means = pd.Series({arm: metric.statistic(arm, everything) for arm in metric.arms})
+        means = pd.Series({arm: metric.value(arm) for arm in metric.arms})
     return sorted(means.index, key=lambda arm: (-np.nan_to_num(means[arm], nan=-np.inf), arm))
 
 
 def _compare_pair(metric: ItemMetric | SetMetric, a: str, b: str, bootstrap) -> PairedResult:
     if isinstance(metric, SetMetric):
-        return paired_bootstrap(lambda rows: metric.statistic(a, rows),
-                                lambda rows: metric.statistic(b, rows),
-                                metric.strata, bootstrap, metric.n, metric.method)
+        return paired_bootstrap(lambda w: metric.statistic(a, w),
+                                lambda w: metric.statistic(b, w),
+                                metric.clusters, bootstrap, metric.n, metric.method)
     test = paired_means if metric.kind == "mean" else mcnemar_exact
     return test(metric.values[a], metric.values[b])
 

@@ -97,20 +97,21 @@ def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> PairedResult:
                         scale * (2 * high - 1), p, method)
 
 
-def paired_bootstrap(statistic_a: Callable[[list[np.ndarray]], float],
-                     statistic_b: Callable[[list[np.ndarray]], float],
-                     strata: Sequence[Sequence[np.ndarray]], bootstrap, n: int,
+def paired_bootstrap(statistic_a: Callable[[list[np.ndarray]], np.ndarray],
+                     statistic_b: Callable[[list[np.ndarray]], np.ndarray],
+                     clusters: Sequence[np.ndarray], bootstrap, n: int,
                      method: str) -> PairedResult:
     """Difference of a set statistic between two arms over the same resampled clusters.
 
-    ``statistic_x(rows)`` computes arm x's value on the rows of each stratum (see
-    :func:`scievals.common.stats.cluster_bootstrap`). The p-value is the two-sided
-    bootstrap one, 2 * min(P*(diff <= 0), P*(diff >= 0)) with the +1 correction of
-    Davison & Hinkley (so never 0)."""
-    everything = [np.concatenate(list(s)) for s in strata]
-    value_a, value_b = float(statistic_a(everything)), float(statistic_b(everything))
-    low, high, dist = cluster_bootstrap(lambda rows: statistic_a(rows) - statistic_b(rows),
-                                        strata, bootstrap)
+    ``statistic_x(weights)`` computes arm x's values from row multiplicities per stratum
+    (see :func:`scievals.common.stats.cluster_bootstrap`); the point values use weight 1
+    everywhere. The p-value is the two-sided bootstrap one, 2 * min(P*(diff <= 0),
+    P*(diff >= 0)) with the +1 correction of Davison & Hinkley (so never 0; with R
+    resamples at least 2 / (R + 1))."""
+    ones = [np.ones((1, len(codes))) for codes in clusters]
+    value_a, value_b = float(statistic_a(ones)[0]), float(statistic_b(ones)[0])
+    low, high, dist = cluster_bootstrap(lambda w: statistic_a(w) - statistic_b(w),
+                                        clusters, bootstrap)
     dist = dist[np.isfinite(dist)]
     if dist.size:
         tail = min(np.sum(dist <= 0), np.sum(dist >= 0))

@@ -179,34 +179,39 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float]:
     return (float(ci.low), float(ci.high))
 
 
-def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], float],
-                      strata: Sequence[Sequence[np.ndarray]], bootstrap: Mapping,
+def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], np.ndarray],
+                      clusters: Sequence[np.ndarray], bootstrap: Mapping,
                       ) -> tuple[float, float, np.ndarray]:
     """Seeded bootstrap 95 % interval of a set statistic, resampling whole clusters.
 
-    ``strata`` is one list per stratum (abdev: a CV fold) of clusters, each an array of row
-    positions; a replicate draws, in every stratum, as many clusters as it has with
-    replacement (scipy.stats.bootstrap with one sample per stratum, not paired) and calls
-    ``statistic`` with the drawn rows of each stratum. BCa's acceleration comes from
-    scipy's leave-one-cluster-out jackknife. Returns (low, high, bootstrap distribution).
-    """
+    ``clusters`` has one array per stratum (abdev: a CV fold) giving each of its rows a
+    cluster code 0..k-1. A replicate draws, in every stratum, k clusters with replacement
+    (scipy.stats.bootstrap with one sample of cluster codes per stratum, not paired); a
+    row's multiplicity is its cluster's draw count. ``statistic(weights)`` gets one
+    (B, rows) multiplicity array per stratum and returns B values (vectorised: e.g.
+    :func:`weighted_spearman`; :func:`expanded` runs a row-based statistic per replicate).
+    BCa's acceleration comes from scipy's leave-one-cluster-out jackknife. Returns (low,
+    high, bootstrap distribution); the percentile interval where BCa is undefined (every
+    replicate equal)."""
     from scipy import stats  # lazily: see bootstrap_ci
 
     method = interval_method(bootstrap)
     method = "BCa" if method in ("auto", "bca") else "percentile"
     n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
-    if n_resamples <= 0 or any(len(s) < 2 for s in strata):
+    sizes = [int(codes.max()) + 1 if len(codes) else 0 for codes in clusters]
+    if n_resamples <= 0 or any(k < 2 for k in sizes):
         return (math.nan, math.nan, np.array([]))
 
-    def rows(*picked):
-        return statistic([np.concatenate([stratum[int(i)] for i in ids])
-                          for stratum, ids in zip(strata, picked)])
+    def on_codes(*picked, axis=-1):
+        shape = np.broadcast_shapes(*(p.shape[:-1] for p in picked))
+        weights = [cluster_counts(np.broadcast_to(p, (*shape, p.shape[-1])).reshape(
+            -1, p.shape[-1]), k)[:, codes] for p, k, codes in zip(picked, sizes, clusters)]
+        return np.asarray(statistic(weights), dtype=float).reshape(shape)
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
-        # A degenerate distribution (every replicate equal) makes BCa warn and return NaN.
-        warnings.simplefilter("ignore")
-        result = stats.bootstrap(tuple(np.arange(len(s)) for s in strata), rows,
-                                 n_resamples=n_resamples, paired=False, vectorized=False,
+        warnings.simplefilter("ignore")  # BCa of a degenerate distribution warns, gives NaN
+        result = stats.bootstrap(tuple(np.arange(k) for k in sizes), on_codes,
+                                 n_resamples=n_resamples, paired=False, vectorized=True,
                                  method=method, confidence_level=LEVEL,
                                  rng=np.random.default_rng(seed))
     low, high = result.confidence_interval
@@ -214,6 +219,48 @@ def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], float],
     if not (np.isfinite(low) and np.isfinite(high)):
         low, high = percentile_interval(dist)
     return (float(low), float(high), dist)
+
+
+def cluster_counts(picked: np.ndarray, k: int) -> np.ndarray:
+    """(B, k) draw counts of each cluster code 0..k-1 in each row of ``picked`` (B, draws)."""
+    picked = np.asarray(picked, dtype=np.int64)
+    offsets = (np.arange(len(picked)) * k)[:, None]
+    return np.bincount((picked + offsets).ravel(), minlength=len(picked) * k).reshape(-1, k)
+
+
+def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Spearman correlation of every resample given as row multiplicities ``weights``
+    (B, n): the same number as scipy.stats.spearmanr on the rows repeated that often
+    (average ranks for ties), without building the resamples. NaN where one side is
+    constant."""
+    w = np.atleast_2d(np.asarray(weights, dtype=float))
+    rx, ry = _weighted_ranks(np.asarray(x, dtype=float), w), _weighted_ranks(
+        np.asarray(y, dtype=float), w)
+    total = w.sum(axis=1, keepdims=True)
+    dx = rx - (w * rx).sum(axis=1, keepdims=True) / total
+    dy = ry - (w * ry).sum(axis=1, keepdims=True) / total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w * dx * dy).sum(axis=1) / np.sqrt((w * dx * dx).sum(axis=1)
+                                                  * (w * dy * dy).sum(axis=1))
+
+
+def _weighted_ranks(values: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Average rank of each row's value among the repeated rows: (total weight of smaller
+    values) + (weight of equal values + 1) / 2."""
+    distinct, codes = np.unique(values, return_inverse=True)
+    onehot = np.zeros((len(values), len(distinct)))
+    onehot[np.arange(len(values)), codes] = 1.0
+    per_value = w @ onehot  # weight of each distinct value
+    below = np.cumsum(per_value, axis=1) - per_value
+    return (below + (per_value + 1) / 2)[:, codes]
+
+
+def expanded(statistic: Callable[[np.ndarray], float], weights: np.ndarray) -> np.ndarray:
+    """A row-based ``statistic(row_positions)`` on every resample of ``weights`` (B, n),
+    one call per replicate (for statistics with no weighted form, e.g. top-k recall)."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=np.int64))
+    rows = np.arange(weights.shape[1])
+    return np.array([statistic(np.repeat(rows, w)) for w in weights], dtype=float)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
