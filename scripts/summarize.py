@@ -13,14 +13,15 @@ from scievals.report.leaderboard_cli import write_leaderboard
 
 def summarize(smk):
     # summarize_all names its tables (its comparisons feed the leaderboard's ranks)
-    tables = smk.input.tables if "tables" in smk.input.keys() else smk.input  # noqa: SIM118
+    named = hasattr(smk.input, "keys") and "tables" in smk.input.keys()  # noqa: SIM118
+    tables = smk.input.tables if named else smk.input
     table = concat_tables(tables)
     write_result_table(smk.output[0], table)
     if "history_dir" in smk.params.keys():  # noqa: SIM118 (Namedlist: `in` tests values)
         record_history(smk.output[0], smk.params.history_dir)
     if "leaderboard" in smk.output.keys():  # noqa: SIM118
         write_leaderboard(smk.output[0], markdown_out=smk.output.leaderboard,
-                          comparisons=list(smk.input.comparisons))
+                          comparisons=list(smk.input.comparisons) if named else None)
 
 
 run(snakemake, summarize)

@@ -19,6 +19,7 @@ from scievals.common.paired import (
     holm,
     mcnemar_exact,
     min_detectable_difference,
+    newcombe_paired_interval,
     paired_bootstrap,
     paired_means,
 )
@@ -113,11 +114,31 @@ def test_mcnemar_exact_by_hand():
     # discordant 7, n10 = 6: two-sided binomial p = 2 * P(X >= 6 | 7, 1/2) = 2 * 8/128 = 0.125
     assert result.p_value == pytest.approx(0.125)
     assert result.diff == pytest.approx((6 - 1) / 10)
-    low, high = wilson_interval(6, 7)
-    assert (result.ci_low, result.ci_high) == pytest.approx((0.7 * (2 * low - 1),
-                                                             0.7 * (2 * high - 1)))
+    assert result.ci_low <= 0.5 <= result.ci_high
     same = mcnemar_exact([1, 0, 1], [1, 0, 1])
     assert same.p_value == 1.0 and same.diff == 0.0
+    with pytest.raises(ValueError, match="0 or 1"):
+        mcnemar_exact([0.5, 1], [1, 1])
+
+
+def test_newcombe_interval_by_hand():
+    # Altman et al., Statistics with confidence, table 6.2: n11 = 14, n10 = 5, n01 = 0,
+    # n00 = 22 (n = 41). p_a = 19/41 = 0.463415, p_b = 14/41 = 0.341463, d = 5/41 = 0.121951.
+    # B = 14 * 22 - 5 * 0 = 308 > n/2 = 20.5 -> C = 287.5; A = 19 * 22 * 14 * 27 = 158004,
+    # phi = 287.5 / 397.4969 = 0.723276.
+    l1, u1 = wilson_interval(19, 41)
+    l2, u2 = wilson_interval(14, 41)
+    pa, pb, d, phi = 19 / 41, 14 / 41, 5 / 41, 287.5 / math.sqrt(158004)
+    assert phi == pytest.approx(0.723276, abs=1e-6)
+    low = d - math.sqrt((pa - l1) ** 2 - 2 * phi * (pa - l1) * (u2 - pb) + (u2 - pb) ** 2)
+    high = d + math.sqrt((u1 - pa) ** 2 - 2 * phi * (u1 - pa) * (pb - l2) + (pb - l2) ** 2)
+    assert newcombe_paired_interval(14, 5, 0, 22) == pytest.approx((low, high))
+    assert low < d < high and 0 < low  # 5 discordant pairs all one way
+    # B < 0 keeps phi = B / sqrt(A); 0 <= B <= n/2 makes phi 0 (then the Wilson widths add in
+    # quadrature): n11 = 1, n10 = 2, n01 = 2, n00 = 5 -> B = 5 - 4 = 1 <= 5
+    l1, u1 = wilson_interval(3, 10)
+    assert newcombe_paired_interval(1, 2, 2, 5) == pytest.approx(
+        (-math.hypot(0.3 - l1, u1 - 0.3), math.hypot(u1 - 0.3, 0.3 - l1)))
 
 
 def test_cluster_bootstrap_resamples_whole_clusters():
@@ -150,7 +171,7 @@ def test_cluster_counts_and_expanded():
     counts = cluster_counts(np.array([[0, 0, 2], [1, 2, 2]]), 3)
     assert counts.tolist() == [[2, 0, 1], [0, 1, 2]]
     # rows 0..2 repeated 2, 0, 1 times -> positions [0, 0, 2]
-    assert expanded(lambda idx: float(idx.sum()), counts).tolist() == [2.0, 5.0]
+    assert expanded(lambda idx: idx.sum(axis=1), counts).tolist() == [2.0, 5.0]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

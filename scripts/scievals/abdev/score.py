@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from scievals.abdev.clusters import truth_clusters
 from scievals.abdev.constants import CV_DATASET, PROPERTY_LIST, REFERENCE_CV_COLUMNS
 from scievals.abdev.data import read_csv_checked
 from scievals.abdev.metrics import extended_table, merge_predictions, reference_rows
@@ -23,6 +24,7 @@ from scievals.abdev.validate import ValidationReport, check_predictions, read_pr
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv
 from scievals.common.provenance import Provenance
+from scievals.common.stats import interval_method
 from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
 
 log = logging.getLogger(__name__)
@@ -118,7 +120,8 @@ def _source(source_json, truth_path) -> dict:
     return source
 
 
-def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> pd.DataFrame:
+def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str,
+                ci_method: str = "percentile") -> pd.DataFrame:
     """The long result table: one condition ``fold=<label>`` per fold row of ``extended``."""
     frames = []
     for fold, rows in extended.groupby("fold", sort=False):
@@ -129,8 +132,7 @@ def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> p
                 "ci_low": r.ci_low,
                 "ci_high": r.ci_high,
                 "n": int(r.n),
-                # extended_table's row-level percentile bootstrap (within folds for averages)
-                "ci_method": "percentile" if pd.notna(r.ci_low) else "",
+                "ci_method": ci_method if pd.notna(r.ci_low) else "",
             }
             for r in rows.itertuples(index=False)
         ]
@@ -187,6 +189,10 @@ def score_files(
     truth = read_truth(truth_path, fold_col)
     source = _source(source_json, truth_path)
     dataset = f"{source['dataset']}_cross_validation"
+    # CIs resample whole sequence clusters (scievals.abdev.clusters)
+    cluster_of = truth_clusters(truth_path, fold_col)
+    method = interval_method(bootstrap)
+    ci_method = "percentile-cluster" if method == "percentile" else "bca-cluster"
     provenance = Provenance(
         benchmark="abdev", dataset=dataset, dataset_sha256=source["sha256"], config_hash=config_hash
     )
@@ -216,12 +222,16 @@ def score_files(
                 rows,
                 n_resamples=int(bootstrap.get("n_resamples", 1000)),
                 seed=int(bootstrap.get("seed", 0)),
+                clusters=merged["antibody_name"].astype(str).map(cluster_of).fillna(-1)
+                .to_numpy(dtype=int),
+                method=method,
             )
         except ScievalsError as exc:
             raise exc.naming(target.pred, target.origin) if target.origin else exc from None
         reference = pd.DataFrame(rows, columns=REFERENCE_CV_COLUMNS)
         reference["dataset"] = dataset
-        results.append((target, reference, _long_table(extended, provenance, target.model)))
+        results.append((target, reference,
+                        _long_table(extended, provenance, target.model, ci_method)))
 
     for target, reference, table in results:
         write_csv(target.reference, reference)

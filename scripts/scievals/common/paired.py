@@ -7,8 +7,8 @@ a two-sided p-value and the ``method`` label that ``comparisons.csv`` carries.
   paired t-test (``scipy.stats.ttest_rel``) with its t-interval; it covered 0.94-0.95 at
   15-17 items in benchmarks/interval_coverage.py, where bootstrap intervals were narrower.
 - :func:`mcnemar_exact`: per-item pass/fail (waza tasks): exact McNemar test, a binomial
-  test of the discordant pairs; interval of the difference from the Wilson interval of the
-  discordant split (conditional on their number).
+  test of the discordant pairs; the interval of the difference is Newcombe's hybrid score
+  interval for paired proportions (his method 10, built from the two Wilson intervals).
 - :func:`paired_bootstrap`: set statistics (abdev Spearman, top-10 % recall): both arms
   recomputed on the same resampled clusters; BCa interval and a bootstrap p-value.
 - :func:`holm`: Holm's step-down adjustment over the pairs of one metric.
@@ -75,26 +75,47 @@ def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> PairedResult:
 
     With n10 items that only a passed and n01 that only b passed, the difference of pass
     rates is (n10 - n01) / n; under "no difference" n10 ~ Binomial(n10 + n01, 1/2), tested
-    with scipy.stats.binomtest. The interval maps the Wilson interval [lo, hi] of the share
-    n10 / (n10 + n01) to (n10 + n01) / n * (2 * [lo, hi] - 1)."""
+    with scipy.stats.binomtest. The interval: :func:`newcombe_paired_interval`."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     keep = np.isfinite(a) & np.isfinite(b)
-    a, b = a[keep] > 0.5, b[keep] > 0.5
+    a, b = a[keep], b[keep]
+    if not np.all(np.isin(a, (0.0, 1.0)) & np.isin(b, (0.0, 1.0))):
+        raise ValueError("the exact McNemar test needs pass/fail values 0 or 1")
+    a, b = a == 1.0, b == 1.0
     n = int(a.size)
     method = "exact McNemar"
     if n == 0:
         return PairedResult(0, math.nan, math.nan, math.nan, math.nan, math.nan, math.nan,
                             method)
-    n10, n01 = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    n11, n10 = int(np.sum(a & b)), int(np.sum(a & ~b))
+    n01, n00 = int(np.sum(~a & b)), int(np.sum(~a & ~b))
     discordant = n10 + n01
-    diff = (n10 - n01) / n
-    if discordant == 0:
-        return PairedResult(n, float(a.mean()), float(b.mean()), 0.0, 0.0, 0.0, 1.0, method)
-    p = float(stats.binomtest(n10, discordant, 0.5).pvalue)
-    low, high = wilson_interval(n10, discordant)
-    scale = discordant / n
-    return PairedResult(n, float(a.mean()), float(b.mean()), diff, scale * (2 * low - 1),
-                        scale * (2 * high - 1), p, method)
+    p = 1.0 if discordant == 0 else float(stats.binomtest(n10, discordant, 0.5).pvalue)
+    low, high = newcombe_paired_interval(n11, n10, n01, n00)
+    return PairedResult(n, float(a.mean()), float(b.mean()), (n10 - n01) / n, low, high, p,
+                        method)
+
+
+def newcombe_paired_interval(n11: int, n10: int, n01: int, n00: int) -> tuple[float, float]:
+    """95 % interval of p_a - p_b for paired pass/fail (Newcombe 1998, method 10).
+
+    With the Wilson intervals [l1, u1] of p_a = (n11 + n10) / n and [l2, u2] of
+    p_b = (n11 + n01) / n and Newcombe's corrected phi of the 2x2 table, phi = C / sqrt(A)
+    with A the product of the four margins, B = n11 n00 - n10 n01 and C = B - n/2 when
+    B > n/2, B when B < 0, else 0 (phi = 0 when a margin is empty): low = d - sqrt((p_a - l1)^2 - 2 phi (p_a - l1)(u2 - p_b) + (u2 - p_b)^2),
+    high = d + sqrt((u1 - p_a)^2 - 2 phi (u1 - p_a)(p_b - l2) + (p_b - l2)^2)."""
+    n = n11 + n10 + n01 + n00
+    pa, pb = (n11 + n10) / n, (n11 + n01) / n
+    l1, u1 = wilson_interval(n11 + n10, n)
+    l2, u2 = wilson_interval(n11 + n01, n)
+    margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    b = n11 * n00 - n10 * n01
+    c = b - n / 2 if b > n / 2 else (b if b < 0 else 0.0)
+    phi = c / math.sqrt(margins) if margins else 0.0
+    d = pa - pb
+    low = d - math.sqrt(max(0.0, (pa - l1) ** 2 - 2 * phi * (pa - l1) * (u2 - pb) + (u2 - pb) ** 2))
+    high = d + math.sqrt(max(0.0, (u1 - pa) ** 2 - 2 * phi * (u1 - pa) * (pb - l2) + (pb - l2) ** 2))
+    return (low, high)
 
 
 def paired_bootstrap(statistic_a: Callable[[list[np.ndarray]], np.ndarray],

@@ -247,20 +247,30 @@ def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.n
 def _weighted_ranks(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Average rank of each row's value among the repeated rows: (total weight of smaller
     values) + (weight of equal values + 1) / 2."""
-    distinct, codes = np.unique(values, return_inverse=True)
-    onehot = np.zeros((len(values), len(distinct)))
-    onehot[np.arange(len(values)), codes] = 1.0
-    per_value = w @ onehot  # weight of each distinct value
+    order = np.argsort(values, kind="stable")
+    distinct, starts, codes = np.unique(values[order], return_index=True, return_inverse=True)
+    per_value = np.add.reduceat(w[:, order], starts, axis=1)  # weight of each distinct value
+    codes = codes[np.argsort(order)]  # back to the rows' own order
     below = np.cumsum(per_value, axis=1) - per_value
     return (below + (per_value + 1) / 2)[:, codes]
 
 
-def expanded(statistic: Callable[[np.ndarray], float], weights: np.ndarray) -> np.ndarray:
-    """A row-based ``statistic(row_positions)`` on every resample of ``weights`` (B, n),
-    one call per replicate (for statistics with no weighted form, e.g. top-k recall)."""
+def expanded(statistic: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -> np.ndarray:
+    """A statistic of row positions on every resample of ``weights`` (B, n), for statistics
+    with no weighted form (e.g. top-k recall). ``statistic(idx)`` takes a (G, m) matrix of
+    row positions (G resamples of m rows) and returns G values; resamples are grouped by
+    their size m, so it is called once per distinct size."""
     weights = np.atleast_2d(np.asarray(weights, dtype=np.int64))
     rows = np.arange(weights.shape[1])
-    return np.array([statistic(np.repeat(rows, w)) for w in weights], dtype=float)
+    sizes = weights.sum(axis=1)
+    out = np.full(len(weights), np.nan)
+    for size in np.unique(sizes):
+        members = np.flatnonzero(sizes == size)
+        if size == 0:
+            continue
+        idx = np.stack([np.repeat(rows, weights[b]) for b in members])
+        out[members] = statistic(idx)
+    return out
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

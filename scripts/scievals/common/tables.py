@@ -93,7 +93,7 @@ def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ScievalsError(path, f"not a readable CSV ({exc})", "give a scievals result table") from None
     if "ci_method" not in frame.columns:  # a table from before the column existed
-        frame.insert(RESULT_COLUMNS.index("ci_method"), "ci_method", "")
+        frame["ci_method"] = ""
     frame = check_result_table(frame, str(path))
     frame["condition"] = frame["condition"].fillna("")
     frame["ci_method"] = frame["ci_method"].fillna("").astype(str)
