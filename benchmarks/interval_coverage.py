@@ -21,6 +21,7 @@ are; every scenario is seeded.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 
@@ -125,13 +126,23 @@ def assay_and_models(rng, cluster, noise_a=0.8, noise_b=1.1):
     return truth, truth + errors[0], truth + errors[1]
 
 
-def population_spearman(noise, size=2_000_000):
-    """The model's Spearman on the whole population (marginally: truth N(0, 1), error
-    N(0, noise^2)), by one large seeded simulation."""
-    big = np.random.default_rng(7)
-    truth = big.normal(size=size)
-    pred = truth + noise * big.normal(size=size)
-    return float(stats.spearmanr(truth, pred).statistic)
+@functools.cache
+def expected_spearman(noise_a, noise_b=None, draws=4000):
+    """The true value: the expected fold-average Spearman of a model (or the expected
+    difference of two) on a fresh GDPa1-sized draw, by ``draws`` seeded draws. This is what
+    the leaderboard's number estimates: a Spearman of ~50 antibodies per fold is biased low
+    against the infinite-population Spearman (here by 0.36 of its standard error), and the
+    benchmark's protocol fixes that size."""
+    rng = np.random.default_rng(7)
+    values = []
+    for _ in range(draws):
+        cluster, fold = antibodies(rng)
+        true, a, b = assay_and_models(rng, cluster, noise_a, noise_b or 1.0)
+        rows = [fold == f for f in range(5)]
+        va = np.mean([stats.spearmanr(a[r], true[r]).statistic for r in rows])
+        vb = np.mean([stats.spearmanr(b[r], true[r]).statistic for r in rows]) if noise_b else 0
+        values.append(va - vb)
+    return float(np.mean(values))
 
 
 def fold_strata(cluster, fold):
@@ -139,9 +150,10 @@ def fold_strata(cluster, fold):
     return rows, [np.unique(cluster[r], return_inverse=True)[1] for r in rows]
 
 
-def cluster_bca_spearman(rng, reps, resamples):
-    """abdev: fold-average Spearman of one model, cluster BCa (clusters within folds)."""
-    truth_value = population_spearman(0.8)
+def cluster_spearman(rng, reps, resamples, method="auto"):
+    """abdev tables: fold-average Spearman of one model, cluster bootstrap (clusters within
+    folds; ``auto`` = percentile)."""
+    truth_value = expected_spearman(0.8)
     hits = []
     for _ in range(reps):
         cluster, fold = antibodies(rng)
@@ -152,15 +164,16 @@ def cluster_bca_spearman(rng, reps, resamples):
             return np.mean([weighted_spearman(pred[r], true[r], w)
                             for r, w in zip(rows, weights)], axis=0)
 
-        low, high, _ = cluster_bootstrap(stat, codes, {"n_resamples": resamples, "seed": 0})
+        low, high, _ = cluster_bootstrap(stat, codes, {"n_resamples": resamples, "seed": 0,
+                                                       "method": method})
         hits.append(low <= truth_value <= high)
     return float(np.mean(hits))
 
 
-def cluster_bca_spearman_diff(rng, reps, resamples):
+def cluster_spearman_diff(rng, reps, resamples):
     """abdev comparisons: difference of two models' fold-average Spearman, paired cluster
-    bootstrap (BCa)."""
-    truth_value = population_spearman(0.8) - population_spearman(1.1)
+    bootstrap (percentile)."""
+    truth_value = expected_spearman(0.8, 1.1)
     hits = []
     for _ in range(reps):
         cluster, fold = antibodies(rng)
@@ -179,7 +192,7 @@ def cluster_bca_spearman_diff(rng, reps, resamples):
 def row_percentile_spearman(rng, reps, resamples):
     """The abdev tables' former interval (rows resampled one by one within folds, percentile)
     on the same clustered data: not used any more, printed for comparison."""
-    truth_value = population_spearman(0.8)
+    truth_value = expected_spearman(0.8)
     hits = []
     for _ in range(reps):
         cluster, fold = antibodies(rng)
@@ -210,10 +223,13 @@ def main(argv=None) -> int:
         ("paired-t", "diff[n=17,autogkb]", True, lambda: paired_t_diff(rng, reps, 17)),
         ("exact-mcnemar", "diff[n=10,waza]", True, lambda: mcnemar_diff(rng, reps, 10)),
         ("exact-mcnemar", "diff[n=5,waza]", True, lambda: mcnemar_diff(rng, reps, 5)),
-        ("bca-cluster", "spearman_fold_average[n=246,abdev]", True,
-         lambda: cluster_bca_spearman(rng, reps, resamples)),
-        ("paired-bca-cluster", "spearman_diff[n=246,abdev]", True,
-         lambda: cluster_bca_spearman_diff(rng, reps, resamples)),
+        ("percentile-cluster", "spearman_fold_average[n=246,abdev]", True,
+         lambda: cluster_spearman(rng, reps, resamples)),
+        ("paired-percentile-cluster", "spearman_diff[n=246,abdev]", True,
+         lambda: cluster_spearman_diff(rng, reps, resamples)),
+        # bootstrap.method: bca, not the default: it corrects towards the population value
+        ("bca-cluster", "spearman_fold_average[n=246,abdev]", False,
+         lambda: cluster_spearman(rng, reps, resamples, "bca")),
         # the abdev tables' former method, kept to show why clusters are resampled
         ("percentile-rows", "spearman_fold_average[n=246,abdev]", False,
          lambda: row_percentile_spearman(rng, reps, resamples)),

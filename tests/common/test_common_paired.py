@@ -248,4 +248,4 @@ def test_set_metric_values_are_the_statistic_on_all_rows():
     [row] = comparison_table("x", [metric], {"n_resamples": 200, "seed": 0}).to_dict("records")
     # fold values 1 and 1 for "good", -1 and -1 for "bad": diff 2, "good" listed first
     assert (row["arm_a"], row["value_a"], row["value_b"], row["diff"]) == ("good", 1.0, -1.0, 2.0)
-    assert row["method"] == "paired cluster bootstrap"
+    assert row["method"] == "paired cluster bootstrap (percentile)"

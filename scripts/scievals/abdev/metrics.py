@@ -456,7 +456,7 @@ def resampled_recall(metric: str, pred: np.ndarray, true: np.ndarray, idx: np.nd
 
 def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
     """95 % CI of the mean over ``subsets`` (each ``(pred, true, cluster codes)``) of the
-    metric, resampling whole sequence clusters within each subset (cluster BCa by default,
+    metric, resampling whole sequence clusters within each subset (percentile by default,
     see :func:`scievals.common.stats.cluster_bootstrap`)."""
     statistics = [_cluster_statistic(metric, p, t) for p, t, _ in subsets]
     codes = [pd.factorize(c)[0] for _, _, c in subsets]
@@ -507,7 +507,7 @@ def extended_table(
     - ``top_10_recall_tie_robust``: :func:`tie_robust_recall`, exact.
     - with ``clusters`` (a sequence-cluster code per row of ``merged``,
       :mod:`scievals.abdev.clusters`) every CI resamples whole clusters instead of rows
-      (within each fold for ``average``), BCa unless ``method`` is ``percentile``
+      (within each fold for ``average``), percentile unless ``method`` is ``bca``
       (:func:`_cluster_ci`): rows of one cluster are not independent.
     """
     draws = BootstrapDraws(n_resamples, seed)

@@ -192,7 +192,7 @@ def score_files(
     # CIs resample whole sequence clusters (scievals.abdev.clusters)
     cluster_of = truth_clusters(truth_path, fold_col)
     method = interval_method(bootstrap)
-    ci_method = "percentile-cluster" if method == "percentile" else "bca-cluster"
+    ci_method = "bca-cluster" if method == "bca" else "percentile-cluster"
     provenance = Provenance(
         benchmark="abdev", dataset=dataset, dataset_sha256=source["sha256"], config_hash=config_hash
     )

@@ -10,7 +10,8 @@ a two-sided p-value and the ``method`` label that ``comparisons.csv`` carries.
   test of the discordant pairs; the interval of the difference is Newcombe's hybrid score
   interval for paired proportions (his method 10, built from the two Wilson intervals).
 - :func:`paired_bootstrap`: set statistics (abdev Spearman, top-10 % recall): both arms
-  recomputed on the same resampled clusters; BCa interval and a bootstrap p-value.
+  recomputed on the same resampled clusters; percentile (or BCa) interval and a bootstrap
+  p-value.
 - :func:`holm`: Holm's step-down adjustment over the pairs of one metric.
 - :func:`min_detectable_difference`: the difference a pair's item count can detect.
 """
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from scievals.common.stats import LEVEL, cluster_bootstrap, wilson_interval
+from scievals.common.stats import LEVEL, cluster_bootstrap, interval_method, wilson_interval
 
 ALPHA = 1 - LEVEL
 POWER = 0.80
@@ -139,7 +140,9 @@ def paired_bootstrap(statistic_a: Callable[[list[np.ndarray]], np.ndarray],
         p = min(1.0, 2 * (tail + 1) / (dist.size + 1))
     else:
         p = math.nan
-    return PairedResult(n, value_a, value_b, value_a - value_b, low, high, p, method)
+    interval = "BCa" if interval_method(bootstrap) == "bca" else "percentile"
+    return PairedResult(n, value_a, value_b, value_a - value_b, low, high, p,
+                        f"{method} ({interval})")
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
