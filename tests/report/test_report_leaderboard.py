@@ -184,3 +184,12 @@ def test_show_reads_the_comparisons_beside_the_summary(tmp_path, capsys):
     (tmp_path / "gating" / "comparisons.csv").write_text("a,b\n1,2\n")
     assert main(["show", "gating", "--summary", str(path)]) == 1
     assert "comparisons.csv: lacks columns" in capsys.readouterr().err
+
+
+def test_the_report_page_lists_the_ranking_comparisons():
+    parts = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
+    html = leaderboard_html(parts)
+    assert "Paired comparisons (results/gating/comparisons.csv)" in html
+    # diff 0 with CI [0, 0.2], p 0.01 -> formatted cell and 3 significant digits
+    assert "0.000 [0.000, 0.200]" in html and "<td>0.01</td>" in html
+    assert "rich/cot" in html and "cannot be told apart" in html

@@ -102,6 +102,8 @@ class Section:
     condition: str | None
     table: pd.DataFrame
     footer: str | None = None
+    # the ranking metric's paired comparisons, shown by the HTML report under the table
+    pairs: pd.DataFrame | None = None
 
     @property
     def demo(self) -> bool:
@@ -132,13 +134,14 @@ def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
         rows = summary[summary["benchmark"].astype(str) == benchmark]
         headline = headline_for(benchmark, rows)
         for (dataset, sha256), group in rows.groupby(["dataset", "dataset_sha256"], sort=False):
-            table, footer = benchmark_table(group, headline), None
+            table, footer, pairs = benchmark_table(group, headline), None, None
             if comparisons is not None:
                 pairs = comparisons[(comparisons["benchmark"] == benchmark)
                                     & (comparisons["dataset"] == str(dataset))]
                 table, footer = ranked(table, group, headline, pairs, _item_noun(benchmark))
+                pairs = comparison_rows(pairs, table, headline)
             out.append(Section(benchmark, str(dataset), str(sha256), headline.condition,
-                               table, footer))
+                               table, footer, pairs))
     return out
 
 
@@ -175,6 +178,23 @@ def ranked(table: pd.DataFrame, rows: pd.DataFrame, headline: Headline, pairs: p
             mdd_footer(metric_pairs, metric, item_noun))
 
 
+def comparison_rows(pairs: pd.DataFrame, table: pd.DataFrame,
+                    headline: Headline) -> pd.DataFrame | None:
+    """The report's view of the ranking metric's comparisons: pair, n, difference [95 % CI],
+    Holm-adjusted p and method (None when the table has no rank column)."""
+    if "rank" not in table.columns:
+        return None
+    metric = next(m for m in headline.metrics if m in set(pairs["metric"]))
+    rows = pairs[pairs["metric"] == metric]
+    return pd.DataFrame({
+        "metric": rows["metric"], "arm a": rows["arm_a"], "arm b": rows["arm_b"],
+        "n": rows["n"].astype(int),
+        "a - b [95 % CI]": [format_cell(d, lo, hi) for d, lo, hi in
+                            zip(rows["diff"], rows["ci_low"], rows["ci_high"])],
+        "p (Holm)": [f"{p:.3g}" if pd.notna(p) else "-" for p in rows["p_holm"]],
+        "method": rows["method"]})
+
+
 def _rank_number(rank: str) -> float:
     return float(rank.rstrip("=")) if rank not in ("", "-") else math.inf
 
@@ -191,6 +211,14 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
     if section.footer:
         blocks.append(("footer", section.footer))
     return blocks
+
+
+def _html_pairs(section: Section) -> str:
+    if section.pairs is None or section.pairs.empty:
+        return ""
+    return ("<details><summary>Paired comparisons (results/{}/comparisons.csv)</summary>{}"
+            "</details>").format(escape(section.benchmark),
+                                 section.pairs.to_html(index=False, border=1))
 
 
 def _markdown_block(kind: str, content) -> str:
@@ -216,7 +244,9 @@ def leaderboard_markdown(parts: list[Section], source: str = "results/summary.cs
 
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
-    body += [_html_block(*block) for section in parts for block in _blocks(section)]
+    for section in parts:
+        body += [_html_block(*block) for block in _blocks(section)]
+        body.append(_html_pairs(section))
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
