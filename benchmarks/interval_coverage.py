@@ -120,9 +120,12 @@ def antibodies(rng, n=246, folds=5, mean_cluster=4.0):
 
 def assay_and_models(rng, cluster, noise_a=0.8, noise_b=1.1):
     k = cluster.max() + 1
-    truth = np.sqrt(0.3) * rng.normal(size=k)[cluster] + np.sqrt(0.7) * rng.normal(size=cluster.size)
-    errors = [noise * (np.sqrt(0.3) * rng.normal(size=k)[cluster]
-                       + np.sqrt(0.7) * rng.normal(size=cluster.size)) for noise in (noise_a, noise_b)]
+    def clustered():  # variance 1, of which 0.3 shared within a cluster
+        shared = rng.normal(size=k)[cluster]
+        return np.sqrt(0.3) * shared + np.sqrt(0.7) * rng.normal(size=cluster.size)
+
+    truth = clustered()
+    errors = [noise * clustered() for noise in (noise_a, noise_b)]
     return truth, truth + errors[0], truth + errors[1]
 
 
@@ -181,7 +184,8 @@ def cluster_spearman_diff(rng, reps, resamples):
         rows, codes = fold_strata(cluster, fold)
 
         def stat(weights, rows=rows, a=a, b=b, true=true):
-            return np.mean([weighted_spearman(a[r], true[r], w) - weighted_spearman(b[r], true[r], w)
+            return np.mean([weighted_spearman(a[r], true[r], w)
+                            - weighted_spearman(b[r], true[r], w)
                             for r, w in zip(rows, weights)], axis=0)
 
         low, high, _ = cluster_bootstrap(stat, codes, {"n_resamples": resamples, "seed": 0})

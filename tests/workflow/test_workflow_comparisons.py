@@ -40,7 +40,8 @@ def _own_files(workdir):
     (pred / "gating").mkdir()
     (pred / "gating" / "half_baseline.jsonl").write_text("\n".join(records) + "\n")
     # autogkb: the baseline's annotations with every third article left out (scores 0)
-    lines = (workdir / "results/autogkb/predictions/autogkb_baseline.jsonl").read_text().splitlines()
+    baseline = workdir / "results/autogkb/predictions/autogkb_baseline.jsonl"
+    lines = baseline.read_text().splitlines()
     articles = {}
     for i, line in enumerate(lines):
         record = json.loads(line)

@@ -2,10 +2,11 @@
 
 GDPa1's folds were made by clustering antibody sequences so that near-identical antibodies
 share a fold; their measurements and any model's errors on them are correlated, so a
-bootstrap that resamples antibodies one by one gives intervals that are too narrow (0.90
-instead of 0.95 in benchmarks/interval_coverage.py). The published data carry the folds but
-not the clusters, so they are rebuilt here: average-linkage hierarchical clustering of the
-Hamming distance between the AHO-aligned heavy+light sequences, cut at
+bootstrap that resamples antibodies one by one gives intervals that are too narrow (0.93
+instead of 0.95 in benchmarks/interval_coverage.py, 0.90 against the unlimited-data value).
+The published data carry the folds but not the clusters, so they are rebuilt here:
+average-linkage hierarchical clustering of the Hamming distance between the AHO-aligned
+heavy+light sequences, cut at
 :data:`CLUSTER_DISTANCE`, and split where the fold assignment splits them (a cluster never
 spans two folds).
 """

@@ -103,7 +103,8 @@ def newcombe_paired_interval(n11: int, n10: int, n01: int, n00: int) -> tuple[fl
     With the Wilson intervals [l1, u1] of p_a = (n11 + n10) / n and [l2, u2] of
     p_b = (n11 + n01) / n and Newcombe's corrected phi of the 2x2 table, phi = C / sqrt(A)
     with A the product of the four margins, B = n11 n00 - n10 n01 and C = B - n/2 when
-    B > n/2, B when B < 0, else 0 (phi = 0 when a margin is empty): low = d - sqrt((p_a - l1)^2 - 2 phi (p_a - l1)(u2 - p_b) + (u2 - p_b)^2),
+    B > n/2, B when B < 0, else 0 (phi = 0 when a margin is empty):
+    low = d - sqrt((p_a - l1)^2 - 2 phi (p_a - l1)(u2 - p_b) + (u2 - p_b)^2),
     high = d + sqrt((u1 - p_a)^2 - 2 phi (u1 - p_a)(p_b - l2) + (p_b - l2)^2)."""
     n = n11 + n10 + n01 + n00
     pa, pb = (n11 + n10) / n, (n11 + n01) / n
@@ -114,8 +115,10 @@ def newcombe_paired_interval(n11: int, n10: int, n01: int, n00: int) -> tuple[fl
     c = b - n / 2 if b > n / 2 else (b if b < 0 else 0.0)
     phi = c / math.sqrt(margins) if margins else 0.0
     d = pa - pb
-    low = d - math.sqrt(max(0.0, (pa - l1) ** 2 - 2 * phi * (pa - l1) * (u2 - pb) + (u2 - pb) ** 2))
-    high = d + math.sqrt(max(0.0, (u1 - pa) ** 2 - 2 * phi * (u1 - pa) * (pb - l2) + (pb - l2) ** 2))
+    below, above = pa - l1, u2 - pb  # the arms' own interval half-widths towards low
+    low = d - math.sqrt(max(0.0, below**2 - 2 * phi * below * above + above**2))
+    below, above = u1 - pa, pb - l2  # ... and towards high
+    high = d + math.sqrt(max(0.0, below**2 - 2 * phi * below * above + above**2))
     return (low, high)
 
 

@@ -156,7 +156,7 @@ def mean_interval(values: Sequence[float], bootstrap: Mapping) -> tuple[float, f
     """95 % interval of the mean of per-item values and its ``ci_method`` label.
 
     ``auto`` gives the t-interval: at 15-17 items the bootstrap intervals of a mean are too
-    narrow (BCa covered 0.92-0.93 in benchmarks/interval_coverage.py, t 0.94-0.95)."""
+    narrow (BCa covered 0.92-0.94 in a first simulation, t 0.94-0.95: docs/statistics.md)."""
     method = interval_method(bootstrap)
     n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
     if n_resamples <= 0:
@@ -193,7 +193,7 @@ def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], np.ndarray],
     :func:`weighted_spearman`; :func:`expanded` runs a row-based statistic per replicate).
     ``auto`` gives the percentile interval: for a biased statistic such as a fold-average
     Spearman of ~50 antibodies per fold it covered the expected score 0.95, BCa (which
-    corrects towards the infinite-population value) 0.90 (docs/statistics.md). With ``bca``,
+    corrects towards the infinite-population value) 0.905 (docs/statistics.md). With ``bca``,
     the acceleration comes from scipy's leave-one-cluster-out jackknife, and the percentile
     interval stands in where BCa is undefined (every replicate equal). Returns (low, high,
     bootstrap distribution)."""
