@@ -118,5 +118,5 @@ def test_leaderboard_ranks_and_footer(two_models):
     # gating: the baseline beats its half-empty copy (hierarchy F1 0.413 vs 0.200, p < 0.01)
     gating = text.split("## gating")[1].split("\n## ")[0]
     assert "| 1 | marker_baseline | baseline |" in gating and "| 2 | half_baseline |" in gating
-    shown = snakemake(two_models, "--cores", "1", "-n")  # the workflow is complete
+    shown = snakemake(two_models, "--cores", "1", "-n", "results/summary.csv")  # complete
     assert "Nothing to be done" in shown.stdout + shown.stderr
