@@ -88,6 +88,9 @@ def user_file(path: str | os.PathLike) -> Path:
         raise ScievalsError(path, "is a folder, not a file", "give the path of a file in it")
     if not file.exists():
         raise ScievalsError(path, "file not found", "check the path")
+    if not file.is_file():  # opening a named pipe blocks until someone writes to it
+        raise ScievalsError(path, "not a regular file (a named pipe, socket or device)",
+                            "give the path of a regular file")
     if not os.access(file, os.R_OK):
         raise ScievalsError(path, "file not readable (permission denied)", "check its permissions")
     return file
