@@ -18,7 +18,8 @@ def test_validate_ok_and_errors(baseline_files, tmp_path, capsys):
     out = capsys.readouterr().out
     assert "  - Missing required column 'antibody_name'" in out
     # An unknown column is an error now (scoring would drop it), with the near miss named.
-    assert "unknown column(s) 'name', 'hic' (did you mean 'HIC'?)" in out
+    assert ("unknown column(s) 'name' (did you mean 'antibody_name'?), 'hic' (did you mean 'HIC'?)"
+            in out)
 
 
 def test_validate_missing_file_exits_1(tmp_path, capsys):

@@ -10,9 +10,7 @@ without a prediction, and a fold column that disagrees with the truth.
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +20,7 @@ import pandas as pd
 from scievals.abdev.constants import DEFAULT_FOLD_COL, GDPA1_COLUMNS, HELDOUT_COLUMNS, PROPERTY_LIST
 from scievals.abdev.data import csv_header, read_csv
 from scievals.abdev.metrics import MIN_ROWS
+from scievals.common.names import named_with_hints
 
 MAX_LISTED = 5  # how many offending names/rows a message spells out
 # Columns a prediction file may carry besides the scored ones: those of the truth (a copy of
@@ -80,20 +79,6 @@ def _row_label(df: pd.DataFrame, index) -> str:
     return f"line {line}"
 
 
-def _suggestion(column: str, fold_col: str | None) -> str:
-    """The known column ``column`` was probably meant to be, or ''."""
-    targets = ["antibody_name", *PROPERTY_LIST, *([fold_col] if fold_col else [])]
-    low = column.strip().lower()
-    for target in targets:  # only case or surrounding spaces differ
-        if target.lower() == low:
-            return target
-    for prop in PROPERTY_LIST:  # an assay name with a prefix or suffix: HIC_score, pred_Tm2
-        if re.search(rf"(?<![a-z0-9]){re.escape(prop.lower())}(?![a-z0-9.])", low):
-            return prop
-    close = difflib.get_close_matches(column, targets, n=1, cutoff=0.6)
-    return close[0] if close else ""
-
-
 def _column_errors(header: list[str], fold_col: str | None) -> list[str]:
     """Duplicated and unknown header names (pandas would rename the one and ignore the other)."""
     errors = []
@@ -107,10 +92,7 @@ def _column_errors(header: list[str], fold_col: str | None) -> list[str]:
     # An empty header cell is an index column written by pandas (read as 'Unnamed: 0').
     unknown = [c for c in dict.fromkeys(header) if c.strip() and c not in known]
     if unknown:
-        named = []
-        for column in unknown:
-            hint = _suggestion(column, fold_col)
-            named.append(f"{column!r} (did you mean {hint!r}?)" if hint else repr(column))
+        named = named_with_hints(unknown, ["antibody_name", *PROPERTY_LIST, *([fold_col] if fold_col else [])])
         errors.append(
             f"unknown column(s) {_listing(named)}: scoring would ignore them; the scored columns "
             f"are {PROPERTY_LIST} (exact, case-sensitive), beside antibody_name and the truth's "
