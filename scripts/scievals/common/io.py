@@ -106,10 +106,12 @@ def read_user_text(path: str | os.PathLike) -> str:
         ) from None
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike, parse_constant=None) -> Any:
+    """A JSON file; ``parse_constant`` is json's hook for NaN/Infinity (not JSON, but read as
+    floats by default)."""
     try:
         with open(user_file(path), encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, parse_constant=parse_constant)
     except UnicodeDecodeError as exc:
         raise ScievalsError(
             path, f"not UTF-8 text (byte {exc.start})", "give a JSON file saved as UTF-8"
