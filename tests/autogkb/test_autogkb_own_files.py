@@ -14,6 +14,7 @@ import pytest
 from scievals.autogkb import curate, predict
 from scievals.autogkb.data import load_articles
 from scievals.autogkb.metrics import FIELDS
+from scievals.cli import main
 from scievals.common.errors import ScievalsError
 
 
@@ -94,3 +95,16 @@ def test_validate_lists_each_bad_article(tmp_path, cases_jsonl, perfect):
     user.write_text(json.dumps(data))
     problems = predict.check_user_file(user, cases_jsonl)
     assert [p.split(":")[0] for p in problems] == [first, second]
+
+
+@pytest.mark.parametrize("threshold", ["1.5", "-0.1", "nan"])
+def test_score_threshold_outside_0_1_is_refused(tmp_path, threshold, capsys):
+    # issue 19 item 17 (documented in docs/autogkb.md): one line, exit 2, nothing scored
+    row = [{"Gene": "CYP2C19", "Drug(s)": "clopidogrel"}]
+    (tmp_path / "p.json").write_text(json.dumps(row))
+    (tmp_path / "t.json").write_text(json.dumps(row))
+    code = main(["autogkb", "score", "--pred", str(tmp_path / "p.json"), "--truth",
+                         str(tmp_path / "t.json"), "--threshold", threshold])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.strip() == f"error: --threshold {float(threshold)}: must be within 0..1"
