@@ -52,7 +52,7 @@ def byo_prediction_models(predictions_dir: str, suffix: str, configured: list[st
         if base and raw.lower() in RESERVED_PARTS:
             raise ScievalsError(
                 path, f"model name {name!r} ends in '.{raw}', a per-model output name of the "
-                f"workflow (it would clash with model {base!r}'s outputs)",
+                f"workflow (model {base!r} writes one under that name)",
                 f"rename the file without the '.{raw}' ending",
             )
         names.append(name)
