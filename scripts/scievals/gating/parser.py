@@ -31,7 +31,7 @@ import json_repair
 
 # Bump when a change here can turn a reply into another tree: it is the gating_import rule's
 # code_version param (the registry's "import" role), so imported files are parsed again.
-PARSER_VERSION = "gating-parser-v1"
+PARSER_VERSION = "gating-parser-v2"
 
 from scievals.gating.reference import tables
 from scievals.gating.tree import MAX_DEPTH, TooDeep, clean_tree, count_nodes, depth
