@@ -24,7 +24,14 @@ from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompt import PROMPT_VERSION, build_request
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, read_json, sha256_text, write_json, write_jsonl
+from scievals.common.io import (
+    canonical_json,
+    read_json,
+    refuse_unwritable_text,
+    sha256_text,
+    write_json,
+    write_jsonl,
+)
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +109,7 @@ def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
 
 def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
     data = read_json(user_json)
+    refuse_unwritable_text(data, str(user_json))  # else the score step fails writing it
     if not isinstance(data, dict):
         raise ScievalsError(user_json, f"expected a JSON object PMCID -> list of annotations, "
                             f"got a {type(data).__name__}",
