@@ -192,3 +192,21 @@ def test_snakemake_with_another_working_directory_reads_the_workflow_config(tmp_
     assert proc.returncode == 0, out[-3000:]
     assert "file not found" not in out
     assert "abdev_download" in out and "summarize_all" in out  # the whole workflow, planned
+
+
+def test_run_report_on_a_full_disk_is_one_line(tmp_path, monkeypatch):
+    # The workflow's onsuccess/onerror handler: the notices are printed, the report file
+    # cannot be written, and that is one line instead of a traceback inside Snakemake.
+    import io
+
+    from scievals.common import notices
+
+    def full(path, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(notices, "write_json", full)
+    stream = io.StringIO()
+    notices.report("success", directory=tmp_path / "none", out_json=tmp_path / "r.json",
+                   stream=stream)
+    assert stream.getvalue() == (f"scievals: {tmp_path / 'r.json'} not written (No space left "
+                                 "on device); the notices are above\n")
