@@ -210,3 +210,18 @@ def test_run_report_on_a_full_disk_is_one_line(tmp_path, monkeypatch):
                    stream=stream)
     assert stream.getvalue() == (f"scievals: {tmp_path / 'r.json'} not written (No space left "
                                  "on device); the notices are above\n")
+
+
+def test_a_full_disk_while_writing_names_the_output_not_its_temporary_file(tmp_path):
+    # pandas' to_csv and file.write raise ENOSPC without a file name (or with the temporary
+    # one); the line the user sees must name the output they asked for, and leave nothing.
+    from scievals.common.io import atomic_path
+
+    target = tmp_path / "scores.csv"
+    with pytest.raises(OSError) as info:
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert info.value.filename == str(target)
+    assert machine_error(info.value).one_line().startswith(f"{target}: no space left on device")
+    assert list(tmp_path.iterdir()) == []

@@ -50,6 +50,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, target)
+    except OSError as exc:
+        if exc.filename not in (None, str(tmp_path)) or exc.errno is None:
+            raise
+        # A full disk while writing the temporary file: name the output the user knows.
+        raise OSError(exc.errno, exc.strerror, str(target)) from exc
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
