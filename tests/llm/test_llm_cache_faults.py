@@ -201,12 +201,15 @@ def test_unwritable_cache_keeps_every_answered_reply(changing_mock, settings, mo
     assert json.loads(notice_file.read_text())["details"]["not_cached"] == 8
 
 
-def test_cache_folder_blocked_by_a_file_keeps_the_replies(changing_mock, settings):
-    # A real OSError (ENOTDIR), as for a folder that cannot be created: not a traceback.
+def test_cache_folder_blocked_by_a_file_keeps_the_replies(changing_mock, settings, caplog):
+    # A real OSError (ENOTDIR), as for a folder that cannot be created: not a traceback,
+    # and one warning for the batch (not one per lookup and one per write).
     settings.cache_dir.parent.mkdir(parents=True, exist_ok=True)
     settings.cache_dir.write_text("not a folder")
     result = run_batch(SPEC, make_requests(3), settings, scope="gating/v1")
     assert [r.text.split(" to ")[1] for r in result.responses] == ["q0", "q1", "q2"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "3 answered request(s) could not be stored" in warnings[0]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")

@@ -119,7 +119,7 @@ class ResponseCache:
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
             return ProviderReply.model_validate(entry["reply"]), float(entry.get("latency_s", 0.0))
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # a file where a folder should be: no entry
             return None
         except (OSError, ValueError, KeyError, TypeError) as exc:
             # Hand-edited or foreign file: ask again and replace it.
