@@ -65,9 +65,10 @@ def _print_outcome(outcome: dict, model: str) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
-    from scievals.waza.data import load_suite
-    from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
-    from scievals.waza.runs import transcript_files
+    from scievals.waza.executors.mock import MOCK_MODEL
+    from scievals.waza.predict import executor_for, run_suite
+    from scievals.waza.runs import grader_options, regrade, transcript_files
+    from scievals.waza.suites import load_suite
 
     suite = load_suite(args.path, args.context_dir)
     if not args.model and suite.config.get("executor") == "copilot-sdk":
@@ -84,10 +85,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = grader_options(config, suite)
     code = 0
     for model in models:
-        engine, model_id = engine_for(model, config, suite)
-        outcome = run_suite(suite, model, engine=engine, model_id=model_id, trials=args.trials,
-                            seed=args.seed, options=options, task_filter=args.task,
-                            tags=args.tags, skip_graders=args.skip_graders)
+        executor, model_id = executor_for(model, config, suite)
+        recorded = run_suite(suite, model, executor=executor, model_id=model_id,
+                             trials=args.trials, options=options, task_filter=args.task,
+                             tags=args.tags)
+        outcome = regrade(suite, recorded, seed=args.seed, options=options,
+                          skip_graders=args.skip_graders, where=f"{suite.name} / {model}")
         _print_outcome(outcome, model)
         if args.output:
             write_json(args.output, outcome)
@@ -104,9 +107,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
-    from scievals.waza.data import load_suite
-    from scievals.waza.predict import grader_options
-    from scievals.waza.replay import grade_report, read_results, recompute, regrade
+    from scievals.waza.executors.replay import grade_report, read_results, recompute
+    from scievals.waza.runs import grader_options, regrade
+    from scievals.waza.suites import load_suite
 
     if args.recorded:
         outcome = recompute(read_results(args.recorded), seed=args.seed)
@@ -120,7 +123,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
             config.setdefault("waza", {})["judge_model"] = args.judge_model
         options = grader_options(config, suite)
         outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
-                          workspace=args.workspace, task_filter=args.task)
+                          workspace=args.workspace, task_filter=args.task,
+                          where=str(args.results))
     if args.output:
         write_json(args.output, outcome)
     print(json.dumps(grade_report(outcome), indent=2))
@@ -128,7 +132,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from scievals.waza.data import check_suite
+    from scievals.waza.suites import check_suite
 
     problems = check_suite(args.path, args.context_dir)
     for problem in problems:
