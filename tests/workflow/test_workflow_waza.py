@@ -88,10 +88,14 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
     # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
     assert planned_after("metrics", "waza-metrics-v1", "waza-metrics-v2") == [
         "summarize_benchmark"] + ["waza_score"] * 3
+    # a grader change: the score stage grades, so every score job and nothing else (no agent
+    # or mock run, no import)
+    assert planned_after("graders/base", "waza-graders-v1", "waza-graders-v2") == [
+        "summarize_benchmark"] + ["waza_score"] * 3
     # the agent loop: its 2 suites and its score, not the mock runs nor the import
-    assert planned_after("agent", "waza-agent-v1", "waza-agent-v2") == [
+    assert planned_after("executors/agent", "waza-agent-v2", "waza-agent-v3") == [
         "summarize_benchmark", "waza_predict_llm", "waza_predict_llm", "waza_score"]
-    # mock engine and grading: the mock's 2 suites, the import (it re-grades), their scores
-    assert planned_after("predict", "waza-mock-v1", "waza-mock-v2") == sorted(
-        ["summarize_benchmark", "waza_import", "waza_predict_baseline",
-         "waza_predict_baseline", "waza_score", "waza_score"])
+    # the mock executor: its 2 suites and its score (the import only files own results)
+    assert planned_after("executors/mock", "waza-mock-v2", "waza-mock-v3") == sorted(
+        ["summarize_benchmark", "waza_predict_baseline", "waza_predict_baseline",
+         "waza_score"])

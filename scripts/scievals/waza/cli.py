@@ -24,6 +24,13 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_json
 from scievals.common.subcommands import benchmark_commands
+from scievals.waza import metrics
+from scievals.waza.executors.mock import MOCK_MODEL
+from scievals.waza.executors.replay import grade_report, read_results, recompute
+from scievals.waza.grade_one import main as grade_one_main
+from scievals.waza.predict import executor_for, run_suite
+from scievals.waza.runs import grader_options, regrade, transcript_files
+from scievals.waza.suites import check_suite, load_suite
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
 EXIT_ERROR = 2
@@ -64,12 +71,6 @@ def _print_outcome(outcome: dict, model: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from scievals.waza import metrics
-    from scievals.waza.executors.mock import MOCK_MODEL
-    from scievals.waza.predict import executor_for, run_suite
-    from scievals.waza.runs import grader_options, regrade, transcript_files
-    from scievals.waza.suites import load_suite
-
     suite = load_suite(args.path, args.context_dir)
     if not args.model and suite.config.get("executor") == "copilot-sdk":
         raise ScievalsError(f"{suite.path}: config.executor", "copilot-sdk needs an agent model",
@@ -106,11 +107,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from scievals.waza import metrics
-    from scievals.waza.executors.replay import grade_report, read_results, recompute
-    from scievals.waza.runs import grader_options, regrade
-    from scievals.waza.suites import load_suite
-
     if args.recorded:
         outcome = recompute(read_results(args.recorded), seed=args.seed)
     else:
@@ -132,8 +128,6 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from scievals.waza.suites import check_suite
-
     problems = check_suite(args.path, args.context_dir)
     for problem in problems:
         print(problem)
@@ -143,8 +137,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_grade_one(args: argparse.Namespace) -> int:
-    from scievals.waza.grade_one import main as grade_one_main
-
     return grade_one_main(args)
 
 
