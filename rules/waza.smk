@@ -77,6 +77,7 @@ rule waza_predict_llm:
     output:
         results=waza_wf.PREDICTIONS,
         records=waza_wf.LLM_RECORDS,
+        usage=waza_wf.USAGE,
     log:
         "logs/waza_predict/{model}/{suite}.log",
     benchmark:
@@ -125,7 +126,7 @@ rule waza_import:
 rule waza_score:
     input:
         unpack(lambda wildcards: waza_wf.score_inputs(wildcards.model, WAZA_SUITES,
-                                                       WAZA_MODELS.byo)),
+                                                       WAZA_MODELS.byo, WAZA_MODELS.llms)),
     output:
         table="results/waza/scores/{model}.csv",
         per_case="results/waza/scores/{model}.per_case.csv",

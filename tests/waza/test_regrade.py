@@ -138,3 +138,30 @@ def test_a_file_over_the_recording_limit_makes_the_run_an_error(tmp_path, record
     run = graded["tasks"][0]["runs"][0]
     assert run["status"] == "error"
     assert "huge.csv (9437184 bytes) were over the recording limit" in run["error_msg"]
+
+
+def test_an_agent_job_writes_usage_and_the_score_table_gets_its_rows(tmp_path):
+    """An LLM agent's predict job writes ``<suite>.usage.json`` (the LLM layer's record) and
+    the score table gets the token/cost rows every LLM benchmark has."""
+    from scievals.waza.predict import predict_job
+
+    _suite(tmp_path / "suites" / "s", "green")
+    write_json(tmp_path / "source.json", {"suites": {"s": {"dataset": "s", "sha256": "0"}}})
+    # the mock provider counts words: each reply "All done here" is 3 output tokens;
+    # priced 1 USD per output token (1e6 per million) and nothing per input token
+    config = {"models": {"agent": {"provider": "mock", "responses": {"*": "All done here"},
+                                   "price_in_per_mtok": 0.0,
+                                   "price_out_per_mtok": 1_000_000.0}},
+              "llm": {"cache_dir": str(tmp_path / "cache"), "cache_mode": "off"},
+              "waza": {}}
+    out = tmp_path / "predictions" / "s.json"
+    predict_job(str(tmp_path / "suites" / "s"), "agent", config, str(out),
+                str(tmp_path / "predictions" / "s.llm.jsonl"),
+                str(tmp_path / "predictions" / "s.usage.json"))
+    usage = read_json(tmp_path / "predictions" / "s.usage.json")
+    # 2 trials x 1 turn (the first reply has no tool block: the final answer)
+    assert (usage["requests"], usage["tokens_out"], usage["cost_usd"]) == (2, 6, 6.0)
+    table = score(_job(tmp_path, [out])).set_index("metric")
+    assert table.loc["tokens_out", "value"] == 6 and table.loc["tokens_out", "n"] == 2
+    assert table.loc["cost_usd", "value"] == 6.0
+    assert table.loc["failed_requests", "value"] == 0

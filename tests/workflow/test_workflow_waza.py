@@ -60,6 +60,16 @@ def test_llm_agent_results_and_records(waza_run):
     assert results["config"]["engine_type"] == "llm"
     records = (waza_run / "results/waza/predictions/agent-mock/code-explainer.llm.jsonl")
     assert len(records.read_text().splitlines()) >= 3 * 4  # 3 trials x 4 tasks, 1 turn each
+    # usage.json beside the runs, and its rows in the table: code-explainer asks one turn
+    # per run and per trigger prompt, 3 trials x 4 tasks + 16 trigger prompts = 28 requests
+    usage = json.loads(
+        (waza_run / "results/waza/predictions/agent-mock/code-explainer.usage.json").read_text())
+    assert usage["requests"] == 3 * 4 + 16 and usage["errors"] == 0
+    summary = pd.read_csv(waza_run / "results/waza/summary.csv")
+    tokens = summary[(summary["model"] == "agent-mock") & (summary["metric"] == "tokens_out")
+                     & (summary["dataset"] == "code-explainer-demo")]
+    assert list(tokens["value"]) == [usage["tokens_out"]] and list(tokens["n"]) == [28]
+    assert not ((summary["model"] == "waza_mock") & (summary["metric"] == "tokens_out")).any()
     review = (waza_run / "results/waza/review/my-agent.md").read_text()
     assert "`has_explanation` (code, score 0.00): Failed: len(output) > 10" in review
 

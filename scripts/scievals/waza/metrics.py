@@ -21,7 +21,7 @@ from scievals.waza.graders.base import GRADERS_VERSION
 # The score rule's code version. Bump the first part when a change moves a number (status,
 # stats, summary, trigger metrics, score rows); the graders' version is part of it because
 # the score stage grades the recorded runs.
-METRICS_VERSION = "+".join(("waza-metrics-v1", GRADERS_VERSION))
+METRICS_VERSION = "-".join(("waza-metrics-v1", GRADERS_VERSION))
 BOOTSTRAP_RESAMPLES = 10_000
 CONFIDENCE_LEVEL = 0.95
 

@@ -169,8 +169,10 @@ def executor_for(model: str, config: dict, suite: Suite,
 
 
 def predict_job(suite_dir: str, model: str, config: dict, out: str,
-                records_path: str | None = None) -> dict:
-    """One workflow job: run one suite with one model; write its recorded runs."""
+                records_path: str | None = None, usage_path: str | None = None) -> dict:
+    """One workflow job: run one suite with one model; write its recorded runs and, for an
+    LLM agent, ``usage.json`` (tokens, cost, latency, cache hits of every turn)."""
+    started = time.perf_counter()
     section = config.get("waza") or {}
     suite = load_suite(suite_dir)
     if records_path:
@@ -183,6 +185,12 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                          trials=section.get("trials"), options=options)
     write_json(out, recorded)
+    if usage_path and isinstance(executor, AgentExecutor):
+        # The LLM layer's accounting only for an agent model (mock jobs stay fast).
+        from scievals.llm.usage import summarize_usage, write_usage
+
+        write_usage(usage_path, summarize_usage(executor.agent.spec, executor.agent.responses,
+                                                wall_s=time.perf_counter() - started))
     return recorded
 
 

@@ -29,10 +29,22 @@ from scievals.common.io import read_json, write_csv, write_json, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
+from scievals.llm.usage import usage_metric_rows
 from scievals.waza import metrics, runs
 from scievals.waza.executors.replay import check_results
 from scievals.waza.review import review
 from scievals.waza.suites import load_suite
+
+
+def usage_of(predictions: tuple[Path, ...]) -> dict[str, dict]:
+    """Suite name -> an LLM agent's usage record (``<suite>.usage.json`` beside the
+    suite's recorded runs; none for the mock and for own files)."""
+    found = {}
+    for path in predictions:
+        usage = path.with_name(f"{path.stem}.usage.json")
+        if usage.is_file():
+            found[path.stem] = read_json(usage)
+    return found
 
 
 def recorded_of(predictions: tuple[Path, ...]) -> dict[str, tuple[dict, str]]:
@@ -78,16 +90,20 @@ def notify_errors(suite: str, model: str, outcome: Mapping) -> None:
 
 
 def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
-    """One model's long table (rows per suite), per-task CSV and failed-grader review."""
+    """One model's long table (rows per suite, with an LLM agent's token, cost, cache-hit
+    and failed-request rows), per-task CSV and failed-grader review."""
     downloaded = read_json(job.truth["source"])["suites"]
+    usage = usage_of(job.predictions)
     frames, cases = [], []
     for suite, outcome in sorted(outcomes.items()):
         entry = downloaded.get(suite, {})
         provenance = Provenance(benchmark="waza", dataset=entry.get("dataset", suite),
                                 dataset_sha256=entry.get("sha256", ""),
                                 config_hash=job.config_hash)
-        frames.append(result_rows(provenance, job.model, "",
-                                  metrics.suite_metrics(outcome, job.bootstrap)))
+        rows = metrics.suite_metrics(outcome, job.bootstrap)
+        if (usage.get(suite) or {}).get("requests"):
+            rows += usage_metric_rows(usage[suite])
+        frames.append(result_rows(provenance, job.model, "", rows))
         cases += metrics.per_case(suite, outcome)
     table = pd.concat(frames, ignore_index=True)
     write_result_table(job.outputs["table"], table)

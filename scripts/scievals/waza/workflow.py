@@ -15,6 +15,7 @@ CASES = "data/curated/waza/cases.jsonl"
 CURATION = "data/curated/waza/curation_report.json"
 PREDICTIONS = "results/waza/predictions/{model}/{suite}.json"
 LLM_RECORDS = "results/waza/predictions/{model}/{suite}.llm.jsonl"
+USAGE = "results/waza/predictions/{model}/{suite}.usage.json"  # beside the recorded runs
 IMPORTED = "results/waza/imported/{model}.json"
 GRADED = "results/waza/graded/{model}.json"
 
@@ -51,10 +52,13 @@ def score_settings(config: dict) -> dict:
     return {"seed": int(section.get("seed") or 0), "config": grading}
 
 
-def score_inputs(model: str, suites: list[str], byo: list[str]) -> dict:
-    """The recorded runs (or the filed own file) of ``model``, and the suites to grade
-    them with."""
+def score_inputs(model: str, suites: list[str], byo: list[str], llms: list[str]) -> dict:
+    """The recorded runs (or the filed own file) of ``model``, the suites to grade them
+    with, and an LLM agent's ``<suite>.usage.json`` files (read beside each suite's runs)."""
     truth = {"source": DOWNLOAD, "suites": SUITES_DIR}
     if model in byo:
         return {"predictions": [IMPORTED.format(model=model)], **truth}
-    return {"predictions": [PREDICTIONS.format(model=model, suite=s) for s in suites], **truth}
+    inputs = {"predictions": [PREDICTIONS.format(model=model, suite=s) for s in suites], **truth}
+    if model in llms:
+        inputs["usage"] = [USAGE.format(model=model, suite=s) for s in suites]
+    return inputs

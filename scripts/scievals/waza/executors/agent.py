@@ -192,6 +192,7 @@ class Agent:
         self.settings = settings
         self.skills = skills
         self.records_path = records_path
+        self.responses: list = []  # every LLMResponse of this agent, for usage.json
 
     def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict]) -> str:
         if name == "read":
@@ -230,6 +231,7 @@ class Agent:
             response = run_batch(self.spec, [request], self.llm, scope=CACHE_SCOPE,
                                  records_path=self.records_path,
                                  label=f"{self.spec.name} {case_id} turn {turn}").responses[0]
+            self.responses.append(response)
             if response.error or response.text is None:
                 return AgentRun(events, f"model error: {response.error or 'empty reply'}")
             text = response.text
