@@ -165,3 +165,19 @@ def test_an_agent_job_writes_usage_and_the_score_table_gets_its_rows(tmp_path):
     assert table.loc["tokens_out", "value"] == 6 and table.loc["tokens_out", "n"] == 2
     assert table.loc["cost_usd", "value"] == 6.0
     assert table.loc["failed_requests", "value"] == 0
+
+
+def test_fail_fast_stops_recording_after_a_task_that_did_not_pass(tmp_path, run_and_grade):
+    """fail_fast needs a verdict during the run: task a fails ('green' is not 'red'), so task
+    b is never executed; the score stage grades the one recorded task."""
+    root = tmp_path / "suites" / "s"
+    (root / "tasks").mkdir(parents=True)
+    (root / "eval.yaml").write_text(
+        "name: s\nskill: s\nconfig: {trials_per_task: 1, fail_fast: true}\ntasks: [tasks/*.yaml]\n")
+    for task in ("a", "b"):
+        (root / "tasks" / f"{task}.yaml").write_text((TASK % "red").replace("t1", task))
+    executor = CountingExecutor()
+    outcome = run_and_grade(load_suite(root), "m", executor=executor)
+    assert executor.runs == 1
+    assert [t["test_id"] for t in outcome["tasks"]] == ["a"]
+    assert outcome["tasks"][0]["status"] == "failed"
