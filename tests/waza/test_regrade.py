@@ -126,6 +126,10 @@ def test_rebuilt_workspaces_are_exact_and_confined(tmp_path):
     assert (target / "a" / "x.txt").read_bytes() == b"line\r\nnext"
     with pytest.raises(ScievalsError, match="is not inside the workspace"):
         workspaces.rebuild({"../escape.txt": {"text": "x"}}, tmp_path / "c2", "results")
+    with pytest.raises(ScievalsError, match="results: workspace_files: must be an object"):
+        workspaces.rebuild(["a.txt"], tmp_path / "c3", "results")
+    with pytest.raises(ScievalsError, match=r"workspace_files\['a.txt'\]: needs text or base64"):
+        workspaces.rebuild({"a.txt": "plain"}, tmp_path / "c4", "results")
 
 
 def test_a_file_over_the_recording_limit_makes_the_run_an_error(tmp_path, recorded):

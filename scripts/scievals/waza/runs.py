@@ -289,16 +289,16 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
                              skip_graders=skip_graders, where=where)
         tasks.append(task_record(task.id, task.name, records, seed))
     config = results.get("config") or {}
-    own = results.get("graded", True)  # recorded by the predict stage: graded False
-    trials = int(config.get("runs_per_test") or 0) if not own else 0
+    if results.get("graded") is False:  # recorded by our predict stage: keep its run info
+        trials = int(config.get("runs_per_test") or 0)
+        engine, metadata = str(config.get("engine_type") or "replay"), results.get("metadata")
+    else:  # graded elsewhere (an own results file): a re-grade
+        trials, engine, metadata = 0, "replay", {"regraded_from": results.get("eval_id", "")}
     trials = trials or max((len(t["runs"]) for t in tasks), default=1)
-    metadata = (dict(results.get("metadata") or {}) if not own
-                else {"regraded_from": results.get("eval_id", "")})
-    return outcome(suite, tasks, model_id=str(config.get("model_id") or ""),
-                   engine=str(config.get("engine_type") or "replay") if not own else "replay",
+    return outcome(suite, tasks, model_id=str(config.get("model_id") or ""), engine=engine,
                    trials=trials, seed=seed, judge_model=options.judge_model,
                    trigger_results=list(results.get("trigger_results") or []),
-                   metadata=metadata)
+                   metadata=dict(metadata or {}))
 
 
 def grader_options(config: Mapping, suite: Suite, records_path: Path | None = None

@@ -74,6 +74,9 @@ def snapshot(root: Path) -> tuple[dict[str, dict], list[dict]]:
 def rebuild(files: Mapping[str, Mapping], root: Path, where: str) -> Path:
     """Write recorded ``files`` under ``root`` (an empty directory); a path that is absolute
     or climbs out with ``..`` is refused (a results file is untrusted input)."""
+    if not isinstance(files, Mapping):
+        raise ScievalsError(f"{where}: workspace_files", "must be an object (path -> file)",
+                            'write {"out.txt": {"text": "..."}}')
     for relative, entry in files.items():
         parts = Path(relative).parts
         if Path(relative).is_absolute() or ".." in parts or not parts:
