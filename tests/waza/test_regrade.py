@@ -130,6 +130,8 @@ def test_rebuilt_workspaces_are_exact_and_confined(tmp_path):
         workspaces.rebuild(["a.txt"], tmp_path / "c3", "results")
     with pytest.raises(ScievalsError, match=r"workspace_files\['a.txt'\]: needs text or base64"):
         workspaces.rebuild({"a.txt": "plain"}, tmp_path / "c4", "results")
+    with pytest.raises(ScievalsError, match=r"\['b.bin'\].base64: not base64"):
+        workspaces.rebuild({"b.bin": {"base64": "@@"}}, tmp_path / "c5", "results")
 
 
 def test_a_file_over_the_recording_limit_makes_the_run_an_error(tmp_path, recorded):

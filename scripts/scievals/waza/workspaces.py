@@ -9,6 +9,7 @@ copy rebuilt in a temporary directory without running the agent again.
 from __future__ import annotations
 
 import base64
+import binascii
 import os
 import shutil
 import tempfile
@@ -90,7 +91,12 @@ def rebuild(files: Mapping[str, Mapping], root: Path, where: str) -> Path:
         if "text" in entry:
             target.write_bytes(str(entry["text"]).encode("utf-8"))
         else:
-            target.write_bytes(base64.b64decode(str(entry["base64"])))
+            try:
+                target.write_bytes(base64.b64decode(str(entry["base64"]), validate=True))
+            except binascii.Error as exc:
+                raise ScievalsError(f"{where}: workspace_files[{relative!r}].base64",
+                                    f"not base64 ({exc})", "record the file's bytes base64-"
+                                    "encoded, or its text as text") from None
         if entry.get("executable"):
             os.chmod(target, target.stat().st_mode | EXECUTABLE)
     return root
