@@ -54,7 +54,7 @@ def test_chain_demo_source_to_score_rows(tmp_path):
     assert record["suites"]["code-explainer"]["dataset"] == "code-explainer-demo"
     assert record["fallback_reason"] is None
     cases = curate(tmp_path / "source.json", tmp_path / "suites", tmp_path / "cases.jsonl",
-                   tmp_path / "curation.json")
+                   tmp_path / "curation_report.json")
     assert len(cases) == 10  # 6 + 4 tasks
     recorded = []
     for name in ("grader-showcase", "code-explainer"):  # the predict stage: runs recorded
