@@ -14,6 +14,7 @@ from scievals.common.jobs import ScoreJob
 from scievals.waza import workspaces
 from scievals.waza.executors.base import Execution
 from scievals.waza.predict import import_predictions, run_suite
+from scievals.waza.runs import regrade
 from scievals.waza.score import grade, score
 from scievals.waza.suites import load_suite
 
@@ -187,3 +188,42 @@ def test_fail_fast_stops_recording_after_a_task_that_did_not_pass(tmp_path, run_
     assert executor.runs == 1
     assert [t["test_id"] for t in outcome["tasks"]] == ["a"]
     assert outcome["tasks"][0]["status"] == "failed"
+
+
+class _AnswersBySample:
+    """Answers 'no' on a first attempt and 'ok' on a retry (sample index 1)."""
+
+    kind = "test"
+
+    def __init__(self) -> None:
+        self.runs = 0
+
+    def execute(self, prompt, workspace, trial):
+        self.runs += 1
+        return Execution(output="ok" if trial.sample_index else "no")
+
+    def invoked_skills(self, prompt, should_trigger, trial):
+        raise AssertionError("no trigger tests in this suite")
+
+
+def test_recorded_attempts_are_chosen_again_under_new_graders(tmp_path, run_and_grade):
+    """max_attempts 2: attempt 1 ('no') fails the 'ok' grader, so attempt 2 ('ok') is run
+    and both are recorded. Graded for 'no' instead, the score stage takes attempt 1 (the
+    first that did not fail), without executing anything."""
+    root = tmp_path / "suites" / "s"
+    (root / "tasks").mkdir(parents=True)
+    (root / "eval.yaml").write_text(
+        "name: s\nskill: s\nconfig: {trials_per_task: 1, max_attempts: 2}\n"
+        "tasks: [tasks/*.yaml]\n")
+    task = ("id: t\nname: t\ninputs: {prompt: go}\ngraders:\n"
+            "  - {name: says, type: text, config: {contains: ['%s']}}\n")
+    (root / "tasks" / "t.yaml").write_text(task % "ok")
+    executor = _AnswersBySample()
+    first = run_and_grade(load_suite(root), "m", executor=executor)["tasks"][0]["runs"][0]
+    assert (first["status"], first["attempts"], first["final_output"]) == ("passed", 2, "ok")
+    recorded = run_suite(load_suite(root), "m", executor=executor)
+    assert executor.runs == 4  # two suite runs x two attempts
+    (root / "tasks" / "t.yaml").write_text(task % "no")
+    again = regrade(load_suite(root), recorded)["tasks"][0]["runs"][0]
+    assert (again["status"], again["attempts"], again["final_output"]) == ("passed", 1, "no")
+    assert executor.runs == 4
