@@ -91,14 +91,15 @@ def _column_errors(header: list[str], fold_col: str | None) -> list[str]:
     duplicated = sorted({c for c in header if c and header.count(c) > 1}, key=header.index)
     if duplicated:
         errors.append(
-            f"column(s) {_listing(repr(c) for c in duplicated)} appear more than once in the header; "
-            "only the first would be scored: keep one column per name"
+            f"column(s) {_listing(repr(c) for c in duplicated)} appear more than once in the "
+            "header; only the first would be scored: keep one column per name"
         )
     known = KNOWN_COLUMNS | ({fold_col} if fold_col else set())
     # An empty header cell is an index column written by pandas (read as 'Unnamed: 0').
     unknown = [c for c in dict.fromkeys(header) if c.strip() and c not in known]
     if unknown:
-        named = named_with_hints(unknown, ["antibody_name", *PROPERTY_LIST, *([fold_col] if fold_col else [])])
+        meant = ["antibody_name", *PROPERTY_LIST, *([fold_col] if fold_col else [])]
+        named = named_with_hints(unknown, meant)
         errors.append(
             f"unknown column(s) {_listing(named)}: scoring would ignore them; the scored columns "
             f"are {PROPERTY_LIST} (exact, case-sensitive), beside antibody_name and the truth's "
@@ -108,7 +109,8 @@ def _column_errors(header: list[str], fold_col: str | None) -> list[str]:
 
 
 def _scorable_errors(
-    df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None, properties: list[str], per_fold: bool
+    df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None, properties: list[str],
+    per_fold: bool,
 ) -> list[str]:
     """Assays that scoring would refuse: fewer than MIN_ROWS antibodies with both a prediction
     and a measurement, overall or (cross-validation, the workflow's scoring) in a fold."""

@@ -127,10 +127,12 @@ def _own_item_problem(item: Any, index: int) -> str | None:
                 f"the fields are {list(FIELDS)}")
     for key, value in item.items():
         if isinstance(value, _NotJson):
-            return f"item {index} field {key!r}: {value} is not JSON (write null for a missing value)"
+            return (f"item {index} field {key!r}: {value} is not JSON "
+                    "(write null for a missing value)")
         if value is not None and not isinstance(value, str):
-            return (f"item {index} field {key!r}: a {type(value).__name__} ({json.dumps(value)[:40]}), "
-                    "not text (write the value as a string, several joined with ', ', or null)")
+            shown = json.dumps(value)[:40]
+            return (f"item {index} field {key!r}: a {type(value).__name__} ({shown}), not text "
+                    "(write the value as a string, several joined with ', ', or null)")
     return None
 
 

@@ -157,7 +157,8 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
                             'use {"case_id": ..., "hierarchy": {...}} or {"case_id": ..., "raw_text": "..."}')
     unknown = [k for k in raw if k not in USER_KEYS and k not in RECORD_KEYS]
     if unknown:
-        raise ScievalsError(where, f"unknown key(s) {', '.join(named_with_hints(unknown, USER_KEYS))}",
+        named = ", ".join(named_with_hints(unknown, USER_KEYS))
+        raise ScievalsError(where, f"unknown key(s) {named}",
                             f"a prediction line's keys are {list(USER_KEYS)}")
     case_id = raw.get("case_id", raw.get("test_case_id"))
     if not isinstance(case_id, str) or case_id not in case_ids:
@@ -171,7 +172,8 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
     if raw.get("hierarchy") is not None:
         junk = junk_names(raw["hierarchy"])
         if junk:  # str() would make 5 or [] a gate and count the tree as parsed
-            raise ScievalsError(where, f"gate name(s) that are not non-empty text: {'; '.join(junk)}",
+            raise ScievalsError(where,
+                                f"gate name(s) that are not non-empty text: {'; '.join(junk)}",
                                 'give every gate its name as a string, e.g. "name": "Singlets"')
         parsed = parse_prediction(raw["hierarchy"])
         text = None
