@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from scievals.common import interrupts
 from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.provenance import Provenance
@@ -91,6 +92,7 @@ def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
             dtype={"git_commit": str, "config_hash": str, "condition": str, "ci_method": str},
         )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        interrupts.check()  # Ctrl-C inside pandas' reader comes out as a ParserError
         raise ScievalsError(path, f"not a readable CSV ({exc})", "give a scievals result table") from None
     if "ci_method" not in frame.columns:  # a table from before the column existed
         frame["ci_method"] = ""
