@@ -271,8 +271,9 @@ def expanded(statistic: Callable[[np.ndarray], np.ndarray], weights: np.ndarray)
         members = np.flatnonzero(sizes == size)
         if size == 0:
             continue
-        idx = np.stack([np.repeat(rows, weights[b]) for b in members])
-        out[members] = statistic(idx)
+        # each member's rows repeated by its weights, in row order, all members at once
+        idx = np.repeat(np.tile(rows, len(members)), weights[members].ravel())
+        out[members] = statistic(idx.reshape(len(members), size))
     return out
 
 
