@@ -30,7 +30,7 @@ from scievals.waza.executors.replay import grade_report, read_results, recompute
 from scievals.waza.grade_one import main as grade_one_main
 from scievals.waza.predict import executor_for, run_suite
 from scievals.waza.runs import grader_options, regrade, transcript_files
-from scievals.waza.suites import check_suite, load_suite
+from scievals.waza.suites import check_report, load_suite
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
 EXIT_ERROR = 2
@@ -128,7 +128,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    problems = check_suite(args.path, args.context_dir)
+    problems, warnings = check_report(args.path, args.context_dir, strict=args.strict)
+    for warning in warnings:
+        print(f"warning: {warning}")
     for problem in problems:
         print(problem)
     if not problems:
@@ -190,6 +192,8 @@ def register(subparsers) -> None:
                        help="validate a suite strictly (schemas + required keys)")
     p.add_argument("path", help="suite folder or its eval.yaml")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
+    p.add_argument("--strict", action="store_true",
+                   help="unknown keys of a schemaVersion 1.x suite are errors, not warnings")
     p.set_defaults(func=_guard(cmd_check))
 
     p = sub.add_parser("grade-one", help="one grader on one recorded context (debugging)")

@@ -32,14 +32,40 @@ log = logging.getLogger(__name__)
 BASELINES = (MOCK_MODEL,)
 
 
-def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: Trial) -> dict:
-    """Execute one run in a fresh workspace and record it (the workspace is removed)."""
+def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: Trial,
+             options: GraderOptions | None = None) -> dict:
+    """Execute one run in a fresh workspace and record it (the workspace is removed).
+    A task with checkpoints gets the state after each checkpoint's turn recorded too
+    (output, session, workspace files), for the score stage to grade; a checkpoint with
+    ``on_failure: stop`` is graded provisionally here, since it decides whether the
+    conversation goes on."""
     workspace = workspaces.make(suite, task)
+    states: list[dict] = []
+
+    def on_turn(turn: int, events: list[dict], output: str) -> bool:
+        checkpoint = next((c for c in task.checkpoints if c.after_turn == turn), None)
+        if checkpoint is None:
+            return True
+        state = runs.checkpoint_state(turn, events, output, workspace)
+        states.append(state)
+        if checkpoint.on_failure != "stop":
+            return True
+        return runs.grade_checkpoint(suite, task, checkpoint, state,
+                                     options or GraderOptions())["status"] != "failed"
+
     try:
         started = time.perf_counter()
-        execution = executor.execute(task.prompt, workspace, trial)
+        if task.follow_ups or task.checkpoints:
+            execution = executor.execute(task.prompt, workspace, trial, task.follow_ups,
+                                         on_turn if task.checkpoints else None)
+        else:  # single-turn: the plain call every executor answers
+            execution = executor.execute(task.prompt, workspace, trial)
         duration = round((time.perf_counter() - started) * 1000)
-        return runs.recorded_run(number, execution, duration, workspace)
+        record = runs.recorded_run(number, execution, duration, workspace)
+        record["prompt"] = task.prompt
+        if task.checkpoints:
+            record["checkpoint_states"] = states
+        return record
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
 
@@ -63,14 +89,17 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
             suffix = "" if attempt == 1 else f"/attempt{attempt}"
             trial = Trial(f"{case_prefix}/{task.id}/run{number}{suffix}",
                           (attempt - 1) * trials + number - 1, len(task.files), timeout)
-            attempts.append(_attempt(suite, task, executor, number, trial))
+            attempts.append(_attempt(suite, task, executor, number, trial, options))
             if max_attempts == 1 or _provisional(suite, task, attempts[-1], options) != "failed":
                 break
         record = dict(attempts[-1])
         if max_attempts > 1:
             record["attempt_records"] = attempts
         records.append(record)
-    return {"test_id": task.id, "display_name": task.name, "group": "", "runs": records}
+    record = {"test_id": task.id, "display_name": task.name, "group": "", "runs": records}
+    if task.golden:
+        record["golden"] = True
+    return record
 
 
 def run_triggers(suite: Suite, executor: Executor, case_prefix: str) -> list[dict]:
@@ -179,8 +208,9 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
         write_text(records_path, "")  # this job's LLM records start empty
     records = Path(records_path) if records_path else None
     executor, model_id = executor_for(model, config, suite, records)
-    needs_verdicts = int(suite.config.get("max_attempts") or 1) > 1 or suite.config.get(
-        "fail_fast")
+    needs_verdicts = (int(suite.config.get("max_attempts") or 1) > 1
+                      or suite.config.get("fail_fast")
+                      or any(c.on_failure == "stop" for t in suite.tasks for c in t.checkpoints))
     options = runs.grader_options(config, suite, records) if needs_verdicts else None
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                          trials=section.get("trials"), options=options)

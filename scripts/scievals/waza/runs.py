@@ -26,10 +26,13 @@ from scievals.waza.executors.replay import recorded_context
 from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
 from scievals.waza.graders.judge import LLMJudge
 from scievals.waza.graders.registry import build, grade_all
-from scievals.waza.suites import GraderSpec, Suite, Task
+from scievals.waza.suites import Checkpoint, GraderSpec, Suite, Task
 
 # A run the predict stage recorded and the score stage has not graded yet.
 RECORDED = "recorded"
+# The results format written: current waza's, with schema 1.5's statistics (pass_rate_ci,
+# success_rate_ci, pass_hat_k; no is_significant).
+RESULTS_SCHEMA_VERSION = "1.5"
 
 
 def graders_for(suite: Suite, task: Task) -> list[GraderSpec]:
@@ -55,7 +58,7 @@ def build_graders(graders: Sequence[GraderSpec], options: GraderOptions) -> list
     built = []
     for spec in graders:
         try:
-            built.append(BuiltGrader(spec, build(spec.type, spec.config, options, spec.name)))
+            built.append(BuiltGrader(spec, build(spec.kind, spec.config, options, spec.name)))
         except ScievalsError as exc:
             built.append(BuiltGrader(spec, None, exc.one_line()))
     return built
@@ -150,6 +153,7 @@ def outcome(suite: Suite, tasks: list[dict], *, model_id: str, engine: str, tria
             metadata: Mapping | None = None) -> dict:
     """The EvaluationOutcome: summary, the ``trigger_accuracy`` gate, trigger metrics."""
     result: dict[str, Any] = {
+        "schemaVersion": RESULTS_SCHEMA_VERSION,
         "eval_id": f"run-{int(time.time())}", "skill": suite.skill, "eval_name": suite.name,
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "config": {"runs_per_test": trials, "model_id": model_id, "engine_type": engine,
@@ -194,16 +198,79 @@ def recorded_run(number: int, execution: Execution, duration_ms: int,
                  workspace: Path | None) -> dict[str, Any]:
     """One executed run as the predict stage records it: what graders will read (output,
     transcript, session digest, skill invocations, the workspace's final files), ungraded;
-    an executor error makes the run ``error`` (it is never graded)."""
+    an executor error makes the run ``error`` (it is never graded). A failed follow-up
+    turn is kept as ``followup_error``: the state reached is graded, the run is ``error``."""
     context = session.grader_context(execution.events, output=execution.output,
                                      duration_ms=duration_ms, task={})
     record = run_record(number, duration_ms=duration_ms, context=context, validations={},
                         engine_error=execution.error)
     if not execution.error:
         record["status"] = RECORDED
+    if execution.followup_error:
+        record["followup_error"] = execution.followup_error
     if workspace is not None:
         record["workspace_files"], record["workspace_omitted"] = workspaces.snapshot(workspace)
     return record
+
+
+def checkpoint_state(turn: int, events: list[dict], output: str,
+                     workspace: Path | None) -> dict[str, Any]:
+    """The cumulative state after ``turn`` that a checkpoint's graders see (specs/
+    waza-current.md §3.3): that turn's output, the session so far, the workspace files."""
+    context = session.grader_context(events, output=output, duration_ms=0, task={})
+    state: dict[str, Any] = {"after_turn": turn, "final_output": context.output,
+                             "transcript": context.transcript,
+                             "session_digest": context.session.to_dict() if context.session
+                             else None,
+                             "skill_invocations": [vars(s) for s in context.skill_invocations]}
+    if workspace is not None:
+        state["workspace_files"], state["workspace_omitted"] = workspaces.snapshot(workspace)
+    return state
+
+
+def grade_checkpoint(suite: Suite, task: Task, checkpoint: Checkpoint, state: Mapping,
+                     options: GraderOptions, workspace: str | Path | None = None,
+                     where: str = "results") -> dict[str, Any]:
+    """``runs[].checkpoints[]`` entry: only the checkpoint's graders, on ``state``; a grader
+    error is a ``_checkpoint_error`` entry and status ``error``."""
+    graders = build_graders(checkpoint.graders, options)
+    with ExitStack() as stack:
+        context = _context(stack, state, suite, task, f"{where}: {task.id} checkpoint "
+                           f"{checkpoint.after_turn}", workspace)
+        error = _omitted_error(state)
+        validations, grader_error = ({}, error) if error else grade_run(graders, context)
+    if grader_error:
+        validations = {**validations, "_checkpoint_error": {
+            "identifier": "_checkpoint_error", "type": "", "score": 0.0, "weight": 1.0,
+            "passed": False, "feedback": grader_error, "details": {}, "duration_ms": 0}}
+        status = "error"
+    else:
+        status = metrics.run_status(validations)
+    return {"after_turn": checkpoint.after_turn, "status": status, "validations": validations}
+
+
+def _checkpoints(suite: Suite, task: Task, run: Mapping, options: GraderOptions,
+                 workspace: str | Path | None, where: str) -> tuple[list[dict], str, bool]:
+    """(checkpoint entries, run error, any failed) of one recorded run: a failed
+    ``on_failure: stop`` checkpoint ends the run in ``error``, as waza's runner does."""
+    states = {int(s["after_turn"]): s for s in run.get("checkpoint_states") or []}
+    entries, error, failed = [], "", False
+    for checkpoint in task.checkpoints:
+        state = states.get(checkpoint.after_turn)
+        if state is None:
+            continue  # the conversation ended before this turn
+        entry = grade_checkpoint(suite, task, checkpoint, state, options, workspace, where)
+        if entry["status"] == "error" and not error:
+            error = (f"checkpoint after turn {checkpoint.after_turn}: "
+                     f"{entry['validations']['_checkpoint_error']['feedback']}")
+        if entry["status"] == "failed":
+            failed = True
+            if checkpoint.on_failure == "stop":
+                entry["stopped"] = True
+                error = error or (f"checkpoint after turn {checkpoint.after_turn} failed "
+                                  "(on_failure: stop)")
+        entries.append(entry)
+    return entries, error, failed
 
 
 def _engine_error(run: Mapping) -> str:
@@ -255,12 +322,25 @@ def grade_task(suite: Suite, task: Task, recorded: Sequence[Mapping], options: G
     records, index = [], 0
     for number, (run, group) in enumerate(zip(recorded, attempts, strict=True), start=1):
         candidates = []
-        for _ in group:
+        for attempt in group:
             validations, grader_error = graded.get(index, ({}, pre_grading[index]))
-            candidates.append(run_record(
+            engine_error = errors[index] or str(attempt.get("followup_error") or "")
+            checkpoints, checkpoint_error, checkpoint_failed = [], "", False
+            if task.checkpoints and not errors[index] and not skip_graders:
+                checkpoints, checkpoint_error, checkpoint_failed = _checkpoints(
+                    suite, task, attempt, options, workspace, where)
+            record = run_record(
                 int(run.get("run_number") or number), duration_ms=contexts[index].duration_ms,
-                context=contexts[index], validations=validations, engine_error=errors[index],
-                grader_error=grader_error, skipped=skip_graders))
+                context=contexts[index], validations=validations,
+                engine_error=engine_error or checkpoint_error, grader_error=grader_error,
+                skipped=skip_graders)
+            if checkpoint_failed and record["status"] == "passed":
+                record["status"] = "failed"  # a failed checkpoint fails the run
+            if task.checkpoints:
+                record["checkpoints"] = checkpoints
+            if attempt.get("prompt") is not None:
+                record["prompt"] = attempt["prompt"]
+            candidates.append(record)
             index += 1
         chosen = next((i for i, c in enumerate(candidates) if c["status"] != "failed"),
                       len(candidates) - 1)
@@ -288,6 +368,8 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
         records = grade_task(suite, task, recorded["runs"], options, workspace=workspace,
                              skip_graders=skip_graders, where=where)
         tasks.append(task_record(task.id, task.name, records, seed))
+        if task.golden or recorded.get("golden"):
+            tasks[-1]["golden"] = True
     config = results.get("config") or {}
     if results.get("graded") is False:  # recorded by our predict stage: keep its run info
         trials = int(config.get("runs_per_test") or 0)
