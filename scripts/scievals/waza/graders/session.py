@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -16,7 +17,7 @@ from scievals.waza.graders.base import (
     GraderOptions,
     GraderResult,
 )
-from scievals.waza.graders._common import Config, checks_result, go_list
+from scievals.waza.graders._common import Config, checks_result, go_list, go_quote
 from scievals.waza.graders.sandbox.regex import RegexError, compile_re2
 
 
@@ -461,21 +462,26 @@ class ToolCallsGrader:
         self.expect = [_expectation(i, e) for i, e in enumerate(cfg.list("expect"))]
 
     def grade(self, context: GraderContext) -> GraderResult:
+        """Current waza's checks and feedback (specs/waza-current.md §4.2)."""
         session = context.session
         if session is None:
-            return GraderResult(0.0, False, "No session digest available for tool_calls grading")
+            return GraderResult(0.0, False, "no session data available for tool_calls grading")
         calls = session.tool_calls
         names = {c.name for c in calls}
-        failures = [f"Required tool not called: {t}" for t in self.required if t not in names]
-        failures += [f"Forbidden tool was called: {t}" for t in self.forbidden if t in names]
+        failures = [f"required tool {go_quote(t)} was not called" for t in self.required
+                    if t not in names]
+        failures += [f"forbidden tool {go_quote(t)} was called" for t in self.forbidden
+                     if t in names]
         n = len(calls)
         if self.min_calls is not None and n < self.min_calls:
-            failures.append(f"Tool call count {n} is below min_calls {self.min_calls}")
+            failures.append(f"expected at least {self.min_calls} tool calls, got {n}")
         if self.max_calls is not None and n > self.max_calls:
-            failures.append(f"Tool call count {n} exceeds max_calls {self.max_calls}")
+            failures.append(f"expected at most {self.max_calls} tool calls, got {n}")
         for spec in self.expect:
-            if not any(_expect_matches(spec, c.name, c.arguments) for c in calls):
-                failures.append(f"No tool call matched expectation: {spec['label']}")
+            reason = _expect_reason(spec, calls)
+            if reason:
+                failures.append(f"expectation tool={go_quote(spec['tool'])} not satisfied: "
+                                f"{reason}")
         total = (
             len(self.required)
             + len(self.forbidden)
@@ -486,7 +492,7 @@ class ToolCallsGrader:
         return checks_result(
             failures,
             total,
-            "All tool call checks passed",
+            "all tool_calls checks passed",
             {
                 "required_tools": self.required,
                 "forbidden_tools": self.forbidden,
@@ -496,6 +502,30 @@ class ToolCallsGrader:
                 "tool_call_count": n,
             },
         )
+
+
+def _expect_reason(spec: dict[str, Any], calls: list) -> str:
+    """"" when some call matches the name and every argument matcher, else why not (the
+    first name-matching call's first failing argument)."""
+    reasons = []
+    for call in calls:
+        if spec["compiled"].search(call.name) is None:
+            continue
+        reason = _args_reason(spec, call.arguments)
+        if not reason:
+            return ""
+        reasons.append(reason)
+    return reasons[0] if reasons else "no call to a matching tool"
+
+
+def _args_reason(spec: dict[str, Any], arguments: Mapping[str, Any]) -> str:
+    for arg, matcher in spec["args"].items():
+        if arg not in arguments:
+            return f"argument {go_quote(arg)}: not present on tool call"
+        kind, want = next(iter(matcher.items()))
+        if not _arg_matches((kind, want), arguments[arg]):
+            return f"argument {go_quote(arg)}: {kind} did not match"
+    return ""
 
 
 _MATCHERS = ("equals", "regex", "contains", "range", "json_schema")
@@ -529,7 +559,8 @@ def _expectation(i: int, entry: Any) -> dict[str, Any]:
             except RegexError as exc:
                 raise GraderConfigError(f"{at}.regex", f"invalid regex: {exc}") from None
         if kind == "range" and not _valid_range(value):
-            raise GraderConfigError(f"{at}.range", "must be [min, max] numbers")
+            raise GraderConfigError(f"{at}.range", "must be {gte, lte, gt, lt} numbers "
+                                    "or [min, max]")
         if kind == "json_schema":
             try:
                 jsonschema.validators.validator_for(value).check_schema(value)
@@ -539,23 +570,23 @@ def _expectation(i: int, entry: Any) -> dict[str, Any]:
     return {"tool": tool, "args": args, "label": label, "compiled": compiled}
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _valid_range(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-    )
+    """``{gte, lte, gt, lt}`` (current waza's argmatcher), or ``[min, max]`` (inclusive)."""
+    if isinstance(value, Mapping):
+        return bool(value) and set(value) <= {"gte", "lte", "gt", "lt"} and all(
+            _number(v) for v in value.values())
+    return isinstance(value, list) and len(value) == 2 and all(_number(v) for v in value)
 
 
-def _expect_matches(spec: dict[str, Any], name: str, arguments: Mapping[str, Any]) -> bool:
-    if spec["compiled"].search(name) is None:
-        return False
-    for arg, matcher in spec["args"].items():
-        if arg not in arguments:
-            return False
-        if not _arg_matches(next(iter(matcher.items())), arguments[arg]):
-            return False
-    return True
+def _in_range(want: Any, value: float) -> bool:
+    if isinstance(want, Mapping):
+        return (value >= want.get("gte", -math.inf) and value <= want.get("lte", math.inf)
+                and value > want.get("gt", -math.inf) and value < want.get("lt", math.inf))
+    return want[0] <= value <= want[1]
 
 
 def _arg_matches(matcher: tuple[str, Any], value: Any) -> bool:
@@ -568,11 +599,7 @@ def _arg_matches(matcher: tuple[str, Any], value: Any) -> bool:
     if kind == "contains":
         return str(want) in text
     if kind == "range":
-        return (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and want[0] <= value <= want[1]
-        )
+        return _number(value) and _in_range(want, value)
     return jsonschema.validators.validator_for(want)(want).is_valid(value)
 
 
