@@ -599,6 +599,7 @@ def _collect_v1(spec: Path, raw: Any, version: format_v1.Version,
     if not isinstance(raw, dict):
         return None, [f"{spec}: eval.yaml must be a mapping"], []
     raw = copy.deepcopy(raw)
+    raw["schemaVersion"] = version.text  # the raw text, not PyYAML's float
     problems: list[str] = []
     notes: list[str] = []
     schema = format_v1.published_schema("eval") if published else format_v1.loader_schema(
