@@ -7,8 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from scievals.waza.graders.base import GraderConfigError, GraderContext, GraderError
-from scievals.waza.graders.registry import grade
+from scievals.waza.graders.base import (
+    GraderConfigError,
+    GraderContext,
+    GraderError,
+)
+from scievals.waza.graders.registry import build, grade
 
 SCHEMA = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
 
@@ -119,3 +123,20 @@ def test_program_timeout_defaults_to_project_setting():
     r = grade("program", py("import time; time.sleep(10)"), GraderContext(),
               GraderOptions(program_timeout=1))
     assert r.feedback == "Program exited with error: signal: killed"
+
+
+@pytest.mark.parametrize(("reply", "problem"), [
+    ('{"score": 1e9, "passed": true}', "score 1000000000.0 is not a finite number in [0, 1]"),
+    ('{"score": 0.5, "passed": "false"}', "passed 'false' is not a boolean"),
+    ('{"score": NaN, "passed": true}', "score nan is not a finite number"),
+    ('{"score": true, "passed": true}', "score True is not a finite number"),
+    ('[1]', "the reply is a JSON list, not an object"),
+])
+def test_script_reply_is_validated(tmp_path: Path, reply: str, problem: str):
+    # issue 22: "passed": "false" passed, and a score of 1e9 came back unchanged (a weighted
+    # score of 333333331.67 at exit 0); now a grader error naming the grader
+    script = tmp_path / "g.py"
+    script.write_text(f"print({reply!r})\n")
+    with pytest.raises(GraderError, match="script grader 'my_script'") as info:
+        build("script", {"script": str(script)}, name="my_script").grade(GraderContext())
+    assert problem in str(info.value)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -184,6 +185,7 @@ class ScriptGrader:
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
         cfg = Config("script", config, ("script",))
         self.script = cfg.str("script")
+        self.name = (options.grader_name if options else "") or "script"
 
     def grade(self, context: GraderContext) -> GraderResult:
         if not self.script:
@@ -213,13 +215,31 @@ class ScriptGrader:
             return GraderResult(0.0, False, f"Script failed: {proc.stderr}")
         try:
             reply = json.loads(proc.stdout)
-            score = float(reply.get("score", 0.0))
-            passed = bool(reply.get("passed", False))
-            details = reply.get("details", {})
-            message = str(reply.get("message", ""))
-        except (ValueError, TypeError, AttributeError) as exc:
+        except ValueError as exc:
             return GraderResult(0.0, False, f"Script error: {exc}")
+        score, passed = self._checked(reply)
+        details = reply.get("details", {})
+        message = str(reply.get("message", ""))
         return GraderResult(score, passed, message, details if isinstance(details, dict) else {})
+
+    def _checked(self, reply: Any) -> tuple[float, bool]:
+        """(score, passed) of a script's reply: ``score`` a finite number in [0, 1] and
+        ``passed`` a boolean (absent: 0 and false, as the Python era read them); anything
+        else is a grader error naming the grader, never a silently wrong score."""
+        where = f"script grader {self.name!r} ({self.script})"
+        if not isinstance(reply, dict):
+            raise GraderError(where, f"the reply is a JSON {type(reply).__name__}, not an object",
+                              'print {"score": 0..1, "passed": true|false, "message": ...}')
+        score = reply.get("score", 0.0)
+        if (isinstance(score, bool) or not isinstance(score, (int, float))
+                or not math.isfinite(score) or not 0.0 <= score <= 1.0):
+            raise GraderError(where, f"score {score!r} is not a finite number in [0, 1]",
+                              "make the script print a score between 0 and 1")
+        passed = reply.get("passed", False)
+        if not isinstance(passed, bool):
+            raise GraderError(where, f"passed {passed!r} is not a boolean",
+                              "make the script print passed as true or false (not a string)")
+        return float(score), passed
 
 
 # The grader types of this family (read by graders.registry).
