@@ -19,7 +19,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json, write_text
-from scievals.waza import runs, workspaces
+from scievals.waza import hooks, runs, workspaces
 from scievals.waza.executors.agent import Agent, AgentExecutor, agent_settings, find_skills
 from scievals.waza.executors.base import Executor, Trial
 from scievals.waza.executors.mock import MOCK_MODEL, MockExecutor
@@ -102,6 +102,24 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
     return record
 
 
+def _hooked_task(suite: Suite, task: Task, executor: Executor, trials: int, prefix: str,
+                 options: GraderOptions) -> dict:
+    """A task between its ``before_task``/``after_task`` hooks: a failing ``before_task``
+    hook (error_on_fail) records the task with no runs (status ``failed``) and skips its
+    trials; ``after_task`` failures only warn."""
+    where = f"{suite.path} task {task.id}"
+    failure = hooks.run_point(suite.hooks, "before_task", suite.directory, where)
+    if failure:
+        log.warning("%s", failure)
+        return {"test_id": task.id, "display_name": task.name, "group": "", "runs": [],
+                "hook_error": failure}
+    record = run_task(suite, task, executor, trials, prefix, options)
+    problem = hooks.run_point(suite.hooks, "after_task", suite.directory, where)
+    if problem:
+        log.warning("%s", problem)
+    return record
+
+
 def run_triggers(suite: Suite, executor: Executor, case_prefix: str) -> list[dict]:
     """Trigger tests (§6.13): did the run invoke the suite's skill? An executor error counts
     as the wrong answer."""
@@ -161,14 +179,25 @@ def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
     options = options or GraderOptions()
     check_required_skills(suite)
     prefix = f"{suite.name}/{model}"
-    records = []
-    for task in _selected(suite, task_filter, tags):
-        records.append(run_task(suite, task, executor, trials, prefix, options))
-        if suite.config.get("fail_fast") and any(
-                _provisional(suite, task, r, options) != "passed" for r in records[-1]["runs"]):
-            log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
-            break
-    triggers = run_triggers(suite, executor, prefix) if suite.trigger_prompts else []
+    selected = _selected(suite, task_filter, tags)
+    failure = hooks.run_point(suite.hooks, "before_run", suite.directory, str(suite.path))
+    if failure:
+        raise ScievalsError(failure, "a before_run hook failed, so nothing ran",
+                            "fix the hook or set error_on_fail: false")
+    try:
+        records = []
+        for task in selected:
+            records.append(_hooked_task(suite, task, executor, trials, prefix, options))
+            done = records[-1]["runs"]
+            if suite.config.get("fail_fast") and (not done or any(
+                    _provisional(suite, task, r, options) != "passed" for r in done)):
+                log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
+                break
+        triggers = run_triggers(suite, executor, prefix) if suite.trigger_prompts else []
+    finally:  # after_run always runs, even when the run failed; its errors only warn
+        problem = hooks.run_point(suite.hooks, "after_run", suite.directory, str(suite.path))
+        if problem:
+            log.warning("%s", problem)
     return {"skill": suite.skill, "eval_name": suite.name, "graded": False,
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "config": {"runs_per_test": trials, "model_id": model_id or model,

@@ -370,6 +370,8 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
         tasks.append(task_record(task.id, task.name, records, seed))
         if task.golden or recorded.get("golden"):
             tasks[-1]["golden"] = True
+        if recorded.get("hook_error"):  # a before_task hook failed: no run was made
+            tasks[-1]["hook_error"] = recorded["hook_error"]
     config = results.get("config") or {}
     if results.get("graded") is False:  # recorded by our predict stage: keep its run info
         trials = int(config.get("runs_per_test") or 0)
