@@ -307,3 +307,49 @@ def test_junit_and_gate_on_the_cli(tmp_path, capsys):
     assert main(["waza", "compare", str(out), str(worse), "--format", "json"]) == 0
     compared = json.loads(capsys.readouterr().out)
     assert [r["success_rate"] for r in compared["runs"]] == [0.5, 0.0]
+
+
+# --- parallel workers (§7) ------------------------------------------------------------------
+
+def _without_timing(outcome: dict) -> dict:
+    """The results minus what differs between any two runs (clock, durations, temp dirs)."""
+    text = json.dumps(outcome, sort_keys=True)
+    data = json.loads(text)
+    for key in ("eval_id", "timestamp"):
+        data.pop(key, None)
+    data["summary"].pop("duration_ms")
+    for task in data["tasks"]:
+        task["stats"].pop("avg_duration_ms")
+        for run in task["runs"]:
+            run.pop("duration_ms")
+            for validations in [run["validations"]] + [c["validations"] for c in
+                                                       run.get("checkpoints") or []]:
+                for v in validations.values():
+                    v.pop("duration_ms")
+                    v["details"].pop("workspace_dir", None)
+    return data
+
+
+@pytest.mark.parametrize("suite_name", ["csv-explainer", "multi-turn-refactor"])
+def test_parallel_results_equal_serial_results(suite_name, run_and_grade):
+    suite = load_suite(demo_suites()[suite_name])
+    suite.config["parallel"], suite.config["workers"] = True, 4
+    parallel = run_and_grade(suite, "waza_mock", threads=4)
+    suite.config["parallel"] = False
+    serial = run_and_grade(suite, "waza_mock")
+    # tasks in load order whatever finished first, and every number the same
+    assert [t["test_id"] for t in parallel["tasks"]] == [t.id for t in suite.tasks]
+    assert _without_timing(parallel) == _without_timing(serial)
+
+
+def test_worker_count():
+    from scievals.waza.predict import worker_count
+
+    suite = load_suite(demo_suites()["csv-explainer"])  # parallel: true, workers: 0 (auto)
+    # auto: min(CPUs, tasks, 8), then the job's threads
+    assert worker_count(suite, 4, threads=2) == 2
+    assert worker_count(suite, 20, threads=64) == min(__import__("os").cpu_count(), 8)
+    suite.config["workers"] = 50
+    assert worker_count(suite, 3, threads=64) == 3  # capped to the tasks
+    suite.config["parallel"] = False
+    assert worker_count(suite, 4, threads=4) == 1

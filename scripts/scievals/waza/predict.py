@@ -13,8 +13,11 @@ only (every attempt is recorded; the score stage grades them again).
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
@@ -30,6 +33,10 @@ from scievals.waza.suites import Suite, Task, load_suite
 log = logging.getLogger(__name__)
 
 BASELINES = (MOCK_MODEL,)
+AUTO_WORKERS_CAP = 8
+# Provisional verdicts (retries, fail_fast, stopping checkpoints) share the graders' worker
+# process; parallel tasks take turns for them.
+_VERDICT_LOCK = threading.Lock()
 
 
 def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: Trial,
@@ -50,8 +57,9 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
         states.append(state)
         if checkpoint.on_failure != "stop":
             return True
-        return runs.grade_checkpoint(suite, task, checkpoint, state,
-                                     options or GraderOptions())["status"] != "failed"
+        with _VERDICT_LOCK:
+            return runs.grade_checkpoint(suite, task, checkpoint, state,
+                                         options or GraderOptions())["status"] != "failed"
 
     try:
         started = time.perf_counter()
@@ -72,7 +80,8 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
 
 def _provisional(suite: Suite, task: Task, recorded: dict, options: GraderOptions) -> str:
     """The status a run would get now (retry and fail_fast decisions only)."""
-    return runs.grade_task(suite, task, [recorded], options)[0]["status"]
+    with _VERDICT_LOCK:
+        return runs.grade_task(suite, task, [recorded], options)[0]["status"]
 
 
 def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_prefix: str,
@@ -100,6 +109,18 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
     if task.golden:
         record["golden"] = True
     return record
+
+
+def worker_count(suite: Suite, n_tasks: int, threads: int | None = None) -> int:
+    """Concurrent tasks (§7): 1 unless ``config.parallel``; ``workers`` <= 0 means
+    min(CPUs, tasks, 8), a larger value is capped to the tasks; never above ``threads``
+    (the workflow job's threads)."""
+    if not suite.config.get("parallel") or n_tasks < 2:
+        return 1
+    cpus = os.cpu_count() or 1
+    wanted = int(suite.config.get("workers") or 0)
+    count = min(wanted, n_tasks) if wanted > 0 else min(cpus, n_tasks, AUTO_WORKERS_CAP)
+    return max(1, min(count, threads or cpus))
 
 
 def _hooked_task(suite: Suite, task: Task, executor: Executor, trials: int, prefix: str,
@@ -169,11 +190,12 @@ def _selected(suite: Suite, task_filter: list[str] | None, tags: list[str] | Non
 def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
               model_id: str = "", trials: int | None = None,
               options: GraderOptions | None = None, task_filter: list[str] | None = None,
-              tags: list[str] | None = None) -> dict:
+              tags: list[str] | None = None, threads: int | None = None) -> dict:
     """Run every selected task ``trials`` times and record the runs: a results JSON whose
     runs are ungraded (``"graded": false``; :func:`scievals.waza.runs.regrade` grades it).
     ``task_filter`` keeps tasks by id or name, ``tags`` tasks with any of the tags;
-    ``options`` serve only the provisional retry/fail_fast verdicts."""
+    ``options`` serve only the provisional retry/fail_fast verdicts; ``threads`` bounds the
+    parallel workers (the job's threads)."""
     executor = executor or MockExecutor(suite.trigger_skill or suite.skill)
     trials = trials or int(suite.config.get("trials_per_task") or 1)
     options = options or GraderOptions()
@@ -185,14 +207,20 @@ def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
         raise ScievalsError(failure, "a before_run hook failed, so nothing ran",
                             "fix the hook or set error_on_fail: false")
     try:
-        records = []
-        for task in selected:
-            records.append(_hooked_task(suite, task, executor, trials, prefix, options))
-            done = records[-1]["runs"]
-            if suite.config.get("fail_fast") and (not done or any(
-                    _provisional(suite, task, r, options) != "passed" for r in done)):
-                log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
-                break
+        workers = worker_count(suite, len(selected), threads)
+        if workers > 1:  # fail_fast is ignored in parallel mode, as in waza
+            with ThreadPoolExecutor(workers, thread_name_prefix="waza-task") as pool:
+                records = list(pool.map(lambda t: _hooked_task(
+                    suite, t, executor, trials, prefix, options), selected))
+        else:
+            records = []
+            for task in selected:
+                records.append(_hooked_task(suite, task, executor, trials, prefix, options))
+                done = records[-1]["runs"]
+                if suite.config.get("fail_fast") and (not done or any(
+                        _provisional(suite, task, r, options) != "passed" for r in done)):
+                    log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
+                    break
         triggers = run_triggers(suite, executor, prefix) if suite.trigger_prompts else []
     finally:  # after_run always runs, even when the run failed; its errors only warn
         problem = hooks.run_point(suite.hooks, "after_run", suite.directory, str(suite.path))
@@ -227,7 +255,8 @@ def executor_for(model: str, config: dict, suite: Suite,
 
 
 def predict_job(suite_dir: str, model: str, config: dict, out: str,
-                records_path: str | None = None, usage_path: str | None = None) -> dict:
+                records_path: str | None = None, usage_path: str | None = None,
+                threads: int | None = None) -> dict:
     """One workflow job: run one suite with one model; write its recorded runs and, for an
     LLM agent, ``usage.json`` (tokens, cost, latency, cache hits of every turn)."""
     started = time.perf_counter()
@@ -242,7 +271,7 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
                       or any(c.on_failure == "stop" for t in suite.tasks for c in t.checkpoints))
     options = runs.grader_options(config, suite, records) if needs_verdicts else None
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
-                         trials=section.get("trials"), options=options)
+                         trials=section.get("trials"), options=options, threads=threads)
     write_json(out, recorded)
     if usage_path and isinstance(executor, AgentExecutor):
         # The LLM layer's accounting only for an agent model (mock jobs stay fast).
