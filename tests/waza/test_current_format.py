@@ -353,3 +353,54 @@ def test_worker_count():
     assert worker_count(suite, 3, threads=64) == 3  # capped to the tasks
     suite.config["parallel"] = False
     assert worker_count(suite, 4, threads=4) == 1
+
+
+# --- baseline A/B (§2.7) --------------------------------------------------------------------
+
+def test_normalized_gain_rules():
+    from scievals.waza.runs import normalized_gain
+
+    # (post - pre) / (1 - pre): (0.75 - 0.5) / 0.5 = 0.5; a regression is negative
+    assert normalized_gain(0.5, 0.75) == 0.5
+    assert normalized_gain(0.5, 0.25) == -0.5
+    assert normalized_gain(1.0, 0.5) == 0.0 and normalized_gain(0.3, 0.3) == 0.0
+    assert normalized_gain(0.2, 1.0) == 1.0
+
+
+class _NoSkillAgent:
+    """An executor whose answers never name the language (the skill's rule)."""
+
+    kind = "mock"
+
+    def execute(self, prompt, workspace, trial, follow_ups=(), on_turn=None):
+        from scievals.waza.executors.base import Execution
+
+        return Execution(output="I explain: it runs.")
+
+    def invoked_skills(self, prompt, should_trigger, trial):
+        return [], ""
+
+
+def test_baseline_arm_is_paired_by_task(tmp_path):
+    from scievals.waza.predict import run_suite
+    from scievals.waza.runs import regrade
+
+    suite = load_suite(demo_suites()["csv-explainer"])
+    assert suite.baseline is True
+    recorded = run_suite(suite, "waza_mock", baseline_executor=_NoSkillAgent())
+    graded = regrade(suite, recorded)
+    # with skills (the mock): 3 of 4 tasks pass; without: none ("python" never named)
+    assert graded["summary"]["success_rate"] == 0.75
+    assert graded["baseline_outcome"]["summary"]["success_rate"] == 0.0
+    impact = {t["test_id"]: t["skill_impact"] for t in graded["tasks"]}
+    # fact: 1.0 - 0.0 = 1.0, percent_change = 1.0 / max(0, 0.01) * 100 = 10000
+    assert impact["fact"] == {"pass_rate_with_skills": 1.0, "pass_rate_baseline": 0.0,
+                              "delta": 1.0, "percent_change": pytest.approx(10000.0)}
+    assert impact["calc"]["delta"] == 0.0
+    # normalized gain from the success rates: (0.75 - 0) / (1 - 0)
+    assert graded["summary"]["statistics"]["normalized_gain"] == 0.75
+    assert metrics.exit_code(graded) == 0  # improved, although calc failed
+    # the mock in both arms: a tie, which waza counts as no improvement (exit 1)
+    plain = run_suite(suite, "waza_mock")
+    tie = regrade(suite, {**plain, "baseline_tasks": plain["tasks"]})
+    assert metrics.exit_code(tie) == 1

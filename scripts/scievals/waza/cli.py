@@ -79,6 +79,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise ScievalsError(f"--format {args.format}", "unknown format",
                             f"use one of {', '.join(RUN_FORMATS)}")
     suite = load_suite(args.path, args.context_dir)
+    if args.parallel:
+        suite.config["parallel"] = True
+    if args.workers is not None and args.workers > 0:
+        suite.config["workers"] = args.workers
     if not args.model and suite.config.get("executor") == "copilot-sdk":
         raise ScievalsError(f"{suite.path}: config.executor", "copilot-sdk needs an agent model",
                             "name a registry LLM with --model (the llm executor)")
@@ -92,11 +96,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         config.setdefault("waza", {})["judge_model"] = args.judge_model
     options = grader_options(config, suite)
     code = 0
+    ab = args.baseline or suite.baseline
     for model in models:
         executor, model_id = executor_for(model, config, suite)
+        baseline = executor_for(model, config, suite, skills=False)[0] if ab else None
         recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                              trials=args.trials, options=options, task_filter=args.task,
-                             tags=args.tags)
+                             tags=args.tags, baseline_executor=baseline,
+                             threads=args.workers or None)
         outcome = regrade(suite, recorded, seed=args.seed, options=options,
                           skip_graders=args.skip_graders, where=f"{suite.name} / {model}")
         if args.format == "github-comment":
@@ -219,6 +226,11 @@ def register(subparsers) -> None:
     p.add_argument("--judge-model", help="registry LLM judging prompt/llm graders")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("--skip-graders", action="store_true", help="execute only; runs are skipped")
+    p.add_argument("--baseline", action="store_true",
+                   help="A/B: run every task again without skills (as baseline: true)")
+    p.add_argument("--parallel", action="store_true", help="run tasks concurrently")
+    p.add_argument("--workers", type=int, help="concurrent tasks (default: config.workers, "
+                   "0 = min(CPUs, tasks, 8))")
     p.add_argument("--reporter", action="append",
                    help="junit:PATH writes JUnit XML (one testcase per task); repeatable")
     p.add_argument("--format", default="default",

@@ -215,7 +215,12 @@ def trigger_accuracy_metric(metric: Mapping, accuracy: float) -> dict:
 
 
 def exit_code(outcome: Mapping) -> int:
-    """0 all passed; 1 a task failed or errored, or a metric gate failed."""
+    """0 all passed; 1 a task failed or errored, or a metric gate failed. In A/B mode
+    (``baseline_outcome``) as waza: 1 when the success rate with skills is not above the
+    baseline's (ties included), else 0 even when tasks failed."""
+    if outcome.get("baseline_outcome"):
+        base = outcome["baseline_outcome"]["summary"]["success_rate"]
+        return 1 if outcome["summary"]["success_rate"] <= base else 0
     tasks_ok = all(t["status"] in ("passed", "skipped") for t in outcome["tasks"])
     metrics_ok = all(m["passed"] for m in (outcome.get("metrics") or {}).values())
     return 0 if tasks_ok and metrics_ok else 1

@@ -111,6 +111,38 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
     return record
 
 
+def _pass(suite: Suite, selected: list[Task], executor: Executor, trials: int, prefix: str,
+          options: GraderOptions, threads: int | None, triggers: bool = True
+          ) -> tuple[list[dict], list[dict]]:
+    """One pass over the tasks between the run hooks: (task records, trigger results)."""
+    failure = hooks.run_point(suite.hooks, "before_run", suite.directory, str(suite.path))
+    if failure:
+        raise ScievalsError(failure, "a before_run hook failed, so nothing ran",
+                            "fix the hook or set error_on_fail: false")
+    try:
+        workers = worker_count(suite, len(selected), threads)
+        if workers > 1:  # fail_fast is ignored in parallel mode, as in waza
+            with ThreadPoolExecutor(workers, thread_name_prefix="waza-task") as pool:
+                records = list(pool.map(lambda t: _hooked_task(
+                    suite, t, executor, trials, prefix, options), selected))
+        else:
+            records = []
+            for task in selected:
+                records.append(_hooked_task(suite, task, executor, trials, prefix, options))
+                done = records[-1]["runs"]
+                if suite.config.get("fail_fast") and (not done or any(
+                        _provisional(suite, task, r, options) != "passed" for r in done)):
+                    log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
+                    break
+        found = run_triggers(suite, executor, prefix) if triggers and suite.trigger_prompts \
+            else []
+    finally:  # after_run always runs, even when the run failed; its errors only warn
+        problem = hooks.run_point(suite.hooks, "after_run", suite.directory, str(suite.path))
+        if problem:
+            log.warning("%s", problem)
+    return records, found
+
+
 def worker_count(suite: Suite, n_tasks: int, threads: int | None = None) -> int:
     """Concurrent tasks (§7): 1 unless ``config.parallel``; ``workers`` <= 0 means
     min(CPUs, tasks, 8), a larger value is capped to the tasks; never above ``threads``
@@ -190,54 +222,40 @@ def _selected(suite: Suite, task_filter: list[str] | None, tags: list[str] | Non
 def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
               model_id: str = "", trials: int | None = None,
               options: GraderOptions | None = None, task_filter: list[str] | None = None,
-              tags: list[str] | None = None, threads: int | None = None) -> dict:
+              tags: list[str] | None = None, threads: int | None = None,
+              baseline_executor: Executor | None = None) -> dict:
     """Run every selected task ``trials`` times and record the runs: a results JSON whose
     runs are ungraded (``"graded": false``; :func:`scievals.waza.runs.regrade` grades it).
     ``task_filter`` keeps tasks by id or name, ``tags`` tasks with any of the tags;
     ``options`` serve only the provisional retry/fail_fast verdicts; ``threads`` bounds the
-    parallel workers (the job's threads)."""
+    parallel workers (the job's threads). With ``baseline_executor`` (A/B mode: the same
+    model without skills) every task runs a second time, with its own hooks, into
+    ``baseline_tasks``."""
     executor = executor or MockExecutor(suite.trigger_skill or suite.skill)
     trials = trials or int(suite.config.get("trials_per_task") or 1)
     options = options or GraderOptions()
     check_required_skills(suite)
     prefix = f"{suite.name}/{model}"
     selected = _selected(suite, task_filter, tags)
-    failure = hooks.run_point(suite.hooks, "before_run", suite.directory, str(suite.path))
-    if failure:
-        raise ScievalsError(failure, "a before_run hook failed, so nothing ran",
-                            "fix the hook or set error_on_fail: false")
-    try:
-        workers = worker_count(suite, len(selected), threads)
-        if workers > 1:  # fail_fast is ignored in parallel mode, as in waza
-            with ThreadPoolExecutor(workers, thread_name_prefix="waza-task") as pool:
-                records = list(pool.map(lambda t: _hooked_task(
-                    suite, t, executor, trials, prefix, options), selected))
-        else:
-            records = []
-            for task in selected:
-                records.append(_hooked_task(suite, task, executor, trials, prefix, options))
-                done = records[-1]["runs"]
-                if suite.config.get("fail_fast") and (not done or any(
-                        _provisional(suite, task, r, options) != "passed" for r in done)):
-                    log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
-                    break
-        triggers = run_triggers(suite, executor, prefix) if suite.trigger_prompts else []
-    finally:  # after_run always runs, even when the run failed; its errors only warn
-        problem = hooks.run_point(suite.hooks, "after_run", suite.directory, str(suite.path))
-        if problem:
-            log.warning("%s", problem)
+    records, triggers = _pass(suite, selected, executor, trials, prefix, options, threads)
+    baseline = None
+    if baseline_executor is not None:  # the A/B arm: every task again, skills unavailable
+        baseline, _ = _pass(suite, selected, baseline_executor, trials,
+                            f"{prefix}/{runs.BASELINE_ARM}", options, threads, triggers=False)
     return {"skill": suite.skill, "eval_name": suite.name, "graded": False,
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "config": {"runs_per_test": trials, "model_id": model_id or model,
                        "engine_type": executor.kind,
                        "timeout_sec": int(suite.config.get("timeout_seconds") or 0)},
             "metadata": {"model": model, "notes": suite.notes},
-            "tasks": records, "trigger_results": triggers}
+            "tasks": records, "trigger_results": triggers,
+            **({"baseline_tasks": baseline} if baseline is not None else {})}
 
 
-def executor_for(model: str, config: dict, suite: Suite,
-                 records_path: Path | None = None) -> tuple[Executor, str]:
-    """(executor, model id) of a registry model: ``waza_mock`` or an LLM agent."""
+def executor_for(model: str, config: dict, suite: Suite, records_path: Path | None = None,
+                 skills: bool = True) -> tuple[Executor, str]:
+    """(executor, model id) of a registry model: ``waza_mock`` or an LLM agent;
+    ``skills`` False: the agent's skill tool offers nothing (the A/B baseline arm)."""
     # The LLM layer is imported only for an agent model (mock runs and DAG builds stay fast).
     from scievals.llm.registry import model_spec
     from scievals.llm.settings import LLMSettings
@@ -250,7 +268,8 @@ def executor_for(model: str, config: dict, suite: Suite,
                             f"waza baselines: {', '.join(BASELINES)}")
     agent = Agent(spec, LLMSettings.from_config(config.get("llm")),
                   agent_settings((config.get("waza") or {}).get("agent")),
-                  find_skills(skill_dirs(suite)), records_path=records_path)
+                  find_skills(skill_dirs(suite)) if skills else {},
+                  records_path=records_path)
     return AgentExecutor(agent), spec.model or spec.name
 
 
@@ -270,8 +289,11 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
                       or suite.config.get("fail_fast")
                       or any(c.on_failure == "stop" for t in suite.tasks for c in t.checkpoints))
     options = runs.grader_options(config, suite, records) if needs_verdicts else None
+    baseline = executor_for(model, config, suite, records, skills=False)[0] \
+        if suite.baseline else None
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
-                         trials=section.get("trials"), options=options, threads=threads)
+                         trials=section.get("trials"), options=options, threads=threads,
+                         baseline_executor=baseline)
     write_json(out, recorded)
     if usage_path and isinstance(executor, AgentExecutor):
         # The LLM layer's accounting only for an agent model (mock jobs stay fast).

@@ -33,6 +33,8 @@ RECORDED = "recorded"
 # The results format written: current waza's, with schema 1.5's statistics (pass_rate_ci,
 # success_rate_ci, pass_hat_k; no is_significant).
 RESULTS_SCHEMA_VERSION = "1.5"
+# The A/B arm without skills (its score rows: model "<model> [no-skill]").
+BASELINE_ARM = "no-skill"
 
 
 def graders_for(suite: Suite, task: Task) -> list[GraderSpec]:
@@ -379,10 +381,52 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
     else:  # graded elsewhere (an own results file): a re-grade
         trials, engine, metadata = 0, "replay", {"regraded_from": results.get("eval_id", "")}
     trials = trials or max((len(t["runs"]) for t in tasks), default=1)
-    return outcome(suite, tasks, model_id=str(config.get("model_id") or ""), engine=engine,
-                   trials=trials, seed=seed, judge_model=options.judge_model,
-                   trigger_results=list(results.get("trigger_results") or []),
-                   metadata=dict(metadata or {}))
+    graded = outcome(suite, tasks, model_id=str(config.get("model_id") or ""), engine=engine,
+                     trials=trials, seed=seed, judge_model=options.judge_model,
+                     trigger_results=list(results.get("trigger_results") or []),
+                     metadata=dict(metadata or {}))
+    if results.get("baseline_tasks") is not None:
+        arm = regrade(suite, {**results, "tasks": results["baseline_tasks"],
+                              "baseline_tasks": None, "trigger_results": []},
+                      seed=seed, options=options, workspace=workspace,
+                      task_filter=task_filter, skip_graders=skip_graders,
+                      where=f"{where} (baseline arm)")
+        with_baseline(graded, arm, where)
+    return graded
+
+
+def normalized_gain(pre: float, post: float) -> float:
+    """waza's NormalizedGain(pre, post) = (post - pre) / (1 - pre): 0 when pre >= 1 or
+    post == pre, 1 when post >= 1, negative for a regression."""
+    if pre >= 1 or post == pre:
+        return 0.0
+    if post >= 1:
+        return 1.0
+    return (post - pre) / (1 - pre)
+
+
+def with_baseline(graded: dict, arm: dict, where: str = "results") -> dict:
+    """A/B mode (specs/waza-current.md §2.7): tasks paired by ``test_id`` (an unpaired task
+    is an error) get ``skill_impact``; the run is marked ``is_baseline`` with the whole
+    no-skill outcome in ``baseline_outcome``. waza declares ``normalized_gain`` but never
+    sets it; here it is computed from the two success rates (baseline = pre)."""
+    base = {t["test_id"]: t for t in arm["tasks"]}
+    if set(base) != {t["test_id"] for t in graded["tasks"]}:
+        unpaired = sorted(set(base) ^ {t["test_id"] for t in graded["tasks"]})
+        raise ScievalsError(f"{where}: baseline arm", f"unpaired task(s) {unpaired}",
+                            "both arms must run the same tasks")
+    for task in graded["tasks"]:
+        with_skills = task["stats"]["pass_rate"]
+        without = base[task["test_id"]]["stats"]["pass_rate"]
+        delta = with_skills - without
+        task["skill_impact"] = {"pass_rate_with_skills": with_skills,
+                                "pass_rate_baseline": without, "delta": delta,
+                                "percent_change": delta / max(without, 0.01) * 100}
+    graded["is_baseline"] = True
+    graded["baseline_outcome"] = arm
+    graded["summary"].setdefault("statistics", {})["normalized_gain"] = normalized_gain(
+        arm["summary"]["success_rate"], graded["summary"]["success_rate"])
+    return graded
 
 
 def grader_options(config: Mapping, suite: Suite, records_path: Path | None = None
