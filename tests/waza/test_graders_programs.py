@@ -140,3 +140,21 @@ def test_script_reply_is_validated(tmp_path: Path, reply: str, problem: str):
     with pytest.raises(GraderError, match="script grader 'my_script'") as info:
         build("script", {"script": str(script)}, name="my_script").grade(GraderContext())
     assert problem in str(info.value)
+
+
+def test_json_schema_extract_json():
+    schema = {"type": "object", "required": ["ok"]}
+    # one object inside prose / a code block: extracted and validated
+    text = 'Here it is:\n```json\n{"ok": true, "items": [1, 2]}\n```\nDone.'
+    r = grade("json_schema", {"schema": schema, "extract_json": True}, GraderContext(output=text))
+    assert (r.score, r.passed) == (1.0, True)
+    # two values, or none: refused with waza's wording
+    two = grade("json_schema", {"schema": schema, "extract_json": True},
+                GraderContext(output='{"ok": 1} and [2]'))
+    assert two.feedback == ("Output must contain exactly one JSON object or array: found "
+                            "multiple (2)")
+    none = grade("json_schema", {"schema": schema, "extract_json": True},
+                 GraderContext(output="no json {here"))
+    assert none.feedback.endswith("found zero (0)") and none.score == 0.0
+    # without extract_json the prose is not JSON
+    assert grade("json_schema", {"schema": schema}, GraderContext(output=text)).passed is False

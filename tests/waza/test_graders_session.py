@@ -295,3 +295,38 @@ def test_context_file_defaults():
                              "success": True}]
     assert c.errors == [{"type": "session.error"}]
     assert c.session.tools_used == ["bash"]
+
+
+# --- keys added by current waza (specs/waza-current.md §4.2) --------------------------------
+
+def test_skill_invocation_forbidden_skills():
+    # any forbidden invocation: score 0 and failed, whatever the required skills did
+    r = grade("skill_invocation", {"required_skills": ["a"], "mode": "any_order",
+                                   "forbidden_skills": ["b", "c"]}, skills("a", "c", "b", "c"))
+    assert (r.score, r.passed, r.feedback) == (0.0, False, "Forbidden skills invoked: c, b")
+    # forbidden-only needs no mode
+    r = grade("skill_invocation", {"forbidden_skills": ["b"]}, skills("a"))
+    assert (r.score, r.passed, r.feedback) == (1.0, True, "Forbidden skills were not invoked")
+    # with required skills and nothing forbidden invoked: the old verdict (F1 of [a] vs [a])
+    r = grade("skill_invocation", {"required_skills": ["a"], "mode": "exact_match",
+                                   "forbidden_skills": ["b"]}, skills("a"))
+    assert (r.score, r.passed) == (1.0, True)
+
+
+def test_tool_constraint_allow_only_and_args():
+    calls = [ToolCall("View", {"path": "a.py"}), ToolCall("bash", {"command": "rm -rf x"})]
+    ctx = session_ctx(["View", "bash"], calls)
+    # allow_only (exact names, case-insensitive): bash is outside -> 1 failed check of 1
+    r = grade("tool_constraint", {"allow_only": ["view"]}, ctx)
+    assert (r.score, r.passed, r.feedback) == (0.0, False, "Tool not in allow_only: bash")
+    assert grade("tool_constraint", {"allow_only": ["view", "BASH"]}, ctx).passed is True
+    assert grade("tool_constraint", {"allow_only": []}, session_ctx([], [])).passed is True
+    # args matchers on an expect item: the view call's path equals a.py -> passes;
+    # a reject item whose args do not match any call -> passes too: 2 of 2
+    r = grade("tool_constraint", {
+        "expect_tools": [{"tool": "view", "args": {"path": {"equals": "a.py"}}}],
+        "reject_tools": [{"tool": "bash", "args": {"command": {"regex": "^git "}}}]}, ctx)
+    assert (r.score, r.passed) == (1.0, True)
+    r = grade("tool_constraint", {
+        "expect_tools": [{"tool": "view", "args": {"path": {"contains": "b.py"}}}]}, ctx)
+    assert (r.score, r.passed) == (0.0, False)

@@ -37,9 +37,10 @@ class JsonSchemaGrader:
     """The whole output must be JSON (no code-fence stripping) valid against the schema."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("json_schema", config, ("schema", "schema_file"))
+        cfg = Config("json_schema", config, ("schema", "schema_file", "extract_json"))
         self.schema = cfg.mapping("schema")
         self.schema_file = cfg.str("schema_file")
+        self.extract = bool(cfg.bool("extract_json", False))  # current waza (v0.38+)
         if self.schema is None and not self.schema_file:
             raise GraderConfigError(
                 "json_schema grader config", "must have either 'schema' or 'schema_file'"
@@ -47,10 +48,20 @@ class JsonSchemaGrader:
         self._compiled = None
 
     def grade(self, context: GraderContext) -> GraderResult:
-        try:
-            value = json.loads(context.output, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            return GraderResult(0.0, False, f"Output is not valid JSON: {exc}", {"error": str(exc)})
+        if self.extract:
+            values = extract_json_values(context.output)
+            if len(values) != 1:
+                found = "zero" if not values else "multiple"
+                feedback = ("Output must contain exactly one JSON object or array: found "
+                            f"{found} ({len(values)})")
+                return GraderResult(0.0, False, feedback, {"found": len(values)})
+            value = values[0]
+        else:
+            try:
+                value = json.loads(context.output, parse_constant=_reject_constant)
+            except json.JSONDecodeError as exc:
+                return GraderResult(0.0, False, f"Output is not valid JSON: {exc}",
+                                    {"error": str(exc)})
         validator = self._validator()
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is not None:
@@ -89,6 +100,27 @@ class JsonSchemaGrader:
                 f"json_schema grader: schema_file {self.schema_file}",
                 f"failed to parse schema file: {exc}",
             ) from None
+
+
+def extract_json_values(text: str) -> list[Any]:
+    """Every JSON object or array that decodes from some ``{`` or ``[`` of ``text`` (prose
+    or a Markdown code block around it), scanning on after each one found, so the values
+    nested inside a found one are not counted again."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    values, index = [], 0
+    while index < len(text):
+        starts = [i for i in (text.find("{", index), text.find("[", index)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            index = start + 1
+            continue
+        values.append(value)
+        index = end
+    return values
 
 
 class ProgramGrader:

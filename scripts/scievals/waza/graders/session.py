@@ -200,15 +200,20 @@ class SkillInvocationGrader:
     """The same algorithm on invoked skill names; extras may be penalised."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("skill_invocation", config, ("required_skills", "mode", "allow_extra"))
+        cfg = Config("skill_invocation", config,
+                     ("required_skills", "mode", "allow_extra", "forbidden_skills"))
         self.required = cfg.strs("required_skills")
+        self.forbidden = cfg.strs("forbidden_skills")  # current waza (v0.34)
         self.mode = cfg.str("mode")
         self.allow_extra = cfg.bool("allow_extra", True)
-        if not self.required:
+        if not self.required and not self.forbidden:
             raise GraderConfigError(
                 "skill_invocation grader config: key required_skills",
                 "must have at least one required_skills entry",
+                "or forbidden_skills",
             )
+        if not self.required:  # forbidden-only: mode is not needed
+            self.mode = self.mode or "any_order"
         if self.mode not in _SKILL_MODES:
             raise GraderConfigError(
                 "skill_invocation grader config: key mode",
@@ -218,6 +223,13 @@ class SkillInvocationGrader:
 
     def grade(self, context: GraderContext) -> GraderResult:
         actual = [inv.name for inv in context.skill_invocations]
+        invoked = [s for s in dict.fromkeys(actual) if s in self.forbidden]
+        if invoked:  # any forbidden invocation: score 0, failed
+            return GraderResult(0.0, False, f"Forbidden skills invoked: {', '.join(invoked)}",
+                                {"forbidden_skills": self.forbidden, "actual_skills": actual})
+        if not self.required:
+            return GraderResult(1.0, True, "Forbidden skills were not invoked",
+                                {"forbidden_skills": self.forbidden, "actual_skills": actual})
         precision, recall, f1 = multiset_f1(self.required, actual)
         extra = not self.allow_extra and len(actual) > len(self.required)
         score = f1 * (1.0 - 0.6 * (len(actual) - len(self.required)) / len(actual)) if extra else f1
@@ -257,14 +269,17 @@ class ToolConstraintGrader:
     """Expected/rejected tool calls, matched by case-insensitive unanchored regexes."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("tool_constraint", config, ("expect_tools", "reject_tools"))
+        cfg = Config("tool_constraint", config, ("expect_tools", "reject_tools", "allow_only"))
         self.expect = _tool_specs(cfg, "expect_tools")
         self.reject = _tool_specs(cfg, "reject_tools")
-        if not self.expect and not self.reject:
+        # current waza: exact tool names, case-insensitive; [] denies every tool
+        self.allow_only = ([t.lower() for t in cfg.strs("allow_only")]
+                           if "allow_only" in config else None)
+        if not self.expect and not self.reject and self.allow_only is None:
             raise GraderConfigError(
                 "tool_constraint grader config",
                 "must have at least one constraint configured",
-                "add expect_tools or reject_tools",
+                "add expect_tools, reject_tools or allow_only",
             )
 
     def grade(self, context: GraderContext) -> GraderResult:
@@ -284,6 +299,13 @@ class ToolConstraintGrader:
             for s in self.reject
             if any(_spec_matches(s, c.name, c.arguments) for c in calls)
         ]
+        total = len(self.expect) + len(self.reject)
+        if self.allow_only is not None:  # one check: no call outside the list
+            total += 1
+            outside = [n for n in dict.fromkeys(c.name for c in calls)
+                       if n.lower() not in self.allow_only]
+            if outside:
+                failures.append(f"Tool not in allow_only: {', '.join(outside)}")
         details: dict[str, Any] = {
             "expect_tools": [_describe(s) for s in self.expect],
             "reject_tools": [_describe(s) for s in self.reject],
@@ -292,12 +314,7 @@ class ToolConstraintGrader:
         if session.usage is not None:
             details["tokens_total"] = _tokens(session.usage)
             details["total_turns"] = session.usage.get("turns", 0)
-        return checks_result(
-            failures,
-            len(self.expect) + len(self.reject),
-            "All tool constraint checks passed",
-            details,
-        )
+        return checks_result(failures, total, "All tool constraint checks passed", details)
 
 
 def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
@@ -313,9 +330,10 @@ def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
         sub = Config(
             f"tool_constraint {key}[{i}]",
             entry,
-            ("tool", "command_pattern", "skill_pattern", "path_pattern"),
+            ("tool", "command_pattern", "skill_pattern", "path_pattern", "args"),
         )
         spec = {"tool": sub.str("tool").strip(), **{k: sub.str(k) for k, _ in _SPEC_PATTERNS}}
+        args = _arg_matchers(sub.mapping("args") or {}, f"{where}.args")
         if not spec["tool"]:
             raise GraderConfigError(f"{where}.tool", "required non-empty string")
         compiled = []  # (argument or None for the tool name, regex); empty patterns match all
@@ -328,7 +346,7 @@ def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
                         f"config.{key}[{i}].{field}", f"invalid regex: {exc}"
                     ) from None
                 compiled.append((dict(_SPEC_PATTERNS).get(field), regex))
-        specs.append({**spec, "compiled": compiled})
+        specs.append({**spec, "compiled": compiled, "args": args})
     return specs
 
 
@@ -336,7 +354,7 @@ def _spec_matches(spec: dict[str, Any], name: str, arguments: Mapping[str, Any])
     return all(
         regex.search(name if arg is None else _arg_text(arguments.get(arg))) is not None
         for arg, regex in spec["compiled"]
-    )
+    ) and not _args_reason(spec, arguments)
 
 
 def _arg_text(value: Any) -> str:
@@ -531,21 +549,11 @@ def _args_reason(spec: dict[str, Any], arguments: Mapping[str, Any]) -> str:
 _MATCHERS = ("equals", "regex", "contains", "range", "json_schema")
 
 
-def _expectation(i: int, entry: Any) -> dict[str, Any]:
-    where = f"tool_calls grader config: key expect[{i}]"
-    if not isinstance(entry, Mapping):
-        raise GraderConfigError(where, "must be a mapping with tool and optional args")
-    sub = Config(f"tool_calls expect[{i}]", entry, ("tool", "args"))
-    tool = sub.str("tool")
-    if not tool:
-        raise GraderConfigError(f"{where}.tool", "required non-empty string")
-    try:
-        compiled = compile_re2("(?i)" + tool)
-    except RegexError as exc:
-        raise GraderConfigError(f"{where}.tool", f"invalid regex: {exc}") from None
-    args = sub.mapping("args") or {}
+def _arg_matchers(args: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``args: {name: matcher}``, each exactly one of equals, regex, contains, range,
+    json_schema (checked here, as waza's constructor does)."""
     for arg, matcher in args.items():
-        at = f"{where}.args.{arg}"
+        at = f"{where}.{arg}"
         if (
             not isinstance(matcher, Mapping)
             or len(matcher) != 1
@@ -566,6 +574,22 @@ def _expectation(i: int, entry: Any) -> dict[str, Any]:
                 jsonschema.validators.validator_for(value).check_schema(value)
             except (jsonschema.SchemaError, TypeError) as exc:
                 raise GraderConfigError(f"{at}.json_schema", f"invalid schema: {exc}") from None
+    return dict(args)
+
+
+def _expectation(i: int, entry: Any) -> dict[str, Any]:
+    where = f"tool_calls grader config: key expect[{i}]"
+    if not isinstance(entry, Mapping):
+        raise GraderConfigError(where, "must be a mapping with tool and optional args")
+    sub = Config(f"tool_calls expect[{i}]", entry, ("tool", "args"))
+    tool = sub.str("tool")
+    if not tool:
+        raise GraderConfigError(f"{where}.tool", "required non-empty string")
+    try:
+        compiled = compile_re2("(?i)" + tool)
+    except RegexError as exc:
+        raise GraderConfigError(f"{where}.tool", f"invalid regex: {exc}") from None
+    args = _arg_matchers(sub.mapping("args") or {}, f"{where}.args")
     label = tool + (f" {json.dumps(args, sort_keys=True)}" if args else "")
     return {"tool": tool, "args": args, "label": label, "compiled": compiled}
 
