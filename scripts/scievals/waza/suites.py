@@ -31,6 +31,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 from scievals.waza import format_v1
 from scievals.waza.data import DEMO_DIR
+from scievals.waza.graders import rubrics
 from scievals.waza.graders.base import GraderConfigError
 from scievals.waza.graders.registry import build
 
@@ -454,8 +455,8 @@ def _describe(error: jsonschema.ValidationError, where: str) -> str:
     return f"{where}: {_key_path(error)}: {_problem(error)}"
 
 
-def _grader_v1(entry: dict, where: str, notes: list[str], problems: list[str]
-               ) -> GraderSpec | None:
+def _grader_v1(entry: dict, where: str, notes: list[str], problems: list[str],
+               eval_dir: Path) -> GraderSpec | None:
     """A 1.x grader entry: remote ``ref`` presets need waza's lockfile (refused here);
     top-level ``script``/``rubric``/``model`` are accepted and ignored, as in Go."""
     if entry.get("ref"):
@@ -469,14 +470,19 @@ def _grader_v1(entry: dict, where: str, notes: list[str], problems: list[str]
         if key in entry:
             notes.append(f"{where}: top-level {key} is ignored (put it inside config)")
     weight = entry.get("weight")
-    return GraderSpec(name=entry["name"], type=entry["type"],
-                      config=dict(entry.get("config") or {}),
+    config = dict(entry.get("config") or {})
+    rubric = config.get("rubric")
+    if entry["type"] == "prompt" and isinstance(rubric, str) and rubrics.is_path(rubric) \
+            and not Path(rubric).expanduser().is_absolute():
+        config["rubric"] = str(eval_dir / rubric)  # a rubric file: relative to eval.yaml
+    return GraderSpec(name=entry["name"], type=entry["type"], config=config,
                       weight=float(weight) if weight is not None else None, source=where)
 
 
-def _graders_v1(entries: list, where: str, notes: list[str],
-                problems: list[str]) -> list[GraderSpec]:
-    specs = [_grader_v1(e, f"{where}[{i}]", notes, problems) for i, e in enumerate(entries)]
+def _graders_v1(entries: list, where: str, notes: list[str], problems: list[str],
+                eval_dir: Path) -> list[GraderSpec]:
+    specs = [_grader_v1(e, f"{where}[{i}]", notes, problems, eval_dir)
+             for i, e in enumerate(entries)]
     built = [s for s in specs if s is not None]
     problems += grader_problems(built)
     return built
@@ -492,7 +498,7 @@ def _expectations(expected: dict, where: str) -> list[GraderSpec]:
 
 
 def _checkpoints(raw: list, n_turns: int | None, where: str, notes: list[str],
-                 problems: list[str]) -> list[Checkpoint]:
+                 problems: list[str], eval_dir: Path) -> list[Checkpoint]:
     """``checkpoints``: ``after_turn`` unique and, with static follow-ups, <= the turns."""
     found: list[Checkpoint] = []
     for index, item in enumerate(raw):
@@ -505,7 +511,8 @@ def _checkpoints(raw: list, n_turns: int | None, where: str, notes: list[str],
             problems.append(f"{here}: after_turn {turn} is past the last turn ({n_turns}: "
                             "the prompt plus follow_up_prompts)")
             continue
-        graders = _graders_v1(list(item["graders"]), f"{here}.graders", notes, problems)
+        graders = _graders_v1(list(item["graders"]), f"{here}.graders", notes, problems,
+                              eval_dir)
         found.append(Checkpoint(turn, graders, item.get("on_failure") or "continue"))
     return found
 
@@ -541,11 +548,12 @@ def _task_v1(path: Path, suite_dir: Path, fixtures: Path, strict: bool, publishe
         problems.append(exc.one_line())
         return None
     follow_ups = [str(p) for p in inputs.get("follow_up_prompts") or []]
-    graders = _graders_v1(list(raw.get("graders") or []), f"{path}: graders", notes, problems)
+    graders = _graders_v1(list(raw.get("graders") or []), f"{path}: graders", notes, problems,
+                          suite_dir)
     graders += _expectations(raw.get("expected") or {}, str(path))
     problems += grader_problems([g for g in graders if g.builder])
     checkpoints = _checkpoints(list(raw.get("checkpoints") or []), 1 + len(follow_ups),
-                               str(path), notes, problems)
+                               str(path), notes, problems, suite_dir)
     context_dir = (suite_dir / raw["context_dir"]) if raw.get("context_dir") else None
     task = Task(id=str(raw["id"]), name=str(raw["name"]), prompt=prompt, source=path,
                 description=raw.get("description") or "", tags=list(raw.get("tags") or []),
@@ -613,7 +621,8 @@ def _collect_v1(spec: Path, raw: Any, version: format_v1.Version,
         problems.append(f"{spec}: tasks: required unless tasks_from names a CSV file")
     if problems:
         return None, list(dict.fromkeys(problems)), warnings
-    graders = _graders_v1(list(raw.get("graders") or []), f"{spec}: graders", notes, problems)
+    graders = _graders_v1(list(raw.get("graders") or []), f"{spec}: graders", notes, problems,
+                          spec.parent)
     fixtures = Path(context_dir) if context_dir else spec.parent / "fixtures"
     tasks: list[Task] = []
     if raw.get("tasks_from"):  # replaces tasks (range only applies here)
