@@ -404,3 +404,27 @@ def test_baseline_arm_is_paired_by_task(tmp_path):
     plain = run_suite(suite, "waza_mock")
     tie = regrade(suite, {**plain, "baseline_tasks": plain["tasks"]})
     assert metrics.exit_code(tie) == 1
+
+
+# --- skill_directories / disabled_skills (§2.2, §3.1) ---------------------------------------
+
+def test_skill_directories_and_disabled_skills(tmp_path):
+    from scievals.waza.executors.agent import find_skills
+    from scievals.waza.predict import skill_dirs
+
+    for name in ("alpha", "beta", "gamma"):
+        (tmp_path / "skills" / name).mkdir(parents=True)
+        (tmp_path / "skills" / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {name} skill\n---\nbody\n")
+    text = EVAL.format(version='"1.4"').replace(
+        "model: m}", "model: m, skill_directories: [skills/alpha, skills/beta], "
+        "disabled_skills: [beta]}")
+    task = TASK + "skill_directories: [skills/gamma]\n"
+    suite = load_suite(_suite(tmp_path, text, task=task))
+    # eval level: beta dropped by basename; the task's own list replaces it, unfiltered
+    assert sorted(find_skills(skill_dirs(suite))) == ["alpha"]
+    assert sorted(find_skills(skill_dirs(suite, suite.tasks[0]))) == ["gamma"]
+    suite.config["disabled_skills"] = ["*"]
+    assert skill_dirs(suite, suite.tasks[0]) == []
+    suite.config["disabled_skills"], suite.config["skill_directories"] = [], []
+    assert skill_dirs(suite) == [suite.directory]  # the target's folder, as waza discovers

@@ -97,7 +97,8 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
         for attempt in range(1, max_attempts + 1):
             suffix = "" if attempt == 1 else f"/attempt{attempt}"
             trial = Trial(f"{case_prefix}/{task.id}/run{number}{suffix}",
-                          (attempt - 1) * trials + number - 1, len(task.files), timeout)
+                          (attempt - 1) * trials + number - 1, len(task.files), timeout,
+                          tuple(skill_dirs(suite, task)) if suite.version else None)
             attempts.append(_attempt(suite, task, executor, number, trial, options))
             if max_attempts == 1 or _provisional(suite, task, attempts[-1], options) != "failed":
                 break
@@ -190,10 +191,25 @@ def run_triggers(suite: Suite, executor: Executor, case_prefix: str) -> list[dic
     return results
 
 
-def skill_dirs(suite: Suite) -> list[Path]:
-    """The suite folder and its ``config.skill_directories`` (relative to eval.yaml)."""
-    return [suite.directory] + [suite.directory / d
-                                for d in suite.config.get("skill_directories") or []]
+def skill_dirs(suite: Suite, task: Task | None = None) -> list[Path]:
+    """Where skills are found. A v0.23 suite: its folder and ``config.skill_directories``.
+    A 1.x suite as current waza (§2.2, §3.1): ``config.skill_directories`` (relative to
+    eval.yaml; empty: the suite folder, where waza discovers the target's skill), ``none``
+    there turns skills off, ``disabled_skills`` drops entries by path or basename (``*``:
+    all); a task's own ``skill_directories`` replace the list and are not filtered (but
+    ``*`` still turns everything off)."""
+    configured = list(suite.config.get("skill_directories") or [])
+    if not suite.version:
+        return [suite.directory] + [suite.directory / d for d in configured]
+    disabled = [str(d) for d in suite.config.get("disabled_skills") or []]
+    if "*" in disabled or "none" in configured:
+        return []
+    if task is not None and task.skill_directories is not None:
+        return [suite.directory / d for d in task.skill_directories]
+    if not configured:
+        return [suite.directory]
+    return [suite.directory / d for d in configured
+            if d not in disabled and Path(d).name not in disabled]
 
 
 def check_required_skills(suite: Suite) -> None:
@@ -270,7 +286,7 @@ def executor_for(model: str, config: dict, suite: Suite, records_path: Path | No
                   agent_settings((config.get("waza") or {}).get("agent")),
                   find_skills(skill_dirs(suite)) if skills else {},
                   records_path=records_path)
-    return AgentExecutor(agent), spec.model or spec.name
+    return AgentExecutor(agent, skills=skills), spec.model or spec.name
 
 
 def predict_job(suite_dir: str, model: str, config: dict, out: str,

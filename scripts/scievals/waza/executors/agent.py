@@ -202,7 +202,8 @@ class Agent:
         self.records_path = records_path
         self.responses: list = []  # every LLMResponse of this agent, for usage.json
 
-    def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict]) -> str:
+    def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict],
+              skills: dict[str, Skill]) -> str:
         if name == "read":
             return workspace.read(str(args.get("path", "")))
         if name == "write":
@@ -211,26 +212,28 @@ class Agent:
             return workspace.list(str(args.get("path", ".")))
         if name == "shell":
             return workspace.shell(str(args.get("command", "")))
-        if name == "skill" and self.skills:
-            skill = self.skills.get(str(args.get("skill", "")))
+        if name == "skill" and skills:
+            skill = skills.get(str(args.get("skill", "")))
             if skill is None:
-                raise ValueError(f"no skill {args.get('skill')!r} (have: {', '.join(self.skills)})")
+                raise ValueError(f"no skill {args.get('skill')!r} (have: {', '.join(skills)})")
             events.append({"type": "skill.invoked", "data": {
                 "name": skill.name, "path": str(skill.path), "content": skill.body}})
             return f"Skill {skill.name!r} loaded. Follow its instructions:\n\n{skill.body}"
         raise ValueError(f"unknown tool {name!r}")
 
     def run(self, prompt: str | Sequence[str], workspace_dir: Path, case_id: str,
-            sample_index: int, timeout_s: float, on_turn: TurnHook | None = None
-            ) -> AgentRun:
+            sample_index: int, timeout_s: float, on_turn: TurnHook | None = None,
+            skills: dict[str, Skill] | None = None) -> AgentRun:
         """The conversation: each user turn (the prompt, then follow-ups) runs the tool
-        loop to a final answer, with its own ``timeout_s`` and ``max_turns``."""
+        loop to a final answer, with its own ``timeout_s`` and ``max_turns``. ``skills``
+        (None: the agent's own) are what the skill tool offers in this run."""
         from scievals.llm.base import Message
 
+        skills = self.skills if skills is None else skills
         prompts = [prompt] if isinstance(prompt, str) else list(prompt)
         workspace = Workspace(workspace_dir, self.settings)
         messages = [Message(role="system",
-                            content=system_prompt(self.skills, self.settings.allow_shell))]
+                            content=system_prompt(skills, self.settings.allow_shell))]
         events: list[dict] = []
         output = ""
         for number, text in enumerate(prompts, start=1):
@@ -240,7 +243,7 @@ class Agent:
             # Turn 1 keeps the single-prompt request ids (cached replies stay valid).
             prefix = case_id if number == 1 else f"{case_id}/followup{number - 1}"
             error = self._user_turn(workspace, messages, events, prefix, sample_index,
-                                    timeout_s)
+                                    timeout_s, skills)
             if error:
                 if number == 1:
                     return AgentRun(events, error)
@@ -253,7 +256,8 @@ class Agent:
         return AgentRun(events, "", len(prompts), output)
 
     def _user_turn(self, workspace: Workspace, messages: list, events: list[dict],
-                   case_id: str, sample_index: int, timeout_s: float) -> str:
+                   case_id: str, sample_index: int, timeout_s: float,
+                   skills: dict[str, Skill]) -> str:
         """The tool loop of one user turn; "" when the model gave a final answer, else
         the error. The final answer is appended to ``messages`` for a next turn."""
         from scievals.llm.base import LLMRequest, Message
@@ -293,7 +297,8 @@ class Agent:
                 events.append({"type": "tool.execution_start", "data": {
                     "toolCallId": call_id, "toolName": name, "arguments": args}})
                 try:
-                    output, success = self._tool(workspace, name, args, events), True
+                    output, success = self._tool(workspace, name, args, events,
+                                                 skills), True
                 except (OSError, ValueError, UnicodeError) as exc:
                     output, success = f"error: {exc}", False
                 output = output[:MAX_TOOL_OUTPUT]
@@ -319,8 +324,9 @@ class AgentExecutor:
 
     kind = "llm"
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, skills: bool = True) -> None:
         self.agent = agent
+        self.skills = skills  # False: the A/B baseline arm, no skill whatever the task says
 
     def execute(self, prompt: str, workspace: Path | None, trial: Trial,
                 follow_ups: Sequence[str] = (), on_turn: TurnHook | None = None
@@ -329,8 +335,10 @@ class AgentExecutor:
         if workspace is None:
             scratch = workspace = Path(tempfile.mkdtemp(prefix="waza-trigger-"))
         try:
+            skills = {} if not self.skills else (
+                find_skills(list(trial.skill_dirs)) if trial.skill_dirs is not None else None)
             result = self.agent.run([prompt, *follow_ups], workspace, trial.case_id,
-                                    trial.sample_index, trial.timeout_s, on_turn)
+                                    trial.sample_index, trial.timeout_s, on_turn, skills)
         finally:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)

@@ -34,12 +34,16 @@ class Execution:
 @dataclass(frozen=True)
 class Trial:
     """One run of one prompt: ``case_id`` names it in LLM records and the cache,
-    ``sample_index`` makes a retry a new sample, ``n_files`` is the task's file count."""
+    ``sample_index`` makes a retry a new sample, ``n_files`` is the task's file count,
+    ``skill_dirs`` the folders whose skills the agent may load."""
 
     case_id: str
     sample_index: int = 0
     n_files: int = 0
     timeout_s: float = 300.0
+    # Where this task's skills are found (schemaVersion 1.x: skill_directories,
+    # disabled_skills); None: the executor's own set.
+    skill_dirs: tuple[Path, ...] | None = None
 
 
 class Executor(Protocol):
