@@ -428,3 +428,17 @@ def test_skill_directories_and_disabled_skills(tmp_path):
     assert skill_dirs(suite, suite.tasks[0]) == []
     suite.config["disabled_skills"], suite.config["skill_directories"] = [], []
     assert skill_dirs(suite) == [suite.directory]  # the target's folder, as waza discovers
+
+
+def test_results_of_another_major_or_kind_are_refused(tmp_path):
+    from scievals.waza.gate import load_results
+
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"schemaVersion": "2.0", "skill": "s", "tasks": []}))
+    with pytest.raises(ScievalsError, match="only 1.x results are read"):
+        load_results(path)
+    path.write_text(json.dumps({"kind": "waza.preflight", "skill": "s", "tasks": []}))
+    with pytest.raises(ScievalsError, match="not a results file"):
+        load_results(path)
+    path.write_text(json.dumps({"schemaVersion": "1.9", "skill": "s", "tasks": []}))
+    assert load_results(path)["tasks"] == []

@@ -18,28 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_json
-from scievals.waza.executors.replay import check_results
+from scievals.waza.executors.replay import read_results
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_GOLDEN, EXIT_CONFIG = 0, 1, 2, 3
 POLICIES = ("allow", "warn", "fail")
-# Not results, although they are waza JSON documents (§5.3).
-FOREIGN_KINDS = ("waza.preflight", "waza.release")
 
 
 def load_results(path: str | Path) -> dict:
-    """A results file as current waza reads one: a missing ``schemaVersion`` means the
-    current one, another major is refused, preflight/release documents are not results."""
-    data = read_json(path)
-    if isinstance(data, dict) and str(data.get("kind", "")).startswith(FOREIGN_KINDS):
-        raise ScievalsError(path, f"a {data['kind']} document, not a results file",
-                            "give the JSON that waza run -o wrote")
-    if isinstance(data, dict) and data.get("schemaVersion") not in (None, ""):
-        major = str(data["schemaVersion"]).split(".")[0]
-        if major != "1":
-            raise ScievalsError(f"{path}: schemaVersion", f"{data['schemaVersion']!r}: only "
-                                "1.x results are read", "use results written by waza 1.x")
-    return check_results(data, str(path))
+    """A results file as current waza reads one (a missing ``schemaVersion`` is the
+    current one; another major, preflight/release documents are refused)."""
+    return read_results(path)
 
 
 @dataclass(frozen=True)
