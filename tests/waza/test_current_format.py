@@ -442,3 +442,43 @@ def test_results_of_another_major_or_kind_are_refused(tmp_path):
         load_results(path)
     path.write_text(json.dumps({"schemaVersion": "1.9", "skill": "s", "tasks": []}))
     assert load_results(path)["tasks"] == []
+
+
+class _PairwiseJudge:
+    """Independent prompts: one pass; pairwise prompts: the output naming "python" wins."""
+
+    def __init__(self):
+        self.pairwise = 0
+
+    def ask(self, case_id, prompt, model=""):
+        if "## Output A" not in prompt:
+            return json.dumps({"grades": [{"verdict": "pass", "description": "ok",
+                                           "reason": ""}]})
+        self.pairwise += 1
+        a = prompt.split("## Output A", 1)[1].split("## Output B", 1)[0]
+        b = prompt.split("## Output B", 1)[1]
+        winner = "A" if "python" in a else ("B" if "python" in b else "tie")
+        return json.dumps({"winner": winner, "magnitude": "much-better"})
+
+
+def test_pairwise_judge_compares_the_two_arms(tmp_path):
+    from scievals.waza.graders.base import GraderOptions
+    from scievals.waza.predict import run_suite
+    from scievals.waza.runs import regrade
+
+    text = CSV_EVAL.replace("range: [2, 4]", "baseline: true").replace(
+        "config: {trials_per_task: 1,", "config: {trials_per_task: 2,") + (
+        "  - {name: pair, type: prompt, config: {prompt: 'Which explains better?', "
+        "mode: pairwise}}\n")
+    suite = load_suite(_suite(tmp_path, text, files={
+        "cases.csv": "id,prompt\na,{{.Vars.lang}} one\nb,{{.Vars.lang}} two\n"}))
+    judge = _PairwiseJudge()
+    options = GraderOptions(judge=judge)
+    graded = regrade(suite, run_suite(suite, "waza_mock", baseline_executor=_NoSkillAgent()),
+                     options=options)
+    pair = graded["tasks"][0]["skill_impact"]["pairwise"]["pair"]
+    # 2 runs, each judged twice (positions swapped): the skill's output names python both
+    # times, so the skill wins consistently: score 1 per run
+    assert [(r["run_number"], r["winner"], r["score"]) for r in pair["runs"]] == [
+        (1, "skill", 1.0), (2, "skill", 1.0)]
+    assert pair["mean_score"] == 1.0 and judge.pairwise == 2 * 2 * 2  # tasks x runs x 2

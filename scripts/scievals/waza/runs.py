@@ -392,7 +392,49 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
                       task_filter=task_filter, skip_graders=skip_graders,
                       where=f"{where} (baseline arm)")
         with_baseline(graded, arm, where)
+        pairwise_impact(suite, graded, arm, options)
     return graded
+
+
+def pairwise_impact(suite: Suite, graded: dict, arm: Mapping, options: GraderOptions) -> None:
+    """What waza's runner cannot do (it grades pass 1 before pass 2 runs): every
+    ``prompt`` grader with ``mode: pairwise`` judges each run against the baseline arm's
+    run of the same number (positions swapped, old §6.7), into
+    ``skill_impact.pairwise[<grader>] = {runs: [{run_number, winner, magnitude, score} |
+    {run_number, error}], mean_score}`` (skill 1, tie 0.5, baseline 0)."""
+    by_id = {t.id: t for t in suite.tasks}
+    base = {t["test_id"]: t for t in arm["tasks"]}
+    for record in graded["tasks"]:
+        task = by_id[record["test_id"]]
+        specs = [g for g in graders_for(suite, task)
+                 if g.type == "prompt" and g.config.get("mode") == "pairwise"]
+        if not specs:
+            continue
+        base_runs = {r["run_number"]: r for r in base[task.id]["runs"]}
+        found = {}
+        for spec in specs:
+            grader = build(spec.kind, spec.config, options, spec.name)
+            results = []
+            for run in record["runs"]:
+                other = base_runs.get(run["run_number"])
+                if other is None or "error" in (run["status"], other["status"]):
+                    continue  # an errored run has nothing to compare
+                context = GraderContext(output=run["final_output"] or "",
+                                        baseline_output=other["final_output"] or "",
+                                        task=dict(task.raw))
+                try:
+                    verdict = grader.grade(context)
+                except ScievalsError as exc:
+                    results.append({"run_number": run["run_number"], "error": exc.one_line()})
+                    continue
+                results.append({"run_number": run["run_number"],
+                                "winner": verdict.details.get("winner"),
+                                "magnitude": verdict.details.get("magnitude", ""),
+                                "score": verdict.score})
+            scores = [r["score"] for r in results if "score" in r]
+            found[spec.name] = {"runs": results,
+                                "mean_score": sum(scores) / len(scores) if scores else None}
+        record["skill_impact"]["pairwise"] = found
 
 
 def normalized_gain(pre: float, post: float) -> float:

@@ -260,7 +260,8 @@ class PromptGrader:
 
     def _winner(self, judge: Judge, case_id: str, a: str, b: str) -> dict[str, Any]:
         prompt = (
-            f"## Rubric\n{self.prompt}\n\n## Output A\n```\n{a}\n```\n\n"
+            f"## Rubric\n{self.prompt or (self.rubric.body if self.rubric else '')}\n\n"
+            f"## Output A\n```\n{a}\n```\n\n"
             f"## Output B\n```\n{b}\n```\n\n{PAIRWISE_PROTOCOL}"
         )
         verdict = parse_json_reply(judge.ask(case_id, prompt, self.model), "prompt grader")
