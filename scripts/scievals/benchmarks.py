@@ -209,7 +209,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
         comparisons="scievals.waza.comparisons:item_metrics",
         comparison_inputs=MappingProxyType({
-            "per_case": "results/waza/scores/{model}.per_case.csv",
+            "graded": "results/waza/graded/{model}.json",
             "download": "data/raw/waza/source.json",
         }),
         item_noun="tasks",

@@ -1,9 +1,11 @@
 """waza's items for the paired comparisons: the tasks of each suite (one dataset per suite).
 
+Read from each model's graded results (``results/waza/graded/<model>.json``), so the A/B
+arm without skills (``<model> [no-skill]``, its own leaderboard row) is an arm too.
 ``pass_rate`` is per-task pass/fail (a task passes when every run passed, waza's
 ``success_rate``), compared with the exact McNemar test; ``weighted_score`` and
 ``aggregate_score`` are per-task means over runs (paired t). ``trigger_accuracy`` has no
-per-item table and is not compared."""
+per-item values and is not compared."""
 
 from __future__ import annotations
 
@@ -12,33 +14,41 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from scievals.common.comparisons import ItemMetric
-from scievals.common.io import read_json, user_file
+from scievals.common.io import read_json
+from scievals.waza.runs import BASELINE_ARM
 
-# headline metric -> (per-case column, kind)
-ITEM_COLUMNS = {"pass_rate": ("passed", "pass_fail"),
-                "weighted_score": ("avg_weighted_score", "mean"),
-                "aggregate_score": ("avg_score", "mean")}
+# headline metric -> (per-task value, kind)
+ITEM_VALUES = {
+    "pass_rate": (lambda task: 1.0 if task["status"] == "passed" else 0.0, "pass_fail"),
+    "weighted_score": (lambda task: task["stats"]["avg_weighted_score"], "mean"),
+    "aggregate_score": (lambda task: task["stats"]["avg_score"], "mean"),
+}
+
+
+def task_rows(arm: str, suite: str, outcome: Mapping) -> list[dict]:
+    return [{"arm": arm, "suite": suite, "task_id": task["test_id"],
+             **{metric: value(task) for metric, (value, _) in ITEM_VALUES.items()}}
+            for task in outcome.get("tasks") or []]
 
 
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  headline: Sequence[str], section: Mapping) -> list[ItemMetric]:
     suites = read_json(inputs["download"][0]).get("suites", {})
-    frames = []
-    for model, path in zip(models, inputs["per_case"]):
-        frame = pd.read_csv(user_file(path), dtype={"suite": str, "task_id": str})
-        frames.append(frame.assign(model=model,
-                                   passed=(frame["status"] == "passed").astype(float)))
-    if not frames:
+    rows = []
+    for model, path in zip(models, inputs["graded"]):
+        for suite, outcome in read_json(path)["suites"].items():
+            rows += task_rows(model, suite, outcome)
+            if outcome.get("baseline_outcome"):
+                rows += task_rows(f"{model} [{BASELINE_ARM}]", suite, outcome["baseline_outcome"])
+    if not rows:
         return []
-    tasks = pd.concat(frames, ignore_index=True)
+    tasks = pd.DataFrame(rows)
     out = []
-    for suite, rows in tasks.groupby("suite", sort=True):
+    for suite, group in tasks.groupby("suite", sort=True):
         dataset = suites.get(suite, {}).get("dataset", suite)
         for metric in headline:
-            if metric not in ITEM_COLUMNS:
-                continue
-            column, kind = ITEM_COLUMNS[metric]
-            values = rows.pivot_table(index="task_id", columns="model", values=column,
-                                      aggfunc="mean")
-            out.append(ItemMetric(str(dataset), metric, kind, values))
+            if metric in ITEM_VALUES:
+                values = group.pivot_table(index="task_id", columns="arm", values=metric,
+                                           aggfunc="mean")
+                out.append(ItemMetric(str(dataset), metric, ITEM_VALUES[metric][1], values))
     return out
