@@ -248,7 +248,12 @@ def _ci(values: Sequence[float], bootstrap: Mapping) -> tuple:
     """The t-interval over tasks (``bootstrap.method`` auto; a bootstrap otherwise)."""
     if len(values) < 2:
         return (None, None, "")
-    return mean_interval(values, bootstrap)
+    low, high, method = mean_interval(values, bootstrap)
+    # scores lie in [0, 1]: a t-interval of a few tasks can reach past them (clipping keeps
+    # every value the interval could contain, so its coverage is unchanged)
+    if math.isnan(low) or math.isnan(high):  # intervals turned off (n_resamples 0)
+        return (None, None, "")
+    return (max(0.0, low), min(1.0, high), method)
 
 
 def _wilson(passed: int, n: int) -> tuple:
