@@ -6,7 +6,7 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.report.registry import FigureSpec
+from scievals.figures.spec import FigureSpec
 
 
 def draw(smk):

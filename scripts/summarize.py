@@ -6,9 +6,9 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.common.history import record_history
+from scievals.results.history import record_history
 from scievals.common.tables import concat_tables, write_result_table
-from scievals.report.leaderboard_cli import write_leaderboard
+from scievals.results.show import write_leaderboard
 
 
 def summarize(smk):

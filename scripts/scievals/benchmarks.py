@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from scievals.common import config as config_schema
-from scievals.report.registry import GENERIC_FIGURES, FigureSpec
+from scievals.figures.spec import GENERIC_FIGURES, FigureSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -97,9 +97,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("model_comparison", "Model comparison",
-                       "scievals.report.abdev:model_comparison"),
+                       "scievals.abdev.figures:model_comparison"),
             FigureSpec("assay_heatmap", "Spearman per assay and model",
-                       "scievals.report.abdev:assay_heatmap"),
+                       "scievals.abdev.figures:assay_heatmap"),
         ),
         # The reference leaderboard's ranking: per-fold CV average of each assay.
         headline_metrics=tuple(f"{assay}:{metric}" for metric in ("spearman", "top_10_recall")
@@ -119,11 +119,11 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("model_comparison", "Model comparison",
-                       "scievals.report.gating:model_comparison"),
+                       "scievals.gating.figures:model_comparison"),
             FigureSpec("case_heatmap", "Scores per test case",
-                       "scievals.report.gating:case_heatmap", ("per_case",)),
+                       "scievals.gating.figures:case_heatmap", ("per_case",)),
             FigureSpec("hierarchies", "True vs predicted hierarchies",
-                       "scievals.report.gating:hierarchies", ("cases", "predictions"),
+                       "scievals.gating.figures:hierarchies", ("cases", "predictions"),
                        directory=True),
         ),
         report_inputs=MappingProxyType({
@@ -146,9 +146,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("model_comparison", "Model comparison",
-                       "scievals.report.autogkb:model_comparison"),
+                       "scievals.autogkb.figures:model_comparison"),
             FigureSpec("field_similarity", "Field similarity by model",
-                       "scievals.report.autogkb:field_similarity"),
+                       "scievals.autogkb.figures:field_similarity"),
         ),
         headline_metrics=("score", "one_to_one_score", "f1"),
     ),
@@ -164,7 +164,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
-                       "scievals.report.waza:suite_comparison"),
+                       "scievals.waza.figures:suite_comparison"),
         ),
         headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
     ),

@@ -100,7 +100,7 @@ def test_drawing_a_figure_without_matplotlib_is_one_line_naming_the_extra(tmp_pa
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == (
-        "scievals.report.abdev: this needs the 'report' extra (package matplotlib is not "
+        "scievals.abdev.figures: this needs the 'report' extra (package matplotlib is not "
         "installed): pip install -e '.[report]'  (or '.[all]')")
 
 

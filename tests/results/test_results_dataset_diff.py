@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pandas as pd
 from scievals.cli import main
-from scievals.common.history import record_history
+from scievals.results.history import record_history
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
 

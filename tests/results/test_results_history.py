@@ -5,7 +5,7 @@ import pytest
 from scievals.cli import main
 from scievals.common import notices as run_notices
 from scievals.common.errors import ScievalsError
-from scievals.common.history import compare, read_index, record_history, resolve
+from scievals.results.history import compare, read_index, record_history, resolve
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from scievals.common import notices
-from scievals.common.dataset_diff import dataset_differences, datasets_line
+from scievals.results.dataset_diff import dataset_differences, datasets_line
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, sha256_file, write_csv
 from scievals.common.provenance import git_commit

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scievals.common.history import (
+from scievals.results.history import (
     compare,
     format_comparison,
     read_index,
