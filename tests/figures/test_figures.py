@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from PIL import Image
 from scievals import benchmarks
+from scievals.abdev import figures as abdev
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import Provenance
 from scievals.common.tables import concat_tables, result_rows, write_result_table
-from scievals.abdev import figures as abdev
 from scievals.figures import generic
 from scievals.figures.frames import comparison_frame, metric_matrix, provenance_line
 from scievals.figures.plots import default_gate_key, panel_order, tree_layout

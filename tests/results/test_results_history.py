@@ -5,9 +5,10 @@ import pytest
 from scievals.cli import main
 from scievals.common import notices as run_notices
 from scievals.common.errors import ScievalsError
-from scievals.results.history import compare, read_index, record_history, resolve
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
+from scievals.results.compare import compare
+from scievals.results.history import read_index, record_history, resolve
 
 
 def _summary(path, values, commit="abc"):
@@ -52,9 +53,9 @@ def test_compare_cli_exit_codes(tmp_path, capsys):
     a = _summary(tmp_path / "a.csv", {"random": 0.1})
     b = _summary(tmp_path / "b.csv", {"random": 0.3})
     assert main(["compare", str(a), str(a), "--fail-on-change"]) == 0
-    assert "No value changed." in capsys.readouterr().out
+    assert "No result changed" in capsys.readouterr().out
     assert main(["compare", str(a), str(b), "--fail-on-change"]) == 2
-    assert "1 value(s) changed" in capsys.readouterr().out
+    assert "1 result difference(s) (value 1):" in capsys.readouterr().out
     assert main(["compare", str(a), str(tmp_path / "missing.csv")]) == 1
     assert "missing.csv: file not found" in capsys.readouterr().err
 
