@@ -1,4 +1,5 @@
-"""Entry script: merge result tables (rules summarize_benchmark and summarize_all)."""
+"""Entry script: merge result tables (rules summarize_benchmark, summarize_all and
+refresh_summary)."""
 
 import sys
 
@@ -6,18 +7,17 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.results.history import record_history
-from scievals.common.tables import concat_tables, write_result_table
-from scievals.results.show import write_leaderboard
+from scievals.results.summary import merge, refresh
 
 
 def summarize(smk):
-    table = concat_tables(smk.input)
-    write_result_table(smk.output[0], table)
-    if "history_dir" in smk.params.keys():  # noqa: SIM118 (Namedlist: `in` tests values)
-        record_history(smk.output[0], smk.params.history_dir)
-    if "leaderboard" in smk.output.keys():  # noqa: SIM118
-        write_leaderboard(smk.output[0], markdown_out=smk.output.leaderboard)
+    params = {name: getattr(smk.params, name) for name in smk.params.keys()}  # noqa: SIM118
+    if "summaries" in params:  # a benchmark target refreshes the merged summary
+        refresh(smk.input[0], params["summaries"], params["summary"], params["leaderboard"],
+                params["history_dir"], smk.output[0])
+        return
+    leaderboard = smk.output.leaderboard if "leaderboard" in smk.output.keys() else None  # noqa: SIM118
+    merge(smk.input, smk.output[0], params.get("history_dir"), leaderboard)
 
 
 run(snakemake, summarize)

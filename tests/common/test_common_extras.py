@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from importlib import metadata
@@ -19,10 +18,6 @@ import pytest
 from scievals.common.extras import extra_of_module, missing_extra
 
 ROOT = Path(__file__).resolve().parents[2]
-IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",
-    "__pycache__", ".pytest_cache", "*.egg-info", "predictions",
-)
 
 
 def _name(requirement: str) -> str:
@@ -54,6 +49,7 @@ def hidden_extras() -> set[str]:
 
 BLOCKER = """
 import importlib.abc, sys
+from support.workflow_copy import copy_workflow
 HIDDEN = {hidden!r}
 class Hide(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
@@ -166,7 +162,7 @@ def test_workspace_extraction_without_flowkit_stops_instead_of_skipping_every_fi
 @pytest.mark.slow
 def test_core_install_parses_and_dry_runs_the_workflow(tmp_path):
     workdir = tmp_path / "scievals"
-    shutil.copytree(ROOT, workdir, ignore=IGNORE)
+    copy_workflow(ROOT, workdir)
     proc = run_hidden(
         "import sys\n"
         "from snakemake.cli import main\n"
