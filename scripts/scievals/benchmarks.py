@@ -6,15 +6,19 @@ and the report loop over this list; nothing else names a benchmark. The how-to i
 ``docs/adding-a-benchmark.md``.
 
 Everything that needs the benchmark's own code (CLI module, figure functions, code
-versions) is named as ``"module:attribute"`` and imported only when asked for, so
+versions) is named as ``"module:attribute"``: the CLI and figures are imported only when
+used, and code versions are read from the module's source (:func:`literal_constant`), so
 reading the registry (the Snakefile does it at every start) imports no benchmark.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
@@ -22,12 +26,46 @@ from scievals.common import config as config_schema
 from scievals.figures.spec import GENERIC_FIGURES, FigureSpec
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the folder holding the scievals package
 
 
 def resolve(reference: str):
     """The object a ``"module:attribute"`` reference names."""
     module, _, attribute = reference.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def literal_constant(reference: str):
+    """The value of a module-level literal constant (``"module:NAME"``, one line at column 0),
+    read from the module's source without importing it: the Snakefile asks for every code
+    version at each start, and importing the benchmark modules would load pandas and scipy
+    just to parse."""
+    module, _, name = reference.partition(":")
+    base = PACKAGE_ROOT.joinpath(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    assigned = _module_assignments(path)
+    if name not in assigned:
+        raise KeyError(f"{reference}: {path} assigns no {name} at module level")
+    try:
+        # the line's value, or its value without a trailing comment
+        return ast.literal_eval(ast.parse(assigned[name], mode="eval").body)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"{reference}: not a one-line literal constant (write it as one, "
+                         "e.g. NAME = \"score-v3\")") from None
+
+
+# NAME[: annotation] = value, on one line at column 0 (ast.parse drops a trailing comment)
+_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=[ \t]*([^\n]+)$", re.MULTILINE)
+
+
+@cache
+def _module_assignments(path: Path) -> dict[str, str]:
+    """Module-level ``NAME = value`` lines of a source file: name -> the value's source text
+    (the first one wins, as a constant is assigned once)."""
+    out: dict[str, str] = {}
+    for name, value in _ASSIGNMENT.findall(path.read_text(encoding="utf-8")):
+        out.setdefault(name, value)
+    return out
 
 
 @dataclass(frozen=True)
@@ -73,7 +111,7 @@ class Benchmark:
 
     def code_version(self, role: str) -> str:
         """The version constant of the code behind ``role`` (a rule param)."""
-        return str(resolve(self.code_versions[role]))
+        return str(literal_constant(self.code_versions[role]))
 
     def report_figures(self) -> tuple[FigureSpec, ...]:
         return self.figures or GENERIC_FIGURES
