@@ -43,7 +43,7 @@ rule summarize_all:
     params:
         history_dir=HISTORY_DIR,
     script:
-        "../scripts/summarize.py"
+        "../scripts/merge_summary.py"
 
 
 rule refresh_summary:
@@ -65,7 +65,7 @@ rule refresh_summary:
         leaderboard=LEADERBOARD,
         history_dir=HISTORY_DIR,
     script:
-        "../scripts/summarize.py"
+        "../scripts/merge_summary.py"
 
 
 # One target rule per benchmark: `snakemake --cores 8 <benchmark>`.

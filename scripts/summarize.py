@@ -1,5 +1,4 @@
-"""Entry script: merge result tables (rules summarize_benchmark, summarize_all and
-refresh_summary)."""
+"""Entry script of rule summarize_benchmark: one benchmark's score tables -> its summary."""
 
 import sys
 
@@ -7,17 +6,11 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.results.summary import merge, refresh
+from scievals.common.tables import concat_tables, write_result_table
 
 
 def summarize(smk):
-    params = {name: getattr(smk.params, name) for name in smk.params.keys()}  # noqa: SIM118
-    if "summaries" in params:  # a benchmark target refreshes the merged summary
-        refresh(smk.input[0], params["summaries"], params["summary"], params["leaderboard"],
-                params["history_dir"], smk.output[0])
-        return
-    leaderboard = smk.output.leaderboard if "leaderboard" in smk.output.keys() else None  # noqa: SIM118
-    merge(smk.input, smk.output[0], params.get("history_dir"), leaderboard)
+    write_result_table(smk.output[0], concat_tables(smk.input))
 
 
 run(snakemake, summarize)

@@ -24,6 +24,9 @@ from types import MappingProxyType
 
 from scievals.common import config as config_schema
 from scievals.figures.spec import GENERIC_FIGURES, FigureSpec
+from scievals.llm.base import ModelSpec
+from scievals.llm.registry import model_spec
+from scievals.llm.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the folder holding the scievals package
@@ -232,10 +235,6 @@ def validate_config(config: dict, where: str = "config") -> dict:
     section from its schema plus the shared data-source keys, the model registry entries and
     the ``llm`` section from the LLM layer's pydantic models (their rules across keys, such as
     "anthropic/openai need a model id", from ``model_spec``)."""
-    from scievals.llm.base import ModelSpec
-    from scievals.llm.registry import model_spec
-    from scievals.llm.settings import LLMSettings
-
     generated = {"models": config_schema.schema_of(ModelSpec, drop=("name",)),
                  "llm": config_schema.schema_of(LLMSettings)}
     config_schema.validate_config(config, REGISTRY, where, generated)

@@ -16,9 +16,11 @@ tokens_in, tokens_out, latency_s, cache_hit, attempts.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from scievals.autogkb import baseline
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.data import load_articles, test_pmcids
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompt import PROMPT_VERSION, build_request
 from scievals.common.errors import ScievalsError
@@ -127,10 +129,6 @@ def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[di
 
 def check_user_file(user_json, cases_jsonl=None) -> list[str]:
     """Problems of a bring-your-own file (empty when it imports cleanly)."""
-    from pathlib import Path
-
-    from scievals.autogkb.data import load_articles, test_pmcids
-
     if cases_jsonl and Path(cases_jsonl).exists():
         case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
     else:

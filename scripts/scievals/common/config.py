@@ -52,14 +52,20 @@ def _copy(value):
 
 
 @cache
-def _schema_file(path: Path) -> dict:
+def _schema_file(path: Path, mtime_ns: int, size: int) -> dict:
     return read_yaml(path)
 
 
 def schema_file(path: str | Path) -> dict:
-    """A schema YAML file, read once per process (every benchmark section shares the data-source
-    schema); a fresh copy each call, since callers complete it in place."""
-    return copy.deepcopy(_schema_file(Path(path)))
+    """A schema YAML file, read once per process while it is unchanged (every benchmark
+    section shares the data-source schema); a fresh copy each call, since callers complete it
+    in place."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return read_yaml(path)  # says what is wrong with the path, in one line
+    return copy.deepcopy(_schema_file(path, stat.st_mtime_ns, stat.st_size))
 
 
 _DefaultingValidator = _with_defaults(Draft202012Validator)

@@ -68,7 +68,7 @@ def _progress(total: int | None, label: str):
     if not sys.stderr.isatty():
         return None
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # the 'llm' extra; a core install downloads without a bar
     except ImportError:  # progress is a nicety; never a reason to fail
         return None
     return tqdm(total=total, unit="B", unit_scale=True, desc=label, leave=False)
