@@ -1,4 +1,5 @@
-"""Entry script of rule summarize_benchmark: one benchmark's score tables -> its summary."""
+"""Entry script of rule summarize_benchmark: one benchmark's score tables -> its summary
+(as text, without pandas: scievals.common.table_files)."""
 
 import sys
 
@@ -6,11 +7,11 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.common.tables import concat_tables, write_result_table
+from scievals.common.table_files import concat_files
 
 
 def summarize(smk):
-    write_result_table(smk.output[0], concat_tables(smk.input))
+    concat_files(smk.input, smk.output[0])
 
 
 run(snakemake, summarize)
