@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from scievals.common.extras import extra_of_module, missing_extra
+from support.workflow_copy import copy_workflow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,7 +50,6 @@ def hidden_extras() -> set[str]:
 
 BLOCKER = """
 import importlib.abc, sys
-from support.workflow_copy import copy_workflow
 HIDDEN = {hidden!r}
 class Hide(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
