@@ -25,6 +25,8 @@ from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompt import PROMPT_VERSION, build_request
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_json, sha256_text, write_json, write_jsonl
+from scievals.llm.registry import model_spec
+from scievals.llm.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +67,7 @@ def reply_record(case: dict, model: str, request, response) -> dict:
 
 
 def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
-    from scievals.llm.runner import run_batch
-    from scievals.llm.settings import LLMSettings
+    from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
 
     settings = LLMSettings.from_config(config.get("llm"))
     requests = [build_request(c) for c in cases]
@@ -83,8 +84,6 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
 def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
         usage_json) -> list[dict]:
     """Predict every case with ``model_name``; write the records and the usage summary."""
-    from scievals.llm.registry import model_spec
-
     cases = read_cases(cases_jsonl)
     spec = model_spec(model_name, config)
     if spec.provider == "baseline":

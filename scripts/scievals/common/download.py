@@ -146,6 +146,8 @@ def fetch(source: str, dest: str | os.PathLike, *, sha256: str | None = None,
 
 def _download(url: str, handle, hashes: dict, timeout_s: float, max_bytes: int | None,
               headers: dict, label: str) -> int:
+    # Not at the top: the Snakefile imports this module (through the benchmarks' data
+    # modules) at every start, and httpx costs about 0.1 s to import.
     import httpx
 
     timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))
