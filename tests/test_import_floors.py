@@ -19,7 +19,9 @@ from scievals import benchmarks
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "scievals"
 BENCHMARKS = set(benchmarks.NAMES)
 FLOORS = {"common": 0, "llm": 1, "figures": 1, **{b: 2 for b in BENCHMARKS},
-          "benchmarks": 3, "results": 4, "report": 4, "cli": 4, "__main__": 4}
+          # the registry and the whole-config check that reads it
+          "benchmarks": 3, "config_validation": 3, "workflow_config": 3,
+          "results": 4, "report": 4, "cli": 4, "__main__": 4}
 FLOOR_NAMES = ["common", "llm/figures", "benchmark packages", "registry", "results/report/cli"]
 
 

@@ -1,7 +1,7 @@
 """The benchmark registry: the one list of benchmarks.
 
 A benchmark is one package (``scievals/<name>/``) plus one :class:`Benchmark` line in
-:data:`REGISTRY`. Config validation, the CLI, the Snakefile's includes, the summary
+:data:`REGISTRY`. Config validation (:mod:`scievals.workflow_config`), the CLI, the Snakefile's includes, the summary
 and the report loop over this list; nothing else names a benchmark. The how-to is
 ``docs/adding-a-benchmark.md``.
 
@@ -22,11 +22,7 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
-from scievals.common import config as config_schema
 from scievals.figures.spec import GENERIC_FIGURES, FigureSpec
-from scievals.llm.base import ModelSpec
-from scievals.llm.registry import model_spec
-from scievals.llm.settings import LLMSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the folder holding the scievals package
@@ -226,18 +222,3 @@ def get(name: str) -> Benchmark:
 def enabled(config: Mapping) -> list[Benchmark]:
     """The benchmarks the (validated) config's ``benchmarks:`` list enables, in its order."""
     return [get(name) for name in config["benchmarks"]]
-
-
-def validate_config(config: dict, where: str = "config") -> dict:
-    """Validate the workflow config (filling defaults); raise one ScievalsError line otherwise.
-
-    One source per part: the top level from config/schema.yaml, each registered benchmark's
-    section from its schema plus the shared data-source keys, the model registry entries and
-    the ``llm`` section from the LLM layer's pydantic models (their rules across keys, such as
-    "anthropic/openai need a model id", from ``model_spec``)."""
-    generated = {"models": config_schema.schema_of(ModelSpec, drop=("name",)),
-                 "llm": config_schema.schema_of(LLMSettings)}
-    config_schema.validate_config(config, REGISTRY, where, generated)
-    for name in config["models"]:
-        model_spec(name, config)
-    return config

@@ -94,13 +94,6 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     return (error.message, schema.get("description", ""))
 
 
-def pydantic_error(exc, where: str, fix: str = "") -> ScievalsError:
-    """A pydantic ValidationError as the same one line a schema violation gives."""
-    first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"])
-    return ScievalsError(f"{where}.{key}" if key else where, first["msg"], fix)
-
-
 def schema_of(model, drop: Sequence[str] = ()) -> tuple[dict, dict]:
     """(JSON schema, its ``$defs``) of a pydantic model: the model is the one definition of
     keys, types, defaults and limits; ``None`` defaults are left out (never filled in)."""

@@ -32,3 +32,10 @@ class ScievalsError(Exception):
         """The same error with ``path`` in ``where`` replaced by ``instead`` (a job that works
         on a copy of the user's file names the user's file)."""
         return ScievalsError(self.where.replace(str(path), str(instead)), self.problem, self.fix)
+
+
+def pydantic_error(exc, where: str, fix: str = "") -> ScievalsError:
+    """A pydantic ValidationError as the same one line a schema violation gives."""
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"])
+    return ScievalsError(f"{where}.{key}" if key else where, first["msg"], fix)
