@@ -92,11 +92,6 @@ def test_figures_live_in_their_benchmark_package():
             assert spec.function.startswith(f"scievals.{bench.name}.figures:"), spec.function
 
 
-# The one cycle of the house (issue 18 item 1): waza's grader API and the graders import each
-# other; the waza re-housing (branch waza-rehouse) removes it. Nothing may be added here.
-KNOWN_CYCLE_MODULES = {"scievals.waza.context", "scievals.waza.graders"}
-
-
 def cycle_free_graph(graph: dict[str, set[str]]) -> list[str]:
     """A cycle of ``graph`` as a list of modules, or [] when there is none."""
     try:
@@ -113,10 +108,5 @@ def test_cycle_detection_finds_a_cycle():
 
 def test_no_import_cycle():
     graph = {m: {t for t in targets if t in MODULES} for m, targets in GRAPH.items()}
-    while cycle := cycle_free_graph(graph):
-        outside = [m for m in cycle if not any(m == k or m.startswith(f"{k}.")
-                                               for k in KNOWN_CYCLE_MODULES)]
-        assert not outside, f"import cycle: {' -> '.join(cycle)}"
-        # Cut the known waza cycle's edges and look for another one.
-        for m in cycle:
-            graph[m] = {t for t in graph[m] if t not in cycle}
+    cycle = cycle_free_graph(graph)
+    assert not cycle, f"import cycle: {' -> '.join(cycle)}"
