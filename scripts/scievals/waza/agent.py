@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
+from scievals.common.io import parse_yaml
 
 if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG builds)
     from scievals.llm.base import ModelSpec
@@ -72,7 +72,7 @@ def read_skill(path: Path) -> Skill:
     body = text
     if text.startswith("---"):
         _, front, body = text.split("---", 2)
-        meta = yaml.safe_load(front) or {}
+        meta = parse_yaml(front, path) or {}
     name = str(meta.get("name") or path.parent.name)
     return Skill(name=name, description=str(meta.get("description") or "").strip(),
                  body=body.strip(), path=path)
