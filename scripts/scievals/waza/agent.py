@@ -20,16 +20,14 @@ off when ``allow_shell`` is false) and ``skill`` (loads a SKILL.md body).
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scievals.common.io import parse_yaml
+from scievals.common.subprocess_limits import run_limited
 
 if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG builds)
     from scievals.llm.base import ModelSpec
@@ -40,8 +38,6 @@ if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG buil
 AGENT_VERSION = "waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
 MAX_TOOL_OUTPUT = 8000
-# The shell sees only these variables (plus HOME = the workspace): never an API key.
-SHELL_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
 
 
 @dataclass
@@ -141,20 +137,13 @@ class Workspace:
     def shell(self, command: str) -> str:
         if not self.settings.allow_shell:
             raise ValueError("the shell tool is turned off (waza.agent.allow_shell)")
-        env = {k: os.environ[k] for k in SHELL_ENV_KEEP if k in os.environ}
-        env["HOME"] = str(self.root)
-        # Own process group, so a timeout also ends what the command started in background.
-        with subprocess.Popen(command, shell=True, cwd=self.root, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True) as proc:
-            try:
-                output, _ = proc.communicate(timeout=self.settings.shell_timeout_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s"
-                                 ) from None
-        return f"exit code {proc.returncode}\n{output}"
+        # Scrubbed env, own process group (killed at the end too), memory/CPU limits.
+        done = run_limited(command, shell=True, cwd=self.root, merge_stderr=True,
+                           timeout_s=self.settings.shell_timeout_s)
+        if done.timed_out:
+            raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s")
+        output = done.stdout.decode("utf-8", "replace")
+        return f"exit code {done.returncode}\n{output}"
 
 
 def parse_tool_calls(text: str) -> list[tuple[str, dict]] | str:

@@ -67,6 +67,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
     from scievals.waza.data import load_suite
     from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
+    from scievals.waza.redact import redact_keys
     from scievals.waza.runs import transcript_files
 
     suite = load_suite(args.path, args.context_dir)
@@ -88,6 +89,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcome = run_suite(suite, model, engine=engine, model_id=model_id, trials=args.trials,
                             seed=args.seed, options=options, task_filter=args.task,
                             tags=args.tags, skip_graders=args.skip_graders)
+        outcome = redact_keys(outcome, config)
         _print_outcome(outcome, model)
         if args.output:
             write_json(args.output, outcome)
@@ -106,6 +108,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     from scievals.waza import metrics
     from scievals.waza.data import load_suite
     from scievals.waza.predict import grader_options
+    from scievals.waza.redact import redact_keys
     from scievals.waza.replay import grade_report, read_results, recompute, regrade
 
     if args.recorded:
@@ -121,6 +124,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         options = grader_options(config, suite)
         outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
                           workspace=args.workspace, task_filter=args.task)
+        outcome = redact_keys(outcome, config)
     if args.output:
         write_json(args.output, outcome)
     print(json.dumps(grade_report(outcome), indent=2))

@@ -27,6 +27,7 @@ from scievals.waza import runs, session
 from scievals.waza.agent import Agent, AgentSettings, find_skills
 from scievals.waza.context import GraderOptions
 from scievals.waza.data import Suite, Task
+from scievals.waza.redact import redact_keys
 
 log = logging.getLogger(__name__)
 
@@ -281,6 +282,7 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     outcome = run_suite(suite, model, engine=engine, model_id=model_id,
                         trials=section.get("trials"), seed=int(section.get("seed") or 0),
                         options=grader_options(config, suite, records))
+    outcome = redact_keys(outcome, config)
     _notify_errors(suite.name, model, outcome)
     write_json(out, outcome)
     return outcome
@@ -330,5 +332,6 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
             raise ScievalsError(where, f"a second results object for suite {name}",
                                 "keep one per suite")
         graded[name] = regrade(loaded[name], item, seed=seed)
+    graded = redact_keys(graded, {})
     write_json(out, {"suites": graded})
     return graded
