@@ -29,6 +29,7 @@ from jsonschema import Draft7Validator
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 from scievals.waza.context import GraderConfigError, build
+from scievals.waza.suite_paths import links_leaving, outside, suite_problems
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +239,12 @@ def _task_paths(spec: Path, patterns: list[str], problems: list[str]) -> list[Pa
         if not matches:
             problems.append(f"{spec}: tasks[{index}]: pattern {pattern!r} matches no file "
                             "(globs are relative to eval.yaml)")
-        found += [Path(m) for m in matches if Path(m) not in found]
+        for match in matches:  # never read a task file from outside the suite folder
+            problem = outside(match, [spec.parent], f"{spec}: tasks[{index}]", "task file")
+            if problem:
+                problems.append(problem)
+            elif Path(match) not in found:
+                found.append(Path(match))
     return found
 
 
@@ -394,7 +400,14 @@ def _collect(path: str | Path, context_dir: str | Path | None,
         if task.id in seen:
             problems.append(f"{task.source}: id: {task.id!r} is also the id of {seen[task.id]}")
         seen[task.id] = task.source
-    trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
+    problems += suite_problems(spec, tasks, raw, fixtures, given_fixtures=bool(context_dir))
+    trigger_file = spec.parent / "trigger_tests.yaml"
+    trigger_problem = outside(trigger_file, [spec.parent], str(trigger_file), "the file")
+    if trigger_problem:
+        problems.append(trigger_problem)
+    trigger_skill, prompts = "", []
+    if not trigger_problem:
+        trigger_skill, prompts = _trigger_tests(trigger_file, problems)
     problems = list(dict.fromkeys(problems))  # the loader and published schemas overlap
     if problems:
         return None, problems
@@ -551,6 +564,11 @@ def download_suites(cfg: dict, out_dir: str | Path, source_json: str | Path) -> 
         demo = root == DEMO_SUITES_DIR
         entries = {}
         for name in names:
+            leaving = links_leaving(available[name])
+            if leaving:  # copytree would copy the host files they point at
+                raise ScievalsError(f"{origin}: {name}", f"symlink(s) to outside the suite "
+                                    f"folder: {', '.join(leaving)}",
+                                    "copy the files in instead of linking them")
             target = Path(out_dir) / name
             if target.exists():
                 shutil.rmtree(target)
