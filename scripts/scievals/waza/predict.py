@@ -303,16 +303,20 @@ def _notify_errors(suite: str, model: str, outcome: dict) -> None:
 
 
 def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: list[str],
-                       out: str | Path, seed: int = 0) -> dict:
+                       out: str | Path, seed: int = 0, trials: int | None = None) -> dict:
     """Bring your own: re-grade a user's results file(s) with the configured suites.
 
     ``user_file`` holds one results JSON or a list of them; each is matched to a suite by
     its ``eval_name`` (the suite's ``name``) or folder name, re-graded (no workspace: file
     graders score 0, as ``waza grade`` without ``--workspace``), and all are written as
-    ``{"suites": {suite: results}}``.
+    ``{"suites": {suite: results}}``. Each must cover its suite: a task listed twice or
+    with more runs than ``trials`` (default: the suite's ``trials_per_task``) is refused,
+    a task left out counts as failed (with an end-of-run notice naming it).
     """
+    from scievals.common import notices
     from scievals.common.io import read_json, write_json
     from scievals.waza.data import load_suite
+    from scievals.waza.own_results import add_missing, check_coverage
     from scievals.waza.replay import check_results, regrade
 
     data = read_json(user_file)
@@ -331,7 +335,15 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
         if name in graded:
             raise ScievalsError(where, f"a second results object for suite {name}",
                                 "keep one per suite")
-        graded[name] = regrade(loaded[name], item, seed=seed)
+        suite = loaded[name]
+        allowed = trials or int(suite.config.get("trials_per_task") or 1)
+        missing = check_coverage(item, [t.id for t in suite.tasks], allowed, where)
+        graded[name] = add_missing(regrade(suite, item, seed=seed), suite.tasks, missing,
+                                   allowed, seed)
+        if missing:
+            notices.record("skipped_case", "waza", f"{where}: suite {name}: task(s) "
+                           f"{', '.join(missing)} missing; counted as failed",
+                           details={"suite": name, "missing": missing})
     graded = redact_keys(graded, {})
     write_json(out, {"suites": graded})
     return graded

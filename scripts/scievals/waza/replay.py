@@ -16,7 +16,7 @@ from typing import Any
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json
-from scievals.waza import metrics, runs
+from scievals.waza import metrics, own_results, runs
 from scievals.waza.context import GraderContext, GraderOptions
 from scievals.waza.data import Suite
 
@@ -32,15 +32,27 @@ def check_results(data, path: str) -> dict:
     if not isinstance(data, dict) or any(k not in data for k in RESULTS_KEYS):
         raise ScievalsError(path, "not a waza results file (needs keys skill and tasks)",
                             "give the JSON that `waza run -o` wrote")
+    if not isinstance(data["tasks"], list):
+        raise ScievalsError(f"{path}: tasks", "must be a list", "use waza's results format")
     for index, task in enumerate(data["tasks"]):
-        if not isinstance(task, dict) or "test_id" not in task or not isinstance(
-                task.get("runs"), list):
-            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id and runs[]",
-                                "use waza's results format")
+        if not isinstance(task, dict) or not isinstance(task.get("test_id"), str) or not (
+                isinstance(task.get("runs"), list)):
+            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id (a string) "
+                                "and runs[]", "use waza's results format")
         for number, run in enumerate(task["runs"]):
+            where = f"{path}: tasks[{index}] ({task['test_id']!r}) runs[{number}]"
             if not isinstance(run, dict):
-                raise ScievalsError(f"{path}: tasks[{index}].runs[{number}]",
-                                    "a run must be an object", "use waza's results format")
+                raise ScievalsError(where, "a run must be an object", "use waza's results format")
+            problem = own_results.run_problem(run)
+            if problem:
+                raise ScievalsError(where, problem, own_results.FIX)
+    problem = own_results.results_problem(data)
+    if problem:
+        raise ScievalsError(path, problem, own_results.FIX)
+    bad_text = own_results.unwritable_text(data)
+    if bad_text:
+        raise ScievalsError(f"{path}: {bad_text}", "holds a NUL or lone surrogate character",
+                            "remove it: the review and tables are UTF-8 text")
     return data
 
 
