@@ -194,7 +194,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
     schema, instance = error.schema, error.instance
     if error.validator == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
-        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
+        extra = (sorted(str(k) for k in set(instance) - set(allowed))  # YAML keys: any type
+                 if isinstance(instance, dict) else [])
         return f"unknown key(s) {', '.join(extra)} (allowed keys: {', '.join(allowed)})"
     if error.validator == "required":
         allowed = sorted(schema.get("properties", {}))
