@@ -137,7 +137,7 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-@pytest.mark.slow  # about 15 s: 60 generated suites through check and run
+@pytest.mark.slow  # about 30 s: 60 generated suites through check and run
 @SETTINGS
 @given(suite_files())
 def test_hostile_suites_are_one_line_or_a_correct_result(texts):
@@ -157,6 +157,38 @@ def test_hostile_suites_are_one_line_or_a_correct_result(texts):
             assert not target.exists()
         else:
             _check_outcome(json.loads(target.read_text()), code)
+
+
+words = st.text(alphabet="abcXYZ :", min_size=1, max_size=8).filter(lambda w: w.strip())
+
+
+@pytest.mark.slow  # about 10 s
+@SETTINGS
+@given(st.lists(st.tuples(words, words), min_size=1, max_size=4),
+       st.integers(1, 2))
+def test_generated_valid_suites_score_as_worked_out(tasks, trials):
+    """Mock output is "Mock response for: <prompt>"; a text grader ``contains: [w]``
+    (case-insensitive) passes iff w.lower() is in that text lowered. Worked out here
+    without the package, then compared with waza run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "suite"
+        (root / "tasks").mkdir(parents=True)
+        (root / "eval.yaml").write_text(yaml.safe_dump(
+            {"skill": "s", "tasks": ["tasks/*.yaml"], "config": {"trials_per_task": trials}}))
+        expected = []
+        for index, (prompt, word) in enumerate(tasks):
+            (root / "tasks" / f"t{index}.yaml").write_text(yaml.safe_dump({
+                "id": f"t{index}", "name": f"t{index}", "inputs": {"prompt": prompt},
+                "graders": [{"type": "text", "name": "w", "config": {"contains": [word]}}]}))
+            hit = word.lower() in f"Mock response for: {prompt}".lower()
+            expected.append("passed" if hit else "failed")
+        target = Path(tmp) / "results.json"
+        code, _, err = _call(["waza", "run", str(root), "-o", str(target)])
+        results = json.loads(target.read_text())
+        assert [t["status"] for t in results["tasks"]] == expected, err
+        assert [len(t["runs"]) for t in results["tasks"]] == [trials] * len(tasks)
+        assert results["summary"]["success_rate"] == expected.count("passed") / len(tasks)
+        assert code == (0 if all(s == "passed" for s in expected) else 1)
 
 
 def _results(answers: list[str]) -> dict:
