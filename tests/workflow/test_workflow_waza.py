@@ -92,6 +92,6 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
     assert planned_after("agent", "waza-agent-v1", "waza-agent-v2") == [
         "summarize_benchmark", "waza_predict_llm", "waza_predict_llm", "waza_score"]
     # mock engine and grading: the mock's 2 suites, the import (it re-grades), their scores
-    assert planned_after("predict", "waza-mock-v1", "waza-mock-v2") == sorted(
+    assert planned_after("predict", "waza-mock-v2", "waza-mock-v3") == sorted(
         ["summarize_benchmark", "waza_import", "waza_predict_baseline",
          "waza_predict_baseline", "waza_score", "waza_score"])

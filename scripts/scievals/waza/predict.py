@@ -37,7 +37,8 @@ BASELINES = (MOCK_MODEL,)
 # mock engine and grading (runs are graded inside the predict job, while their workspace
 # exists; also the re-grading of imported results); agent.AGENT_VERSION covers the agent
 # loop. A grading change bumps both.
-MOCK_VERSION = "waza-mock-v1"
+# v2: grader programs in the workspace with a scrubbed env; imports must cover the suite.
+MOCK_VERSION = "waza-mock-v2"
 
 
 @dataclass
