@@ -158,8 +158,8 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("waza_mock",),
         byo_suffix=".json",
         code_versions=MappingProxyType({
-            "predict_baseline": "scievals.waza.predict:MOCK_VERSION",
-            "predict_llm": "scievals.waza.agent:AGENT_VERSION",
+            "predict_baseline": "scievals.waza.executors.mock:BASELINE_VERSION",
+            "predict_llm": "scievals.waza.executors.agent:AGENT_VERSION",
             "score": "scievals.waza.metrics:METRICS_VERSION",
         }),
         figures=(

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import psutil  # a Snakemake dependency
 from scievals.cli import main
-from scievals.waza.agent import AgentSettings, Workspace
-from scievals.waza.context import GraderContext, grade
+from scievals.waza.executors.agent import AgentSettings, Workspace
+from scievals.waza.graders.base import GraderContext
+from scievals.waza.graders.registry import grade
 
 FAKE_KEY = "sk-test-fake-openai-0123456789"
 

@@ -228,7 +228,9 @@ def damaged_results(draw):
             target = task["runs"][0]
             key = draw(st.sampled_from(["run_number", "duration_ms", "final_output",
                                         "session_digest", "validations", "transcript",
-                                        "skill_invocations", "status", "error_msg"]))
+                                        "skill_invocations", "status", "error_msg",
+                                        "workspace_files", "workspace_omitted",
+                                        "attempt_records"]))
         else:
             target = task
             key = draw(st.sampled_from(["test_id", "runs", "display_name"]))

@@ -9,9 +9,10 @@ import pytest
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json
-from scievals.waza.data import load_suite
-from scievals.waza.predict import import_predictions, run_suite
-from scievals.waza.score import suite_metrics
+from scievals.waza.metrics import suite_metrics
+from scievals.waza.predict import import_predictions
+from scievals.waza.runs import regrade
+from scievals.waza.suites import load_suite
 
 BOOT = {"n_resamples": 200, "seed": 0}
 
@@ -29,28 +30,37 @@ def _four_task_suite(root):
     return suite
 
 
+def _results(suite, tmp_path):
+    """What `waza run -o` writes for the suite (graded runs): a user's own results file."""
+    out = tmp_path / "run.json"
+    main(["waza", "run", str(suite), "-o", str(out)])
+    return read_json(out)
+
+
 def test_cherry_picked_passing_task_counts_the_missing_ones_as_failed(tmp_path, caplog):
     suite = _four_task_suite(tmp_path / "suites")
-    mine = run_suite(load_suite(suite), "mine")
+    mine = _results(suite, tmp_path)
     assert [t["status"] for t in mine["tasks"]] == ["passed", "failed", "failed", "failed"]
     mine["tasks"] = mine["tasks"][:1]  # only the passing task
     user = tmp_path / "mine.json"
     write_json(user, mine)
     with caplog.at_level("WARNING"):
         import_predictions(user, tmp_path / "suites", ["four"], tmp_path / "imported.json")
-    graded = read_json(tmp_path / "imported.json")["suites"]["four"]
+    assert "task(s) b, c, d missing; counted as failed" in caplog.text
+    filed = read_json(tmp_path / "imported.json")["suites"]["four"]
+    graded = regrade(load_suite(suite), filed)  # what the score stage does
     # 1 passed of the suite's 4 tasks: pass rate 1/4 = 0.25 (not 1/1); n = 4.
     rows = {r["metric"]: r for r in suite_metrics(graded, BOOT)}
     assert (rows["pass_rate"]["value"], rows["pass_rate"]["n"]) == (0.25, 4)
     assert rows["run_pass_rate"]["value"] == 0.25  # 1 of 4 runs (one per task)
     assert [t["test_id"] for t in graded["tasks"]] == ["a", "b", "c", "d"]
+    assert [t["status"] for t in graded["tasks"]] == ["passed", "failed", "failed", "failed"]
     assert graded["tasks"][1]["runs"][0]["error_msg"].startswith("missing from the results")
-    assert "task(s) b, c, d missing; counted as failed" in caplog.text
 
 
 def test_a_task_repeated_beyond_the_trials_is_refused_naming_it(tmp_path):
     suite = _four_task_suite(tmp_path / "suites")
-    mine = run_suite(load_suite(suite), "mine")
+    mine = _results(suite, tmp_path)
     user = tmp_path / "mine.json"
     write_json(user, {**mine, "tasks": [mine["tasks"][0]] * 6})
     with pytest.raises(ScievalsError, match=r"tasks\[1\] \('a'\): task 'a' is listed twice"):
@@ -59,7 +69,7 @@ def test_a_task_repeated_beyond_the_trials_is_refused_naming_it(tmp_path):
     write_json(user, {**mine, "tasks": [task, *mine["tasks"][1:]]})
     with pytest.raises(ScievalsError, match=r"6 runs of task 'a', more than the suite's 1 "):
         import_predictions(user, tmp_path / "suites", ["four"], tmp_path / "x.json")
-    # Six trials allowed (the workflow's waza.trials): accepted, 6 runs graded.
+    # Six trials allowed (the workflow's waza.trials): accepted, 6 runs filed.
     import_predictions(user, tmp_path / "suites", ["four"], tmp_path / "ok.json", trials=6)
     assert len(read_json(tmp_path / "ok.json")["suites"]["four"]["tasks"][0]["runs"]) == 6
 
@@ -73,6 +83,9 @@ def test_a_task_repeated_beyond_the_trials_is_refused_naming_it(tmp_path):
                                                     "of objects"),
     ('run["validations"] = {"g": {"score": "high", "passed": True}}',
      "validations.g.score: must be a finite number"),
+    ('run["workspace_omitted"] = True', "workspace_omitted: must be a list, not true/false"),
+    ('run["attempt_records"] = [{"duration_ms": -1}]',
+     "attempt_records[0].duration_ms: must be a finite number >= 0, not -1"),
 ])
 def test_damaged_results_for_grade_name_task_and_run(tmp_path, capsys, change, problem):
     suite = _four_task_suite(tmp_path / "suites")
@@ -95,7 +108,7 @@ def test_damaged_results_for_grade_name_task_and_run(tmp_path, capsys, change, p
 @pytest.mark.parametrize("text", ["a\\u0000b", "\\ud800"])
 def test_nul_or_lone_surrogate_in_an_own_file_stops_the_import(tmp_path, text):
     suite = _four_task_suite(tmp_path / "suites")
-    mine = run_suite(load_suite(suite), "mine")
+    mine = _results(suite, tmp_path)
     mine["tasks"][2]["runs"][0]["final_output"] = "PLACEHOLDER"
     user = tmp_path / "mine.json"
     user.write_text(json.dumps(mine).replace("PLACEHOLDER", text))

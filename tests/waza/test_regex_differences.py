@@ -7,7 +7,7 @@ import re
 import warnings
 
 import pytest
-from scievals.waza.regex import search
+from scievals.waza.graders.sandbox.regex import search
 
 ROWS = [
     ("[[:digit:]]", "5", True, False),

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
-from scievals.waza.data import check_suite, download_suites, load_suite, tree_sha256
+from scievals.waza.data import download_suites, tree_sha256
+from scievals.waza.suites import check_suite, load_suite
 
 TASK = "id: {id}\nname: {id}\ninputs: {{prompt: hello{files}}}\n{extra}"
 

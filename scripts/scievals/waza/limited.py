@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from scievals.common.subprocess_limits import Finished, run_limited, scrubbed_env
-from scievals.waza.context import GraderContext
+from scievals.waza.graders.base import GraderContext
 
 GRADER_MEMORY_MB = 2048
 

@@ -5,9 +5,10 @@
   damaged file is one line naming the task and run instead of a traceback further on.
 - :func:`unwritable_text`: no NUL or lone surrogate anywhere (they cannot be written back
   to the UTF-8 review and tables).
-- :func:`complete`: an imported file covers the suite: every suite task appears once, with
-  at most the suite's trials runs; a task it leaves out counts as failed (as a missing
-  gating case does), so holding back failing tasks cannot raise the pass rate.
+- :func:`check_coverage` and :func:`fill_missing`: an imported file covers the suite:
+  every suite task appears once, with at most the suite's trials runs; a task it leaves
+  out counts as failed (as a missing gating case does), so holding back failing tasks
+  cannot raise the pass rate.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.waza import metrics, runs
 
 FIX = "use the JSON that `waza run -o` wrote"
 MISSING = "missing from the results file (counted as failed)"
 _UNWRITABLE = re.compile("[\\x00\\ud800-\\udfff]")
-RUN_STATUSES = ("passed", "failed", "error", "skipped")
+# "recorded": run by our predict stage, not graded yet (runs.RECORDED; runs imports this
+# module's reader, so the name is repeated here).
+RUN_STATUSES = ("passed", "failed", "error", "skipped", "recorded")
 
 
 def _number(value: Any) -> bool:
@@ -93,6 +95,23 @@ def run_problem(run: Mapping[str, Any]) -> str | None:
             return f"skill_invocations[{index}]: must be an object with a string name"
     if run.get("status") is not None and run["status"] not in RUN_STATUSES:
         return f"status: {run['status']!r} is not one of {', '.join(RUN_STATUSES)}"
+    omitted = run.get("workspace_omitted")
+    if omitted is not None and not isinstance(omitted, list):
+        return f"workspace_omitted: must be a list, not {_kind(omitted)}"
+    for index, item in enumerate(omitted or []):
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str) or not (
+                isinstance(item.get("bytes"), int) and not isinstance(item["bytes"], bool)):
+            return (f"workspace_omitted[{index}]: must be an object with a string path and "
+                    "an integer bytes")
+    attempts = run.get("attempt_records")
+    if attempts is not None:
+        if not isinstance(attempts, list) or not all(isinstance(a, dict) for a in attempts):
+            return "attempt_records: must be a list of run objects"
+        for index, attempt in enumerate(attempts):
+            if attempt.get("attempt_records") is not None:  # attempts are one level deep
+                return f"attempt_records[{index}]: an attempt has no attempt_records"
+            if problem := run_problem(attempt):
+                return f"attempt_records[{index}].{problem}"
     return _digest_problem(run.get("session_digest")) or _validations_problem(
         run.get("validations"))
 
@@ -158,25 +177,18 @@ def check_coverage(results: Mapping[str, Any], task_ids: list[str], trials: int,
     return [task_id for task_id in task_ids if task_id not in seen]
 
 
-def missing_task(task_id: str, display_name: str, trials: int, seed: int) -> dict:
-    """A task the results file left out: ``trials`` failed runs without any verdict."""
-    records = []
-    for number in range(1, trials + 1):
-        record = runs.run_record(number, duration_ms=0, context=None, validations={})
-        record.update(status="failed", error_msg=MISSING)
-        records.append(record)
-    return runs.task_record(task_id, display_name, records, seed)
-
-
-def add_missing(outcome: dict, tasks: list, missing: list[str], trials: int, seed: int) -> dict:
-    """``outcome`` with a failed entry for every missing task id (in the suite's task
-    order, ``tasks`` being the suite's) and its summary recomputed over all of them."""
+def fill_missing(results: dict, tasks: list, missing: list[str], trials: int) -> dict:
+    """``results`` with an entry for every missing task id, in the suite's task order
+    (``tasks`` being the suite's): ``trials`` runs recorded as ``error`` without a verdict,
+    which grading keeps as failed runs (an error run is never graded)."""
     if not missing:
-        return outcome
-    by_id = {t["test_id"]: t for t in outcome["tasks"]}
+        return results
+    by_id = {t["test_id"]: t for t in results["tasks"]}
     for task in tasks:
         if task.id in missing:
-            by_id[task.id] = missing_task(task.id, task.name, trials, seed)
-    ordered = [by_id[t.id] for t in tasks if t.id in by_id]
-    return {**outcome, "tasks": ordered,
-            "summary": metrics.summary(ordered, outcome["config"]["runs_per_test"], seed)}
+            by_id[task.id] = {"test_id": task.id, "display_name": task.name, "runs": [
+                {"run_number": number, "status": "error", "error_msg": MISSING,
+                 "duration_ms": 0, "final_output": "", "transcript": [], "validations": {},
+                 "skill_invocations": [], "session_digest": None}
+                for number in range(1, trials + 1)]}
+    return {**results, "tasks": [by_id[t.id] for t in tasks if t.id in by_id]}

@@ -12,13 +12,12 @@ from typing import Any
 
 import jsonschema
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderError,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config
 from scievals.waza.limited import caller_path, run_grader_command
@@ -33,7 +32,6 @@ def _reject_constant(name: str):
 SCRIPT_TIMEOUT_S = 30
 
 
-@register("json_schema")
 class JsonSchemaGrader:
     """The whole output must be JSON (no code-fence stripping) valid against the schema."""
 
@@ -92,7 +90,6 @@ class JsonSchemaGrader:
             ) from None
 
 
-@register("program")
 class ProgramGrader:
     """Run a command (no shell) with the output on stdin: exit 0 passes with 1.0."""
 
@@ -173,7 +170,6 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-@register("script")
 class ScriptGrader:
     """Python era: ``python <script>`` gets the context JSON on stdin and prints
     ``{score, passed, message, details}``; any failure scores 0."""
@@ -215,3 +211,11 @@ class ScriptGrader:
         if not math.isfinite(score):  # NaN/Infinity would poison every mean downstream
             return GraderResult(0.0, False, f"Script error: score {score} is not a finite number")
         return GraderResult(score, passed, message, details if isinstance(details, dict) else {})
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "json_schema": JsonSchemaGrader,
+    "program": ProgramGrader,
+    "script": ScriptGrader,
+}
