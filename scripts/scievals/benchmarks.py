@@ -150,7 +150,9 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.report.autogkb:field_similarity"),
         ),
-        headline_metrics=("score", "one_to_one_score", "f1"),
+        # one_to_one_score ranks: duplicated predictions raise the reference's score (a
+        # kept quirk, still shown) but not this one.
+        headline_metrics=("one_to_one_score", "score", "f1"),
     ),
     Benchmark(
         name="waza",
