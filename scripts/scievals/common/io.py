@@ -185,9 +185,6 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
 # anchors ("billion laughs") then expand a 1 KB file to gigabytes. A few aliases are a fair
 # convenience, so the budget is on the nodes that expanding them adds.
 YAML_ALIAS_BUDGET = 10_000
-# Text that cannot be written back as UTF-8 (lone surrogates, from escapes such as "\\ud800") or
-# that truncates C strings (NUL) in a value the user wrote.
-_UNWRITABLE = re.compile("[\\x00\\ud800-\\udfff]")
 
 
 class _YamlRefused(Exception):

@@ -3,8 +3,6 @@
 - :func:`run_problem`: a run's fields have the types waza writes (``duration_ms`` a finite
   number, ``run_number`` a positive integer, ``session_digest`` an object, ...), so a
   damaged file is one line naming the task and run instead of a traceback further on.
-- :func:`unwritable_text`: no NUL or lone surrogate anywhere (they cannot be written back
-  to the UTF-8 review and tables).
 - :func:`check_coverage` and :func:`fill_missing`: an imported file covers the suite:
   every suite task appears once, with at most the suite's trials runs; a task it leaves
   out counts as failed (as a missing gating case does), so holding back failing tasks
@@ -14,7 +12,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +19,6 @@ from scievals.common.errors import ScievalsError
 
 FIX = "use the JSON that `waza run -o` wrote"
 MISSING = "missing from the results file (counted as failed)"
-_UNWRITABLE = re.compile("[\\x00\\ud800-\\udfff]")
 # "recorded": run by our predict stage, not graded yet (runs.RECORDED; runs imports this
 # module's reader, so the name is repeated here).
 RUN_STATUSES = ("passed", "failed", "error", "skipped", "recorded")
@@ -135,24 +131,6 @@ def results_problem(data: Mapping[str, Any]) -> str | None:
         if (item.get("confidence") or "") not in ("high", "medium", ""):
             return (f"trigger_results[{index}].confidence: {item['confidence']!r} is not "
                     "high, medium or empty")
-    return None
-
-
-def unwritable_text(data: Any, where: str = "") -> str | None:
-    """The key path of the first string (or key) holding a NUL or lone surrogate, or None."""
-    stack = [(data, where)]
-    while stack:
-        value, path = stack.pop()
-        if isinstance(value, str):
-            if _UNWRITABLE.search(value):
-                return path or "(top level)"
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if isinstance(key, str) and _UNWRITABLE.search(key):
-                    return f"{path}.{key!r}" if path else repr(key)
-                stack.append((item, f"{path}.{key}" if path else str(key)))
-        elif isinstance(value, list):
-            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(value))
     return None
 
 

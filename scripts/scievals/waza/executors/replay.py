@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_json
+from scievals.common.io import read_json, refuse_unwritable_text
 from scievals.waza import metrics, own_results
 from scievals.waza.graders.base import GraderContext
 
@@ -51,10 +51,7 @@ def check_results(data, path: str) -> dict:
     problem = own_results.results_problem(data)
     if problem:
         raise ScievalsError(path, problem, own_results.FIX)
-    bad_text = own_results.unwritable_text(data)
-    if bad_text:
-        raise ScievalsError(f"{path}: {bad_text}", "holds a NUL or lone surrogate character",
-                            "remove it: the review and tables are UTF-8 text")
+    refuse_unwritable_text(data, path)  # the review and tables are written as UTF-8
     return data
 
 
