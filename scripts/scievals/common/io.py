@@ -268,6 +268,34 @@ def parse_yaml(text: str, where: str | os.PathLike) -> Any:
             loader.dispose()
 
 
+def parse_yaml_node(text: str, where: str | os.PathLike) -> Any:
+    """The composed root node (``yaml.Node`` or None) of one YAML document, with the same
+    refusals as :func:`parse_yaml` (for readers of the raw scalar text, e.g. waza's
+    ``schemaVersion``: ``1.10`` is not ``1.1``)."""
+    import yaml
+
+    loader = None
+    try:
+        loader = yaml.SafeLoader(text)
+        node = loader.get_single_node()
+        if node is not None:
+            _check_yaml_nodes(node)
+        return node
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{where}:{mark.line + 1}" if mark else str(where)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScievalsError(at, f"not valid YAML ({problem})") from None
+    except _YamlRefused as exc:
+        at = f"{where}:{exc.mark.line + 1}" if exc.mark else str(where)
+        raise ScievalsError(at, f"refused YAML: {exc.problem}", exc.fix) from None
+    except RecursionError:
+        raise ScievalsError(where, "YAML nested too deeply to read", "flatten it") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
 def read_yaml(path: str | os.PathLike) -> Any:
     """The YAML file the user names, read through :func:`parse_yaml`."""
     return parse_yaml(read_user_text(path), path)

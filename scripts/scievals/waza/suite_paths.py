@@ -68,3 +68,49 @@ def suite_problems(spec: Path, tasks: list, raw: dict, fixtures: Path,
                                     f"{spec}: config.skill_directories[{index}]",
                                     "skill directory"))
     return [p for p in problems if p]
+
+
+def _path_like(token: str) -> bool:
+    """A hook command word that names a file rather than a program or a plain argument."""
+    return "/" in token or os.sep in token or token.startswith(".")
+
+
+def v1_problems(spec: Path, raw: dict, tasks: list, graders: list) -> list[str]:
+    """Problem lines for the schemaVersion 1.x keys that read files (beyond
+    :func:`suite_problems`): each task's ``skill_directories`` (relative to eval.yaml), a
+    prompt grader's ``rubric`` file, and the hooks: ``working_directory`` and every
+    relative path-like word of a ``command`` (``hooks/check.py``, ``./run.sh``), resolved
+    against the hook's working directory. An absolute program (``/usr/bin/python3``) is a
+    host program, as one found on PATH is, and is not checked. ``tasks_from`` and
+    ``prompt_file`` are checked where they are read (``format_v1.inside``)."""
+    root = [spec.parent]
+    problems: list[str] = []
+    for task in tasks:
+        for index, folder in enumerate(getattr(task, "skill_directories", None) or []):
+            if isinstance(folder, str):
+                problems.append(outside(spec.parent / folder, root,
+                                        f"{task.source}: skill_directories[{index}]",
+                                        "skill directory"))
+        graders = [*graders, *getattr(task, "graders", [])]
+    for grader in graders:
+        rubric = (grader.config or {}).get("rubric") if grader.type == "prompt" else None
+        if isinstance(rubric, str) and ("/" in rubric or rubric.endswith(".md")):
+            problems.append(outside(Path(rubric).expanduser(), root,
+                                    f"{grader.source}: config.rubric", "rubric file"))
+    hooks = raw.get("hooks") if isinstance(raw.get("hooks"), dict) else {}
+    for point, entries in sorted(hooks.items()):
+        for index, hook in enumerate(entries if isinstance(entries, list) else []):
+            if not isinstance(hook, dict):
+                continue
+            where = f"{spec}: hooks.{point}[{index}]"
+            cwd = spec.parent
+            if isinstance(hook.get("working_directory"), str) and hook["working_directory"]:
+                cwd = spec.parent / hook["working_directory"]
+                problem = outside(cwd, root, f"{where}.working_directory", "the folder")
+                if problem:
+                    problems.append(problem)
+                    continue
+            for word in str(hook.get("command") or "").split():
+                if _path_like(word) and not os.path.isabs(word):
+                    problems.append(outside(cwd / word, root, f"{where}.command", "path"))
+    return list(dict.fromkeys(p for p in problems if p))
