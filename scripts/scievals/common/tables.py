@@ -3,8 +3,8 @@
 One row per (benchmark, dataset, model, condition, metric). Every benchmark's
 score table, the per-benchmark summaries and ``results/summary.csv`` share this
 column set, so they concatenate without reshaping. ``ci_method`` says how the row's
-interval was made (``t``, ``wilson``, ``bca``, ``bca-cluster``, ``percentile``...; empty
-without an interval; docs/statistics.md); tables written before it existed read as empty.
+interval was made (``t``, ``wilson``, ``percentile-cluster``...; empty without an interval;
+docs/statistics.md); tables written before it existed read as empty.
 """
 
 from __future__ import annotations
@@ -19,23 +19,7 @@ from scievals.common import interrupts
 from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.provenance import Provenance
-
-RESULT_COLUMNS = [
-    "benchmark",
-    "dataset",
-    "dataset_sha256",
-    "model",
-    "condition",
-    "metric",
-    "value",
-    "ci_low",
-    "ci_high",
-    "n",
-    "ci_method",
-    "scievals_version",
-    "git_commit",
-    "config_hash",
-]
+from scievals.common.table_files import RESULT_COLUMNS
 
 
 def result_rows(
