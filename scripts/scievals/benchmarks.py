@@ -92,7 +92,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("random", "ridge_descriptors"),
         byo_suffix=".csv",
         code_versions=MappingProxyType({
-            "predict_baseline": "scievals.abdev.predict:BASELINES_VERSION",
+            "predict_baseline": "scievals.abdev.predict:BASELINE_VERSION",
             "score": "scievals.abdev.metrics:METRICS_VERSION",
         }),
         figures=(
@@ -141,7 +141,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         byo_suffix=".json",
         code_versions=MappingProxyType({
             "predict_baseline": "scievals.autogkb.baseline:BASELINE_VERSION",
-            "predict_llm": "scievals.autogkb.prompt:PROMPT_VERSION",
+            "predict_llm": "scievals.autogkb.prompts:PROMPT_VERSION",
             "score": "scievals.autogkb.metrics:METRICS_VERSION",
         }),
         figures=(
@@ -158,8 +158,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("waza_mock",),
         byo_suffix=".json",
         code_versions=MappingProxyType({
-            "predict_baseline": "scievals.waza.predict:MOCK_VERSION",
-            "predict_llm": "scievals.waza.agent:AGENT_VERSION",
+            "predict_baseline": "scievals.waza.predict:BASELINE_VERSION",
+            "predict_llm": "scievals.waza.agent:PROMPT_VERSION",
+            "import": "scievals.waza.predict:BASELINE_VERSION",  # re-grading: the same code
             "score": "scievals.waza.metrics:METRICS_VERSION",
         }),
         figures=(

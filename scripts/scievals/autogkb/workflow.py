@@ -1,7 +1,11 @@
-"""Helpers ``rules/autogkb.smk`` calls at DAG-build time (kept out of the .smk file)."""
+"""autogkb's rules: rules/stages.smk builds them from :func:`stages` (autogkb has no rule of
+its own). Truth: ClinPGx variant-phenotype annotations of the AutoGKB articles (embedded
+subset by default, or the ClinPGx zip); text: curated evidence sentences or PMC open-access
+full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
+from scievals.common.workflow import BenchmarkModels, Stage, stage
 from scievals.common.workflow import score_inputs as common_score_inputs
 
 RAW_DIR = "data/raw/autogkb"
@@ -28,3 +32,40 @@ def predict_config(config: dict, model: str) -> dict:
 def score_inputs(model: str, byo_models: list[str]) -> dict:
     return common_score_inputs(model, byo_models, {"cases": CASES, "curation": CURATION_REPORT},
                                PREDICTIONS, USAGE)
+
+
+def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
+    section = config["autogkb"]
+    predict = dict(input={"cases": CASES, "vocabulary": VOCABULARY},
+                   output={"predictions": PREDICTIONS, "usage": USAGE},
+                   params={"config": lambda wildcards: predict_config(config, wildcards.model)})
+    return {
+        "download": stage(
+            "autogkb", "download",
+            output={"source": SOURCE},
+            params={"cfg": download_settings(section), "raw_dir": RAW_DIR},
+        ),
+        "curate": stage(
+            "autogkb", "curate",
+            input={"source": SOURCE},
+            output={"cases": CASES, "report": CURATION_REPORT, "vocabulary": VOCABULARY},
+            resources={"mem_mb": 2000, "runtime": 10},
+            params={"raw_dir": RAW_DIR},
+        ),
+        "predict_baseline": stage("autogkb", "predict_baseline", **predict),
+        "predict_llm": stage("autogkb", "predict_llm", **predict),
+        "import": stage(
+            "autogkb", "import",
+            input={"user": f"{section['predictions_dir']}/{{model}}.json", "cases": CASES},
+            output={"predictions": PREDICTIONS},
+        ),
+        "score": stage(
+            "autogkb", "score",
+            input=lambda wildcards: score_inputs(wildcards.model, models.byo),
+            output={"table": "results/autogkb/scores/{model}.csv",
+                    "per_case": "results/autogkb/scores/{model}.per_case.csv",
+                    "review": "results/autogkb/review/{model}.md"},
+            resources={"mem_mb": 2000, "runtime": 10},
+            params={"threshold": section["threshold"]},
+        ),
+    }

@@ -15,8 +15,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from scievals.common.workflow import stage_of_rule
+
 # Bootstrap settings when a caller gives none (the config schema's defaults).
 DEFAULT_BOOTSTRAP = MappingProxyType({"n_resamples": 1000, "seed": 0})
+# Params of a score rule that are the workflow's, not settings of the benchmark's scoring:
+# the rest (abdev's fold_col, autogkb's threshold) become ``ScoreJob.settings``.
+WORKFLOW_PARAMS = frozenset({"bootstrap", "config_hash", "code_version", "models", "origins"})
 
 
 def _frozen(mapping: Mapping | None) -> Mapping:
@@ -43,7 +48,7 @@ class ScoreJob:
     predictions: tuple[Path, ...]
     truth: Mapping[str, Path]
     outputs: Mapping[str, Path]
-    bootstrap: Mapping[str, Any] = DEFAULT_BOOTSTRAP
+    bootstrap: Mapping[str, Any] = field(default_factory=lambda: DEFAULT_BOOTSTRAP)
     config_hash: str = ""
     settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     usage: Path | None = None
@@ -66,3 +71,45 @@ class ScoreJob:
             raise ValueError(f"{self.benchmark}/{self.model}: expected one prediction file, "
                              f"got {len(self.predictions)}")
         return self.predictions[0]
+
+    @classmethod
+    def from_snakemake(cls, smk: Any) -> ScoreJob:
+        """The one job of a ``<b>_score`` rule (see :func:`jobs_from_snakemake`)."""
+        jobs = jobs_from_snakemake(smk)
+        if len(jobs) != 1:
+            raise ValueError(f"rule {smk.rule} scores {len(jobs)} models; use jobs_from_snakemake")
+        return jobs[0]
+
+
+def _listed(value) -> list:
+    return [value] if isinstance(value, str | Path) else list(value)
+
+
+def jobs_from_snakemake(smk: Any) -> list[ScoreJob]:
+    """The score jobs of one rule run: one for ``<b>_score``, one per own file of a batch
+    rule ``<b>_score_own_<k>``.
+
+    The rule's input ``predictions`` holds the model's prediction file(s) and ``usage`` the
+    predict stage's record; every other input is truth. A batch rule names its models in
+    ``params.models`` (and the user's files in ``params.origins``); its predictions and each
+    output are then parallel lists, item i belonging to model i.
+    """
+    benchmark, _ = stage_of_rule(smk.rule)
+    params = dict(smk.params.items())
+    models = list(params.get("models") or [smk.wildcards.model])
+    origins = list(params.get("origins") or [""] * len(models))
+    inputs = dict(smk.input.items())
+    predictions = _listed(inputs.pop("predictions"))
+    usage = inputs.pop("usage", None)
+    outputs = {name: _listed(paths) for name, paths in smk.output.items()}
+    common = dict(benchmark=benchmark, truth=inputs,
+                  bootstrap=dict(params.get("bootstrap") or DEFAULT_BOOTSTRAP),
+                  config_hash=str(params.get("config_hash", "")),
+                  settings={k: v for k, v in params.items() if k not in WORKFLOW_PARAMS})
+    if len(models) == 1:
+        return [ScoreJob(model=models[0], predictions=tuple(predictions),
+                         outputs={k: v[0] for k, v in outputs.items()}, usage=usage,
+                         origin=origins[0], **common)]
+    return [ScoreJob(model=model, predictions=(predictions[i],),
+                     outputs={k: v[i] for k, v in outputs.items()}, origin=origins[i], **common)
+            for i, model in enumerate(models)]

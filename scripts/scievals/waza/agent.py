@@ -36,8 +36,8 @@ if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG buil
     from scievals.llm.settings import LLMSettings
 
 # The llm predict step's code version (system prompt, tools, loop; and grading, see
-# predict.MOCK_VERSION) and the LLM cache scope.
-AGENT_VERSION = "waza-agent-v1"
+# predict.BASELINE_VERSION) and the LLM cache scope.
+PROMPT_VERSION = "waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
 MAX_TOOL_OUTPUT = 8000
 # The shell sees only these variables (plus HOME = the workspace): never an API key.
@@ -219,7 +219,7 @@ class Agent:
                 return AgentRun(events, f"timed out after {timeout_s:g} s")
             request = LLMRequest(case_id=f"{case_id}/turn{turn}", messages=messages,
                                  sample_index=sample_index)
-            response = run_batch(self.spec, [request], self.llm, scope=f"waza/{AGENT_VERSION}",
+            response = run_batch(self.spec, [request], self.llm, scope=f"waza/{PROMPT_VERSION}",
                                  records_path=self.records_path,
                                  label=f"{self.spec.name} {case_id} turn {turn}").responses[0]
             if response.error or response.text is None:

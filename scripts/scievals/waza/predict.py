@@ -32,11 +32,11 @@ log = logging.getLogger(__name__)
 
 MOCK_MODEL = "waza_mock"
 BASELINES = (MOCK_MODEL,)
-# Rule params (code versions): a bump re-runs the jobs of that step. MOCK_VERSION covers the
+# Rule params (code versions): a bump re-runs the jobs of that step. BASELINE_VERSION covers the
 # mock engine and grading (runs are graded inside the predict job, while their workspace
-# exists; also the re-grading of imported results); agent.AGENT_VERSION covers the agent
+# exists; also the re-grading of imported results); agent.PROMPT_VERSION covers the agent
 # loop. A grading change bumps both.
-MOCK_VERSION = "waza-mock-v1"
+BASELINE_VERSION = "waza-mock-v1"
 
 
 @dataclass

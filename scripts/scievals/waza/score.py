@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from scievals.common.io import read_json, write_csv, write_text
+from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.stats import mean_ci
 from scievals.common.tables import result_rows, write_result_table
@@ -129,3 +130,13 @@ def score_model(model: str, outcomes: Mapping[str, Mapping], download_report: st
     write_csv(per_case_out, pd.DataFrame(cases, columns=PER_CASE_COLUMNS))
     write_text(review_out, review(model, dict(sorted(outcomes.items()))))
     return table
+
+
+def score(job: ScoreJob) -> pd.DataFrame:
+    """The stage contract's score entry: one model's results, one file per suite (or the
+    re-graded import of the user's own file, ``job.origin``), against the suites' record
+    (truth ``source``; outputs ``table``, ``per_case`` and ``review``)."""
+    outcomes = outcomes_of(imported=job.prediction) if job.origin else outcomes_of(job.predictions)
+    return score_model(job.model, outcomes, job.truth["source"], job.config_hash,
+                       dict(job.bootstrap), job.outputs["table"], job.outputs["per_case"],
+                       job.outputs["review"])
