@@ -8,8 +8,6 @@
 # model wildcard's constraint, and one entry script per stage (scripts/<stage>.py, which
 # calls scievals.<b>.steps or scievals.<b>.score.score). rules/<b>.smk, where it exists,
 # keeps only what is specific to <b>.
-import importlib
-
 from scievals.common.workflow import model_regex as _model_regex
 
 
@@ -55,8 +53,7 @@ def _entry_script(scope):
 STAGES = {}  # benchmark name -> role -> Stage (what rules/<b>.smk may refer to)
 
 for _bench in ENABLED:
-    _workflow = importlib.import_module(f"scievals.{_bench.name}.workflow")
-    STAGES[_bench.name] = _workflow.stages(config, MODELS[_bench.name])
+    STAGES[_bench.name] = _bench.stages(config)
     for _stage in STAGES[_bench.name].values():
         _rule_name = f"{_bench.name}_{_stage.role}"
         _ENTRY_SCRIPT[_rule_name] = _stage.script

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from scievals.common import config as config_schema
+from scievals.common.workflow import Stage, benchmark_models
 from scievals.report.registry import GENERIC_FIGURES, FigureSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +65,29 @@ class Benchmark:
 
     @property
     def rules(self) -> Path:
+        """Rules specific to this benchmark, if it has any (the shared ones are generated)."""
         return ROOT / "rules" / f"{self.name}.smk"
+
+    @property
+    def workflow(self) -> str:
+        """Module with ``stages(config, models)``: the generated rules' paths, inputs, params."""
+        return f"scievals.{self.name}.workflow"
+
+    @property
+    def steps(self) -> str:
+        """Module with the stage jobs ``download``, ``curate``, ``predict``, ``import_own``
+        (each takes the job's ``snakemake`` object; scripts/<stage>.py calls them)."""
+        return f"scievals.{self.name}.steps"
+
+    @property
+    def score_module(self) -> str:
+        """Module with ``score(job: ScoreJob)`` (scripts/score.py calls it)."""
+        return f"scievals.{self.name}.score"
+
+    def stages(self, config: Mapping) -> dict[str, Stage]:
+        """The generated rules of this benchmark under a validated ``config``: role -> Stage."""
+        models = benchmark_models(config, self.name, self.byo_suffix)
+        return importlib.import_module(self.workflow).stages(config, models)
 
     @property
     def score_table(self) -> str:

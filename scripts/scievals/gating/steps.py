@@ -3,24 +3,14 @@
 
 from __future__ import annotations
 
-from scievals.common.io import read_json
 from scievals.gating.curate import build_cases
 from scievals.gating.data import fetch
-from scievals.gating.extract import extract_workspaces
 from scievals.gating.predict import import_predictions, run
 
 
 def download(smk) -> None:
     """Workspace sources (FlowRepository, URLs, a local path) and data/raw/gating/source.json."""
     fetch(dict(smk.params.cfg), smk.params.out_dir, smk.output.source)
-
-
-def extract(smk) -> None:
-    """FlowJo workspaces -> gate hierarchies (flowkit; rule gating_extract)."""
-    downloaded = read_json(smk.input.source)
-    workspaces = list(smk.input.workspaces) + downloaded["workspaces"]
-    extract_workspaces(workspaces, smk.output.records, smk.output.report,
-                       fcs_dirs=downloaded["fcs_dirs"], origins=downloaded["origins"])
 
 
 def curate(smk) -> None:
