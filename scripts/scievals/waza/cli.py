@@ -190,7 +190,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", help="write the graded results JSON here")
     p.set_defaults(func=_guard(cmd_grade))
 
-    p = sub.add_parser("check", aliases=["validate"],
+    p = sub.add_parser("check",
                        help="validate a suite strictly (schemas + required keys)")
     p.add_argument("path", help="suite folder or its eval.yaml")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")

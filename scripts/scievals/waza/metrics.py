@@ -10,6 +10,8 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
+from scievals.common.stats import mean_ci
+
 # Bump when a change moves a number (status, stats, summary, trigger metrics, score rows).
 METRICS_VERSION = "waza-metrics-v1"
 BOOTSTRAP_RESAMPLES = 10_000
@@ -191,3 +193,37 @@ def exit_code(outcome: Mapping) -> int:
 def finite(value: float) -> float | None:
     """JSON-safe number (NaN -> None)."""
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+# The score table's rows of one suite (scievals.waza.score writes them).
+def _ci(values: Sequence[float], runs_per_task: int, bootstrap: Mapping) -> tuple:
+    if runs_per_task < 2 or len(values) < 2:
+        return (None, None)
+    return mean_ci(values, int(bootstrap["n_resamples"]), int(bootstrap["seed"]))
+
+
+def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
+    tasks = outcome["tasks"]
+    summary = outcome["summary"]
+    runs_per_task = min((len(t["runs"]) for t in tasks), default=0)
+    n = len(tasks)
+    task_passed = [1.0 if t["status"] == "passed" else 0.0 for t in tasks]
+    weighted = [t["stats"]["avg_weighted_score"] for t in tasks]
+    scores = [t["stats"]["avg_score"] for t in tasks]
+    all_runs = [r for t in tasks for r in t["runs"]]
+    rows = []
+    for metric, value, values in (("pass_rate", summary["success_rate"], task_passed),
+                                  ("weighted_score", summary["weighted_score"], weighted),
+                                  ("aggregate_score", summary["aggregate_score"], scores)):
+        low, high = _ci(values, runs_per_task, bootstrap)
+        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n})
+    run_pass = [1.0 if r["status"] == "passed" else 0.0 for r in all_runs]
+    rows.append({"metric": "run_pass_rate", "value": statistics.fmean(run_pass) if run_pass
+                 else 0.0, "n": len(run_pass)})
+    trigger = outcome.get("trigger_metrics")
+    if trigger:
+        n_prompts = len(outcome.get("trigger_results") or []) or None
+        for key, metric in (("accuracy", "trigger_accuracy"), ("precision", "trigger_precision"),
+                            ("recall", "trigger_recall"), ("f1_score", "trigger_f1")):
+            rows.append({"metric": metric, "value": trigger[key], "n": n_prompts})
+    return rows
