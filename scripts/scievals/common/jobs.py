@@ -20,7 +20,7 @@ from scievals.common.workflow import stage_of_rule
 # Bootstrap settings when a caller gives none (the config schema's defaults).
 DEFAULT_BOOTSTRAP = MappingProxyType({"n_resamples": 1000, "seed": 0})
 # Params of a score rule that are the workflow's, not settings of the benchmark's scoring:
-# the rest (abdev's fold_col, autogkb's threshold) become ``ScoreJob.settings``.
+# the rest (e.g. a fold column or a match threshold) become ``ScoreJob.settings``.
 WORKFLOW_PARAMS = frozenset({"bootstrap", "config_hash", "code_version", "models", "origins"})
 
 
@@ -33,7 +33,7 @@ class ScoreJob:
     """One model's predictions to score against one benchmark's truth.
 
     - ``predictions``: the model's prediction file(s) as the predict or import stage wrote
-      them (one file for most benchmarks; one per suite for waza).
+      them (one file for most benchmarks; one per suite where a model's run is split).
     - ``truth``: named truth inputs (``cases``, ``curation``, ``source``, ...).
     - ``outputs``: named output paths (``table`` always; ``per_case``, ``review``, ...).
     - ``bootstrap``: the config's ``bootstrap`` section (``n_resamples``, ``seed``, ...).

@@ -149,7 +149,7 @@ class Stage:
     # Which of the benchmark's model lists (BenchmarkModels attribute) the {model} wildcard
     # may take; None when the rule has no {model}.
     models: str | None = None
-    # Other wildcards -> the values they may take (waza's {suite}).
+    # Other wildcards -> the values they may take (e.g. a {suite} per suite of tasks).
     wildcards: Mapping[str, list[str]] = field(default_factory=dict)
     # Output name -> report() arguments, for outputs shown in the HTML report.
     reports: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -192,8 +192,8 @@ def stage(name: str, role: str, /, **fields) -> Stage:
 
 
 def stage_of_rule(rule: str) -> tuple[str, str]:
-    """(benchmark, role) of a generated or batch rule name: ``gating_predict_llm`` ->
-    ``("gating", "predict_llm")``, ``abdev_score_own_03`` -> ``("abdev", "score")``."""
+    """(benchmark, role) of a generated or batch rule name: ``b2_predict_llm`` ->
+    ``("b2", "predict_llm")``, ``b1_score_own_03`` -> ``("b1", "score")``."""
     match = STAGE_RULE.match(rule)
     if not match:
         raise ValueError(f"rule {rule!r} is not named <benchmark>_<stage>")
