@@ -81,8 +81,8 @@ def test_a_toy_fifth_benchmark_from_the_doc_runs_to_the_summary_and_leaderboard(
     own.write_text("case_id,prediction\nc1,3\nc2,3\nc3,3\nc4,3\n")
     env = dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit")
     proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "2", "--config", "benchmarks=[abdev,toy]",
-         "results/summary.csv", "results/leaderboard.md"],
+        [sys.executable, "-m", "snakemake", "results/summary.csv", "results/leaderboard.md",
+         "--cores", "2", "--config", "benchmarks=[abdev,toy]"],
         cwd=project, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
     for rule in ("toy_download", "toy_predict_baseline", "toy_import", "toy_score"):
