@@ -5,6 +5,8 @@ full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from scievals.common.workflow import BenchmarkModels, Stage, stage
 from scievals.common.workflow import score_inputs as common_score_inputs
 
@@ -43,14 +45,17 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         "download": stage(
             "autogkb", "download",
             output={"source": SOURCE},
-            params={"cfg": download_settings(section), "raw_dir": RAW_DIR},
+            # raw_dir from the file itself (a hard-coded prefix fails without a shared file
+            # system)
+            params={"cfg": download_settings(section),
+                    "raw_dir": lambda wildcards, output: str(Path(output.source).parent)},
         ),
         "curate": stage(
             "autogkb", "curate",
             input={"source": SOURCE},
             output={"cases": CASES, "report": CURATION_REPORT, "vocabulary": VOCABULARY},
             resources={"mem_mb": 2000, "runtime": 10},
-            params={"raw_dir": RAW_DIR},
+            params={"raw_dir": lambda wildcards, input: str(Path(input.source).parent)},
         ),
         "predict_baseline": stage("autogkb", "predict_baseline", **predict),
         "predict_llm": stage("autogkb", "predict_llm", **predict),

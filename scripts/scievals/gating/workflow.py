@@ -74,7 +74,9 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         "download": stage(
             "gating", "download",
             output={"source": SOURCE},
-            params={"cfg": download_settings(section), "out_dir": str(Path(SOURCE).parent)},
+            params={"cfg": download_settings(section),
+                    # from the output (a hard-coded prefix fails without a shared file system)
+                    "out_dir": lambda wildcards, output: str(Path(output.source).parent)},
         ),
         "curate": stage(
             "gating", "curate",
