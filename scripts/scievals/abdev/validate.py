@@ -63,6 +63,12 @@ def _listing(items, limit: int = MAX_LISTED) -> str:
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
 
 
+def _names(names, limit: int = MAX_LISTED) -> str:
+    """Antibody names quoted as Python literals: a trailing space, a tab or a zero-width
+    character is what makes a name unknown, and unquoted it cannot be seen."""
+    return _listing([repr(str(n)) for n in names], limit)
+
+
 def _row_label(df: pd.DataFrame, index) -> str:
     """'line 7 (abc-mab)': the CSV line (header is line 1) and the antibody name if any."""
     line = int(index) + 2
@@ -114,7 +120,7 @@ def _nan_warnings(df: pd.DataFrame, columns: list[str]) -> list[str]:
             names = df.loc[empty, "antibody_name"] if "antibody_name" in df.columns else df.index[empty]
             warnings.append(
                 f"{col}: {int(empty.sum())} of {len(df)} predictions are missing (NaN) and are not "
-                f"scored for {col}: {_listing(names)}"
+                f"scored for {col}: {_names(names)}"
             )
     return warnings
 
@@ -143,14 +149,14 @@ def _truth_checks(df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None) -
     if unknown:
         warnings.append(
             f"{len(unknown)} antibody name(s) are not in the truth file and are ignored by scoring: "
-            f"{_listing(unknown)}"
+            f"{_names(unknown)}"
         )
     predicted = set(names)
     missing = [n for n in truth["antibody_name"].dropna() if n not in predicted]
     if missing:
         warnings.append(
             f"{len(missing)} of {len(truth)} truth antibodies have no prediction and are scored "
-            f"as NaN (left out of every metric): {_listing(missing)}"
+            f"as NaN (left out of every metric): {_names(missing)}"
         )
     if fold_col and fold_col in df.columns and fold_col in truth.columns:
         truth_folds = truth.drop_duplicates("antibody_name").set_index("antibody_name")[fold_col]
@@ -163,7 +169,7 @@ def _truth_checks(df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None) -
         differs = ~((given_num == expected_num) | (given.astype(str) == expected.astype(str)))
         if differs.any():
             bad = [
-                f"{name} (file {g!r}, truth {e!r})"
+                f"{str(name)!r} (file {g!r}, truth {e!r})"
                 for name, g, e in zip(known["antibody_name"][differs], given[differs], expected[differs])
             ]
             errors.append(

@@ -19,10 +19,19 @@ import logging
 
 from scievals.autogkb import baseline
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.metrics import count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompts import PROMPT_VERSION, build_request
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, read_json, sha256_text, write_json, write_jsonl
+from scievals.common.io import (
+    canonical_json,
+    read_json,
+    refuse_unwritable_text,
+    sha256_text,
+    write_json,
+    write_jsonl,
+)
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +109,7 @@ def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
 
 def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
     data = read_json(user_json)
+    refuse_unwritable_text(data, str(user_json))  # else the score step fails writing it
     if not isinstance(data, dict):
         raise ScievalsError(user_json, f"expected a JSON object PMCID -> list of annotations, "
                             f"got a {type(data).__name__}",
@@ -121,8 +131,33 @@ def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[di
     """
     case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
     records = _user_records(user_json, case_ids, model)
+    _notice_duplicates(user_json, model, records)
     write_jsonl(out_jsonl, records)
     return records
+
+
+def duplicate_counts(records: list[dict]) -> dict[str, int]:
+    """PMCID -> annotations repeating an earlier one of the article (as the scorer sees them)."""
+    counts = {r["case_id"]: count_duplicates(r["annotations"]) for r in records
+              if r["parse_status"] == "ok"}
+    return {case_id: n for case_id, n in counts.items() if n}
+
+
+def _notice_duplicates(user_json, model: str, records: list[dict]) -> None:
+    """Say so when an own file repeats annotations: they raise the reference ``score``
+    (a kept quirk), while ``one_to_one_score``, which ranks, counts each once."""
+    counts = duplicate_counts(records)
+    if not counts:
+        return
+    listed = ", ".join(f"{case_id} ({n})" for case_id, n in sorted(counts.items())[:5])
+    more = f" and {len(counts) - 5} more article(s)" if len(counts) > 5 else ""
+    notices.record(
+        "other", "autogkb",
+        f"{user_json}: {sum(counts.values())} duplicated annotation(s) in {len(counts)} "
+        f"article(s): {listed}{more}. Model {model!r}'s reference `score` counts every copy "
+        "(it can exceed 100); one_to_one_score, which ranks, counts each annotation once",
+        details={"model": model, "duplicates": counts},
+    )
 
 
 def check_user_file(user_json, cases_jsonl=None) -> list[str]:

@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,6 +50,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, target)
+    except OSError as exc:
+        if exc.filename not in (None, str(tmp_path)) or exc.errno is None:
+            raise
+        # A full disk while writing the temporary file: name the output the user knows.
+        raise OSError(exc.errno, exc.strerror, str(target)) from exc
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -117,6 +123,40 @@ def read_json(path: str | os.PathLike) -> Any:
         ) from None
     except RecursionError:
         raise ScievalsError(path, TOO_DEEP, "flatten the JSON") from None
+
+
+# A lone surrogate cannot be encoded as UTF-8, so it would fail the first write of it
+# (a score table, a review); NUL ends strings in C libraries and terminals.
+_UNWRITABLE = re.compile("[\ud800-\udfff\x00]")
+
+
+def refuse_unwritable_text(value: Any, where: str) -> None:
+    """One ScievalsError at the first key or string of a JSON value that holds a lone
+    surrogate (JSON allows ``"\\ud800"``) or a NUL character, naming its place
+    (``where`` + ``[key][index]...``). Readers of users' files call it right after loading,
+    so such text is refused at import instead of failing a later step."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        place, item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                _check_string(key, where, f"{place}[{key!r}]", "key")
+                stack.append((f"{place}[{key!r}]", child))
+        elif isinstance(item, list):
+            stack.extend((f"{place}[{i}]", child) for i, child in reversed(list(enumerate(item))))
+        elif isinstance(item, str):
+            _check_string(item, where, place, "text")
+
+
+def _check_string(text: str, where: str, place: str, what: str) -> None:
+    match = _UNWRITABLE.search(text)
+    if match is None:
+        return
+    char = match.group()
+    problem = ("a NUL character (\\u0000)" if char == "\x00"
+               else f"a lone surrogate ({char.encode('unicode_escape').decode()}), not valid Unicode")
+    raise ScievalsError(f"{where}{place}", f"{what} holds {problem}",
+                        "remove it or write the intended character instead")
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:

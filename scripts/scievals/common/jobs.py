@@ -24,6 +24,11 @@ DEFAULT_BOOTSTRAP = MappingProxyType({"n_resamples": 1000, "seed": 0})
 WORKFLOW_PARAMS = frozenset({"bootstrap", "config_hash", "code_version", "models", "origins"})
 
 
+def _paths(value) -> Path | tuple[Path, ...]:
+    """One path, or a tuple of paths for an input of several files."""
+    return Path(value) if isinstance(value, str | Path) else tuple(Path(v) for v in value)
+
+
 def _frozen(mapping: Mapping | None) -> Mapping:
     return MappingProxyType(dict(mapping or {}))
 
@@ -34,7 +39,8 @@ class ScoreJob:
 
     - ``predictions``: the model's prediction file(s) as the predict or import stage wrote
       them (one file for most benchmarks; one per suite where a model's run is split).
-    - ``truth``: named truth inputs (``cases``, ``curation``, ``source``, ...).
+    - ``truth``: named truth inputs (``cases``, ``curation``, ``source``, ...); an input of
+      several files is a tuple of paths.
     - ``outputs``: named output paths (``table`` always; ``per_case``, ``review``, ...).
     - ``bootstrap``: the config's ``bootstrap`` section (``n_resamples``, ``seed``, ...).
     - ``config_hash``: the benchmark's config hash, written into every row's provenance.
@@ -46,8 +52,9 @@ class ScoreJob:
     benchmark: str
     model: str
     predictions: tuple[Path, ...]
-    truth: Mapping[str, Path]
+    truth: Mapping[str, Path | tuple[Path, ...]]
     outputs: Mapping[str, Path]
+    # A factory: Python 3.11 refuses an unhashable (mappingproxy) default.
     bootstrap: Mapping[str, Any] = field(default_factory=lambda: DEFAULT_BOOTSTRAP)
     config_hash: str = ""
     settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
@@ -57,7 +64,7 @@ class ScoreJob:
     def __post_init__(self) -> None:
         # Normalise once so that every benchmark sees Paths and read-only mappings.
         object.__setattr__(self, "predictions", tuple(Path(p) for p in self.predictions))
-        object.__setattr__(self, "truth", _frozen({k: Path(v) for k, v in self.truth.items()}))
+        object.__setattr__(self, "truth", _frozen({k: _paths(v) for k, v in self.truth.items()}))
         object.__setattr__(self, "outputs", _frozen({k: Path(v) for k, v in self.outputs.items()}))
         object.__setattr__(self, "bootstrap", _frozen(self.bootstrap))
         object.__setattr__(self, "settings", _frozen(self.settings))

@@ -170,10 +170,14 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
               f"(also in {out_json}):", file=stream)
         for notice in notices:
             print(f"  - {notice.line()}", file=stream)
-    write_json(out_json, {
-        "status": status,
-        "started_utc": since,
-        "finished_utc": now_utc(),
-        "notices": [asdict(n) for n in notices],
-    })
+    try:
+        write_json(out_json, {
+            "status": status,
+            "started_utc": since,
+            "finished_utc": now_utc(),
+            "notices": [asdict(n) for n in notices],
+        })
+    except OSError as exc:  # a full disk at the very end: said in one line, the run's exit stands
+        print(f"scievals: {out_json} not written ({exc.strerror or exc}); the notices are "
+              "above", file=stream)
     return notices

@@ -19,7 +19,13 @@ from __future__ import annotations
 import logging
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, sha256_text, write_json, write_jsonl
+from scievals.common.io import (
+    canonical_json,
+    refuse_unwritable_text,
+    sha256_text,
+    write_json,
+    write_jsonl,
+)
 from scievals.gating import baseline
 from scievals.gating.cases import read_cases
 from scievals.gating.parser import ParseResult, parse_prediction, parse_reply
@@ -181,6 +187,8 @@ def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[d
     lines = read_lines(user_jsonl)
     if not lines:
         raise ScievalsError(user_jsonl, "prediction file is empty", "one JSON object per line")
+    for i, raw in lines:  # text the score step could not write: refused here, in one line
+        refuse_unwritable_text(raw, f"{user_jsonl}:{i}")
     numbered = [(i, normalise_user_record(r, f"{user_jsonl}:{i}", model, case_ids))
                 for i, r in lines]
     refuse_duplicates(user_jsonl, numbered)

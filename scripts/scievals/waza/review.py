@@ -1,4 +1,4 @@
-"""The review of one model's waza results: every failed grader with its feedback."""
+"""The review page of one model: per task, every failed grader with its feedback."""
 
 from __future__ import annotations
 

@@ -1,13 +1,19 @@
-"""Score tables of one model: results JSONs (one per suite) -> long-format rows (the rows'
-metrics: :func:`scievals.waza.metrics.suite_metrics`; the review: :mod:`scievals.waza.review`).
+"""The score stage: grade one model's recorded runs, then aggregate them into tables.
 
-One row per (suite, metric): ``pass_rate`` (waza's ``summary.success_rate``: tasks whose
-every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks of the
-average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
-trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
-CIs (percentile bootstrap over tasks, seeded) only when tasks ran >= 2 times, as in waza.
-The dataset is the suite's folder name (``<suite>-demo`` for the embedded suites); its
-sha256 covers every file of the suite.
+``score(job)`` (the stage contract, :class:`scievals.common.jobs.ScoreJob`): each of
+``job.predictions`` is either a suite's recorded runs from the predict stage
+(``<suite>.json``, ungraded) or an imported own results file (``{"suites": {suite:
+results}}``, see :func:`scievals.waza.predict.import_predictions`). Every run is graded
+here with the suite's graders (:func:`scievals.waza.runs.regrade`, recorded workspaces
+rebuilt in temporary directories), so a changed grader or a new own file re-grades
+without running any agent; the graded results go to ``job.outputs["graded"]`` when given.
+Rows per suite come from :mod:`~scievals.waza.metrics`, the review from
+:mod:`~scievals.waza.review`. The dataset is the suite's folder name (``<suite>-demo``
+for the embedded suites); its sha256 covers every file of the suite.
+
+``job.truth``: ``suites`` (the copied suite folders) and ``source`` (``source.json``).
+``job.settings``: ``seed`` (waza's task-stats bootstrap seed) and ``config`` (the waza
+section, LLM settings and registry entries a judge needs; see ``workflow.score_config``).
 """
 
 from __future__ import annotations
@@ -17,67 +23,98 @@ from pathlib import Path
 
 import pandas as pd
 
-from scievals.common.io import read_json, write_csv, write_text
+from scievals.common import notices
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_json, write_csv, write_json, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
-from scievals.waza.metrics import suite_metrics
-from scievals.waza.replay import read_results
+from scievals.llm.usage import usage_metric_rows
+from scievals.waza import metrics, runs
+from scievals.waza.executors.replay import check_results
 from scievals.waza.review import review
-
-PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_rate",
-                    "avg_score", "avg_weighted_score", "std_dev_score", "flaky", "errors"]
+from scievals.waza.suites import load_suite
 
 
-def per_case(suite: str, outcome: Mapping) -> list[dict]:
-    rows = []
-    for task in outcome["tasks"]:
-        stats = task["stats"]
-        rows.append({"suite": suite, "task_id": task["test_id"],
-                     "display_name": task.get("display_name", ""), "status": task["status"],
-                     "runs": len(task["runs"]), "pass_rate": stats["pass_rate"],
-                     "avg_score": stats["avg_score"],
-                     "avg_weighted_score": stats["avg_weighted_score"],
-                     "std_dev_score": stats["std_dev_score"], "flaky": stats["flaky"],
-                     "errors": sum(1 for r in task["runs"] if r["status"] == "error")})
-    return rows
+def usage_of(predictions: tuple[Path, ...]) -> dict[str, dict]:
+    """Suite name -> an LLM agent's usage record (``<suite>.usage.json`` beside the
+    suite's recorded runs; none for the mock and for own files)."""
+    found = {}
+    for path in predictions:
+        usage = path.with_name(f"{path.stem}.usage.json")
+        if usage.is_file():
+            found[path.stem] = read_json(usage)
+    return found
 
 
-def outcomes_of(results: list[str | Path] | None = None,
-                imported: str | Path | None = None) -> dict[str, dict]:
-    """Suite name -> results JSON: produced files are named ``<suite>.json``; an imported
-    file is ``{"suites": {suite: results}}`` (see
-    :func:`scievals.waza.predict.import_predictions`)."""
-    if imported is not None:
-        data = read_json(imported)
-        return dict(data["suites"])
-    return {Path(p).stem: read_results(p) for p in results or []}
+def recorded_of(predictions: tuple[Path, ...]) -> dict[str, tuple[dict, str]]:
+    """Suite name -> (results, file): predict-stage files are named ``<suite>.json``; an
+    imported file holds ``{"suites": {suite: results}}``."""
+    found: dict[str, tuple[dict, str]] = {}
+    for path in predictions:
+        data = read_json(path)
+        imported = isinstance(data, dict) and isinstance(data.get("suites"), dict)
+        for suite, results in (data["suites"].items() if imported else [(path.stem, data)]):
+            where = f"{path}: suites.{suite}" if imported else str(path)
+            if suite in found:
+                raise ScievalsError(where, f"a second results object for suite {suite}",
+                                    "give one per suite")
+            found[suite] = (check_results(results, where), where)
+    return found
 
 
-def score_model(model: str, outcomes: Mapping[str, Mapping], download_report: str | Path,
-                config_hash: str, bootstrap: Mapping, table_out: str | Path,
-                per_case_out: str | Path, review_out: str | Path) -> pd.DataFrame:
-    """One model's long table (rows per suite), per-task CSV and failed-grader review."""
-    downloaded = read_json(download_report)["suites"]
+def grade(job: ScoreJob) -> dict[str, dict]:
+    """Suite name -> graded results JSON of every recorded suite of ``job``."""
+    config = dict(job.settings.get("config") or {})
+    seed = int(job.settings.get("seed") or 0)
+    outcomes = {}
+    for suite_name, (results, where) in sorted(recorded_of(job.predictions).items()):
+        suite = load_suite(Path(job.truth["suites"]) / suite_name)
+        outcome = runs.regrade(suite, results, seed=seed,
+                               options=runs.grader_options(config, suite), where=where)
+        notify_errors(suite_name, job.model, outcome)
+        outcomes[suite_name] = outcome
+    return outcomes
+
+
+def notify_errors(suite: str, model: str, outcome: Mapping) -> None:
+    """Errored runs (model error, timeout, no final answer, grader error) are said at the
+    end of the workflow run, not only inside the results JSON."""
+    errors = [(t["test_id"], r["run_number"], r["error_msg"]) for t in outcome["tasks"]
+              for r in t["runs"] if r["status"] == "error"]
+    if errors:
+        task, run, message = errors[0]
+        notices.record("failed_request", "waza", f"{suite} / {model}: {len(errors)} run(s) "
+                       f"ended in error, e.g. {task} run {run}: {message}",
+                       details={"runs": [list(e) for e in errors]})
+
+
+def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
+    """One model's long table (rows per suite, with an LLM agent's token, cost, cache-hit
+    and failed-request rows), per-task CSV and failed-grader review."""
+    downloaded = read_json(job.truth["source"])["suites"]
+    usage = usage_of(job.predictions)
     frames, cases = [], []
     for suite, outcome in sorted(outcomes.items()):
         entry = downloaded.get(suite, {})
         provenance = Provenance(benchmark="waza", dataset=entry.get("dataset", suite),
-                                dataset_sha256=entry.get("sha256", ""), config_hash=config_hash)
-        frames.append(result_rows(provenance, model, "", suite_metrics(outcome, bootstrap)))
-        cases += per_case(suite, outcome)
+                                dataset_sha256=entry.get("sha256", ""),
+                                config_hash=job.config_hash)
+        rows = metrics.suite_metrics(outcome, job.bootstrap)
+        if (usage.get(suite) or {}).get("requests"):
+            rows += usage_metric_rows(usage[suite])
+        frames.append(result_rows(provenance, job.model, "", rows))
+        cases += metrics.per_case(suite, outcome)
     table = pd.concat(frames, ignore_index=True)
-    write_result_table(table_out, table)
-    write_csv(per_case_out, pd.DataFrame(cases, columns=PER_CASE_COLUMNS))
-    write_text(review_out, review(model, dict(sorted(outcomes.items()))))
+    write_result_table(job.outputs["table"], table)
+    write_csv(job.outputs["per_case"], pd.DataFrame(cases, columns=metrics.PER_CASE_COLUMNS))
+    write_text(job.outputs["review"], review(job.model, dict(sorted(outcomes.items()))))
     return table
 
 
 def score(job: ScoreJob) -> pd.DataFrame:
-    """The stage contract's score entry: one model's results, one file per suite (or the
-    re-graded import of the user's own file, ``job.origin``), against the suites' record
-    (truth ``source``; outputs ``table``, ``per_case`` and ``review``)."""
-    outcomes = outcomes_of(imported=job.prediction) if job.origin else outcomes_of(job.predictions)
-    return score_model(job.model, outcomes, job.truth["source"], job.config_hash,
-                       dict(job.bootstrap), job.outputs["table"], job.outputs["per_case"],
-                       job.outputs["review"])
+    """Grade every recorded run of ``job``'s model, then write its tables."""
+    outcomes = grade(job)
+    if "graded" in job.outputs:
+        write_json(job.outputs["graded"], {"suites": outcomes})
+    return tables(job, outcomes)

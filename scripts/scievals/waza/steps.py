@@ -19,13 +19,14 @@ def curate(smk) -> None:
 
 
 def predict(smk) -> None:
-    """One suite, one model (the mock executor or the LLM agent loop)."""
-    records = getattr(smk.output, "records", None)  # LLM request records (llm rule only)
+    """One suite, one model (the mock executor or the LLM agent loop): its runs, recorded."""
+    # LLM request records and usage.json: the llm rule only
+    records, usage = getattr(smk.output, "records", None), getattr(smk.output, "usage", None)
     predict_job(f"{smk.input.suites}/{smk.wildcards.suite}", smk.wildcards.model,
-                dict(smk.params.config), smk.output.predictions, records)
+                dict(smk.params.config), smk.output.predictions, records, usage)
 
 
 def import_own(smk) -> None:
-    """A user's own results, re-graded with the suites."""
+    """A user's own results, checked and filed by suite (the score stage grades them)."""
     import_predictions(smk.input.user, smk.input.suites, list(smk.params.suites),
-                       smk.output.predictions, seed=smk.params.seed)
+                       smk.output.predictions)

@@ -1,10 +1,11 @@
 """waza's rules: rules/stages.smk builds them from :func:`stages` (waza has no rule of its
 own; its predict rules carry a {suite} wildcard, one job per (model, suite)).
 
-Paths: suites are copied to ``data/raw/waza/suites/<suite>/``; one results JSON per
-(model, suite) under ``results/waza/predictions/<model>/<suite>.json``; a bring-your-own
-file ``<predictions_dir>/<model>.json`` (one results JSON or a list of them) is re-graded
-into ``results/waza/imported/<model>.json``.
+Paths: suites are copied to ``data/raw/waza/suites/<suite>/``; the recorded (ungraded) runs
+of one (model, suite) go to ``results/waza/predictions/<model>/<suite>.json``; a
+bring-your-own file ``<predictions_dir>/<model>.json`` (one results JSON or a list of them)
+is checked and filed into ``results/waza/imported/<model>.json``; the score job grades
+either and keeps the graded results in ``results/waza/graded/<model>.json``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ CASES = "data/curated/waza/cases.jsonl"
 CURATION = "data/curated/waza/curation_report.json"
 PREDICTIONS = "results/waza/predictions/{model}/{suite}.json"
 LLM_RECORDS = "results/waza/predictions/{model}/{suite}.llm.jsonl"
+USAGE = "results/waza/predictions/{model}/{suite}.usage.json"  # beside the recorded runs
 IMPORTED = "results/waza/imported/{model}.json"
+GRADED = "results/waza/graded/{model}.json"
 
 
 SOURCE_KEYS = ("source", "url", "sha256", "path", "allow_unverified", "download_timeout_s",
@@ -39,17 +42,34 @@ def predict_config(config: dict, model: str) -> dict:
             "models": {n: config["models"][n] for n in names if n in config["models"]}}
 
 
-def score_inputs(model: str, suites: list[str], byo: list[str]) -> dict:
+def score_settings(config: dict) -> dict:
+    """What grading depends on besides code and inputs: waza's task-stats seed and, when
+    ``waza.judge_model`` is set, the judge's registry entry and the LLM settings."""
+    section = config["waza"]
+    judge = section.get("judge_model") or ""
+    grading = {"waza": {"judge_model": judge}, "llm": {}, "models": {}}
+    if judge:
+        grading.update(llm=config.get("llm") or {},
+                       models={judge: config["models"][judge]} if judge in config["models"]
+                       else {})
+    return {"seed": int(section.get("seed") or 0), "config": grading}
+
+
+def score_inputs(model: str, suites: list[str], byo: list[str], llms: list[str]) -> dict:
+    """The recorded runs (or the filed own file) of ``model``, the suites to grade them
+    with, and an LLM agent's ``<suite>.usage.json`` files (read beside each suite's runs)."""
+    truth = {"source": DOWNLOAD, "suites": SUITES_DIR}
     if model in byo:
-        return {"predictions": IMPORTED.format(model=model), "source": DOWNLOAD}
-    return {"predictions": [PREDICTIONS.format(model=model, suite=s) for s in suites],
-            "source": DOWNLOAD}
+        return {"predictions": [IMPORTED.format(model=model)], **truth}
+    inputs = {"predictions": [PREDICTIONS.format(model=model, suite=s) for s in suites], **truth}
+    if model in llms:  # not the ScoreJob's one `usage` file: one per suite, read beside its runs
+        inputs["run_usage"] = [USAGE.format(model=model, suite=s) for s in suites]
+    return inputs
 
 
 def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
     section = config["waza"]
     suites = list(section["suites"])
-    own = f"{section['predictions_dir']}/{{model}}.json"
     # One job per (model, suite). No SLURM group: one model's suites run in parallel and feed
     # one score job, so grouping them would make one job asking for a CPU per suite (pending
     # forever on small nodes).
@@ -73,28 +93,28 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         "predict_baseline": stage("waza", "predict_baseline",
                                   output={"predictions": PREDICTIONS}, **predict),
         "predict_llm": stage("waza", "predict_llm",
-                             output={"predictions": PREDICTIONS, "records": LLM_RECORDS},
+                             output={"predictions": PREDICTIONS, "records": LLM_RECORDS,
+                                     "usage": USAGE},
                              **predict),
-        # Own results, re-graded with the suites (the import role's code version is the
-        # grading's: predict.BASELINE_VERSION).
+        # Own results, checked and filed by suite (graded by the score job).
         "import": stage(
             "waza", "import",
-            input={"user": own, "cases": CASES, "suites": SUITES_DIR},
+            input={"user": f"{section['predictions_dir']}/{{model}}.json", "cases": CASES,
+                   "suites": SUITES_DIR},
             output={"predictions": IMPORTED},
-            params={"suites": suites, "seed": section["seed"]},
+            params={"suites": suites},
         ),
         "score": stage(
             "waza", "score",
-            input=lambda wildcards: score_inputs(wildcards.model, suites, models.byo),
+            input=lambda wildcards: score_inputs(wildcards.model, suites, models.byo,
+                                                 models.llms),
             output={"table": "results/waza/scores/{model}.csv",
                     "per_case": "results/waza/scores/{model}.per_case.csv",
+                    "graded": GRADED,
                     "review": "results/waza/review/{model}.md"},
             reports={"review": {"caption": "../report/waza/review.rst", "category": "waza",
                                 "subcategory": "Failed graders per task",
                                 "labels": {"benchmark": "waza", "model": "{model}"}}},
-            # the user's file an imported model's results came from (score.score reads it
-            # as one import instead of one results file per suite)
-            params={"origins": lambda wildcards: [own.format(model=wildcards.model)
-                                                  if wildcards.model in models.byo else ""]},
+            params=score_settings(config),  # ScoreJob.settings: seed, config
         ),
     }
