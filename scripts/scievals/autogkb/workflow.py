@@ -5,9 +5,14 @@ full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from scievals.common.workflow import BenchmarkModels, Stage, stage
+from scievals.common.workflow import (
+    BenchmarkModels,
+    Stage,
+    folder_of,
+    own_file,
+    score_outputs,
+    stage,
+)
 from scievals.common.workflow import score_inputs as common_score_inputs
 
 RAW_DIR = "data/raw/autogkb"
@@ -45,31 +50,26 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         "download": stage(
             "autogkb", "download",
             output={"source": SOURCE},
-            # raw_dir from the file itself (a hard-coded prefix fails without a shared file
-            # system)
-            params={"cfg": download_settings(section),
-                    "raw_dir": lambda wildcards, output: str(Path(output.source).parent)},
+            params={"cfg": download_settings(section), "raw_dir": folder_of("output", "source")},
         ),
         "curate": stage(
             "autogkb", "curate",
             input={"source": SOURCE},
             output={"cases": CASES, "report": CURATION_REPORT, "vocabulary": VOCABULARY},
             resources={"mem_mb": 2000, "runtime": 10},
-            params={"raw_dir": lambda wildcards, input: str(Path(input.source).parent)},
+            params={"raw_dir": folder_of("input", "source")},
         ),
         "predict_baseline": stage("autogkb", "predict_baseline", **predict),
         "predict_llm": stage("autogkb", "predict_llm", **predict),
         "import": stage(
             "autogkb", "import",
-            input={"user": f"{section['predictions_dir']}/{{model}}.json", "cases": CASES},
+            input={"user": own_file(section, ".json"), "cases": CASES},
             output={"predictions": PREDICTIONS},
         ),
         "score": stage(
             "autogkb", "score",
             input=lambda wildcards: score_inputs(wildcards.model, models.byo),
-            output={"table": "results/autogkb/scores/{model}.csv",
-                    "per_case": "results/autogkb/scores/{model}.per_case.csv",
-                    "review": "results/autogkb/review/{model}.md"},
+            output=score_outputs("autogkb", "per_case", "review"),
             resources={"mem_mb": 2000, "runtime": 10},
             params={"threshold": section["threshold"]},
         ),

@@ -191,6 +191,28 @@ def stage(name: str, role: str, /, **fields) -> Stage:
     return Stage(role=role, **{**stage_defaults(name, role), **fields})
 
 
+def score_outputs(benchmark: str, *extras: str) -> dict[str, str]:
+    """The score stage's outputs under the contract's names: ``table`` (what the summary
+    merges) and those of ``extras`` the benchmark writes (``per_case``, ``review``)."""
+    paths = {"table": f"results/{benchmark}/scores/{{model}}.csv",
+             "per_case": f"results/{benchmark}/scores/{{model}}.per_case.csv",
+             "review": f"results/{benchmark}/review/{{model}}.md"}
+    return {name: paths[name] for name in ("table", *extras)}
+
+
+def folder_of(kind: str, name: str) -> Callable:
+    """A param: the folder of the rule's ``input`` or ``output`` file ``name``, read from the
+    job's file (a hard-coded path prefix fails without a shared file system: snakemake --lint)."""
+    if kind == "output":
+        return lambda wildcards, output: str(Path(getattr(output, name)).parent)
+    return lambda wildcards, input: str(Path(getattr(input, name)).parent)
+
+
+def own_file(section: dict, suffix: str) -> str:
+    """The ``<b>_import`` rule's input: the user's ``<predictions_dir>/{model}<suffix>``."""
+    return f"{section['predictions_dir']}/{{model}}{suffix}"
+
+
 def stage_of_rule(rule: str) -> tuple[str, str]:
     """(benchmark, role) of a generated or batch rule name: ``b2_predict_llm`` ->
     ``("b2", "predict_llm")``, ``b1_score_own_03`` -> ``("b1", "score")``."""

@@ -11,7 +11,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from scievals.common.workflow import BenchmarkModels, Stage, stage
+from scievals.common.workflow import (
+    BenchmarkModels,
+    Stage,
+    folder_of,
+    own_file,
+    score_outputs,
+    stage,
+)
 from scievals.common.workflow import score_inputs as common_score_inputs
 from scievals.gating.data import SOURCE_KEYS
 from scievals.gating.paths import OMIP_DIR, embedded_workspaces
@@ -74,9 +81,7 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         "download": stage(
             "gating", "download",
             output={"source": SOURCE},
-            params={"cfg": download_settings(section),
-                    # from the output (a hard-coded prefix fails without a shared file system)
-                    "out_dir": lambda wildcards, output: str(Path(output.source).parent)},
+            params={"cfg": download_settings(section), "out_dir": folder_of("output", "source")},
         ),
         "curate": stage(
             "gating", "curate",
@@ -89,14 +94,12 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         "predict_llm": stage("gating", "predict_llm", **predict),
         "import": stage(
             "gating", "import",
-            input={"user": f"{section['predictions_dir']}/{{model}}.jsonl", "cases": CASES},
+            input={"user": own_file(section, ".jsonl"), "cases": CASES},
             output={"predictions": PREDICTIONS},
         ),
         "score": stage(
             "gating", "score",
             input=lambda wildcards: score_inputs(wildcards.model, models.byo),
-            output={"table": "results/gating/scores/{model}.csv",
-                    "per_case": "results/gating/scores/{model}.per_case.csv",
-                    "review": "results/gating/review/{model}.md"},
+            output=score_outputs("gating", "per_case", "review"),
         ),
     }

@@ -10,7 +10,7 @@ either and keeps the graded results in ``results/waza/graded/<model>.json``.
 
 from __future__ import annotations
 
-from scievals.common.workflow import BenchmarkModels, Stage, stage
+from scievals.common.workflow import BenchmarkModels, Stage, own_file, score_outputs, stage
 
 SUITES_DIR = "data/raw/waza/suites"
 DOWNLOAD = "data/raw/waza/source.json"
@@ -99,7 +99,7 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
         # Own results, checked and filed by suite (graded by the score job).
         "import": stage(
             "waza", "import",
-            input={"user": f"{section['predictions_dir']}/{{model}}.json", "cases": CASES,
+            input={"user": own_file(section, ".json"), "cases": CASES,
                    "suites": SUITES_DIR},
             output={"predictions": IMPORTED},
             params={"suites": suites},
@@ -108,10 +108,7 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
             "waza", "score",
             input=lambda wildcards: score_inputs(wildcards.model, suites, models.byo,
                                                  models.llms),
-            output={"table": "results/waza/scores/{model}.csv",
-                    "per_case": "results/waza/scores/{model}.per_case.csv",
-                    "graded": GRADED,
-                    "review": "results/waza/review/{model}.md"},
+            output={**score_outputs("waza", "per_case", "review"), "graded": GRADED},
             reports={"review": {"caption": "../report/waza/review.rst", "category": "waza",
                                 "subcategory": "Failed graders per task",
                                 "labels": {"benchmark": "waza", "model": "{model}"}}},
