@@ -76,10 +76,16 @@ def test_nan_predictions_are_counted_per_property(tmp_path):
     ]
 
 
+def _other_than_too_few(errors: list[str]) -> list[str]:
+    """The 4-antibody truth of these tests is too small to score (fewer than 10 antibodies),
+    which validation says since issue 19; these tests are about the other messages."""
+    return [e for e in errors if "antibodies have both a prediction" not in e]
+
+
 def test_unknown_and_missing_antibodies_are_warnings(tmp_path, truth):
     path = write(tmp_path, "antibody_name,HIC\nab0,1\nab1,2\nzz9,3\n")
     report = validate_prediction_file(path, truth, fold_col="fold")
-    assert report.ok
+    assert _other_than_too_few(report.errors) == []
     assert report.warnings == [
         "1 antibody name(s) are not in the truth file and are ignored by scoring: 'zz9'",
         "2 of 4 truth antibodies have no prediction and are scored as NaN (left out of every metric): 'ab2', 'ab3'",
@@ -90,7 +96,7 @@ def test_fold_column_disagreeing_with_truth_is_an_error(tmp_path, truth):
     # truth folds: ab0 0, ab1 1, ab2 0, ab3 1
     path = write(tmp_path, "antibody_name,fold,HIC\nab0,0,1\nab1,0,2\nab2,0,3\nab3,0,4\n")
     report = validate_prediction_file(path, truth, fold_col="fold")
-    assert report.errors == [
+    assert _other_than_too_few(report.errors) == [
         (
             "column 'fold' disagrees with the truth for 2 antibodies: 'ab1' (file 0, truth 1), "
             "'ab3' (file 0, truth 1); scoring always uses the truth's folds, so these predictions "
@@ -101,13 +107,15 @@ def test_fold_column_disagreeing_with_truth_is_an_error(tmp_path, truth):
 
 def test_fold_column_agreeing_as_float_is_fine(tmp_path, truth):
     path = write(tmp_path, "antibody_name,fold,HIC\nab0,0.0,1\nab1,1.0,2\nab2,0.0,3\nab3,1.0,4\n")
-    assert validate_prediction_file(path, truth, fold_col="fold").errors == []
+    assert _other_than_too_few(validate_prediction_file(path, truth, fold_col="fold").errors) == []
 
 
-def test_case_mismatched_property_is_a_warning(tmp_path):
+def test_case_mismatched_property_is_an_error_with_the_right_name(tmp_path):
     path = write(tmp_path, "antibody_name,HIC,tm2\nab0,1,2\n")
-    assert validate_prediction_file(path).warnings == [
-        "column 'tm2' is ignored: property names are case-sensitive (did you mean 'Tm2'?)"
+    assert validate_prediction_file(path).errors == [
+        "unknown column(s) 'tm2' (did you mean 'Tm2'?): scoring would ignore them; the scored "
+        "columns are ['HIC', 'Tm2', 'Titer', 'PR_CHO', 'AC-SINS_pH7.4'] (exact, case-sensitive), "
+        "beside antibody_name and the truth's own columns"
     ]
 
 

@@ -94,6 +94,9 @@ def user_file(path: str | os.PathLike) -> Path:
         raise ScievalsError(path, "is a folder, not a file", "give the path of a file in it")
     if not file.exists():
         raise ScievalsError(path, "file not found", "check the path")
+    if not file.is_file():  # opening a named pipe blocks until someone writes to it
+        raise ScievalsError(path, "not a regular file (a named pipe, socket or device)",
+                            "give the path of a regular file")
     if not os.access(file, os.R_OK):
         raise ScievalsError(path, "file not readable (permission denied)", "check its permissions")
     return file
@@ -109,10 +112,12 @@ def read_user_text(path: str | os.PathLike) -> str:
         ) from None
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike, parse_constant=None) -> Any:
+    """A JSON file; ``parse_constant`` is json's hook for NaN/Infinity (not JSON, but read as
+    floats by default)."""
     try:
         with open(user_file(path), encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, parse_constant=parse_constant)
     except UnicodeDecodeError as exc:
         raise ScievalsError(
             path, f"not UTF-8 text (byte {exc.start})", "give a JSON file saved as UTF-8"
