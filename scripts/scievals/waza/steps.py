@@ -23,7 +23,8 @@ def predict(smk) -> None:
     # LLM request records and usage.json: the llm rule only
     records, usage = getattr(smk.output, "records", None), getattr(smk.output, "usage", None)
     predict_job(f"{smk.input.suites}/{smk.wildcards.suite}", smk.wildcards.model,
-                dict(smk.params.config), smk.output.predictions, records, usage)
+                dict(smk.params.config), smk.output.predictions, records, usage,
+                threads=smk.threads)  # bounds a parallel suite's workers
 
 
 def import_own(smk) -> None:
