@@ -1,4 +1,5 @@
-"""Entry script: merge result tables (rules summarize_benchmark and summarize_all)."""
+"""Entry script of rule summarize_benchmark: one benchmark's score tables -> its summary
+(as text, without pandas: scievals.common.table_files)."""
 
 import sys
 
@@ -6,18 +7,11 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.common.history import record_history
-from scievals.common.tables import concat_tables, write_result_table
-from scievals.report.leaderboard_cli import write_leaderboard
+from scievals.common.table_files import concat_files
 
 
 def summarize(smk):
-    table = concat_tables(smk.input)
-    write_result_table(smk.output[0], table)
-    if "history_dir" in smk.params.keys():  # noqa: SIM118 (Namedlist: `in` tests values)
-        record_history(smk.output[0], smk.params.history_dir)
-    if "leaderboard" in smk.output.keys():  # noqa: SIM118
-        write_leaderboard(smk.output[0], markdown_out=smk.output.leaderboard)
+    concat_files(smk.input, smk.output[0])
 
 
 run(snakemake, summarize)

@@ -24,6 +24,7 @@ from scievals.common.config import section_schema, validate
 from scievals.common.io import read_yaml, sha256_file
 from scievals.common.jobs import ScoreJob
 from scievals.common.workflow import ROLES, Stage
+from scievals.config_validation import validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = list(benchmarks.NAMES)
@@ -36,7 +37,7 @@ CONSTANTS = {"predict_baseline": "BASELINE_VERSION", "predict_llm": "PROMPT_VERS
              "import": "PARSER_VERSION", "score": "METRICS_VERSION"}
 # Rules a benchmark may write itself (rules/<b>.smk), beside the generated ones.
 SPECIFIC_RULES = {"abdev": {"abdev_import"}, "gating": {"gating_extract"}}
-CONFIG = benchmarks.validate_config(read_yaml(ROOT / "config" / "config.yaml"))
+CONFIG = validate_config(read_yaml(ROOT / "config" / "config.yaml"))
 
 
 def stages_of(name: str) -> dict[str, Stage]:

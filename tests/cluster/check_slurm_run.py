@@ -71,8 +71,9 @@ def generated_local_rules(workdir: Path) -> set[str]:
     sys.path.insert(0, str(workdir / "scripts"))
     from scievals import benchmarks
     from scievals.common.io import read_yaml
+    from scievals.config_validation import validate_config
 
-    config = benchmarks.validate_config(read_yaml(workdir / "config" / "config.yaml"))
+    config = validate_config(read_yaml(workdir / "config" / "config.yaml"))
     return {f"{bench.name}_{role}" for bench in benchmarks.enabled(config)
             for role, stage in bench.stages(config).items() if stage.localrule}
 

@@ -20,6 +20,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 from scievals import benchmarks
 from scievals.common.io import read_yaml
+from scievals.config_validation import validate_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV_DIR = ROOT / "envs"
@@ -173,7 +174,7 @@ def rule_blocks(text: str) -> list[tuple[str, str]]:
 
 def generated_stages():
     """(rule name, Stage) of every rule rules/stages.smk generates under the default config."""
-    config = benchmarks.validate_config(read_yaml(ROOT / "config" / "config.yaml"))
+    config = validate_config(read_yaml(ROOT / "config" / "config.yaml"))
     return [(f"{bench.name}_{role}", stage) for bench in benchmarks.REGISTRY
             for role, stage in bench.stages(config).items()]
 

@@ -9,8 +9,8 @@ import pytest
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import RESULT_COLUMNS, write_result_table
-from scievals.report.leaderboard import leaderboard_html, leaderboard_markdown, sections
-from scievals.report.leaderboard_cli import write_leaderboard
+from scievals.results.leaderboard import leaderboard_html, leaderboard_markdown, sections
+from scievals.results.show import write_leaderboard
 
 SHA_DEMO = "d" * 64
 SHA_REAL = "a" * 64

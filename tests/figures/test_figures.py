@@ -11,13 +11,15 @@ import pandas as pd
 import pytest
 from PIL import Image
 from scievals import benchmarks
+from scievals.abdev import figures as abdev
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import Provenance
 from scievals.common.tables import concat_tables, result_rows, write_result_table
-from scievals.report import abdev, gating, generic
-from scievals.report.frames import comparison_frame, metric_matrix, provenance_line
-from scievals.report.plots import default_gate_key, panel_order, tree_layout
-from scievals.report.registry import GENERIC_FIGURES
+from scievals.figures import generic
+from scievals.figures.frames import comparison_frame, metric_matrix, provenance_line
+from scievals.figures.plots import default_gate_key, panel_order, tree_layout
+from scievals.figures.spec import GENERIC_FIGURES
+from scievals.gating import figures as gating
 
 PROV = Provenance("abdev", "GDPa1-demo", "ab" * 32, "c0ffee123456", "0.1.0", "deadbeef1234")
 ASSAYS = ["HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4"]
