@@ -87,7 +87,8 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
 
     def planned_after(module: str, old: str, new: str) -> list[str]:
         """Jobs a fresh copy of the finished run plans after one version bump (without the
-        target rule `waza` itself)."""
+        target rule `waza` itself and refresh_summary, which every re-run of the target
+        plans after its summary: rules/summary.smk)."""
         workdir = tmp_path / module
         shutil.copytree(waza_run, workdir, symlinks=True)
         path = workdir / "scripts/scievals/waza" / f"{module}.py"
