@@ -247,7 +247,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         headline_metrics=("one_to_one_score", "score", "f1"),
         comparisons="scievals.autogkb.comparisons:item_metrics",
         comparison_inputs=MappingProxyType({
-            "per_article": "results/autogkb/scores/{model}.per_article.csv",
+            "per_case": "results/autogkb/scores/{model}.per_case.csv",
             "table": "results/autogkb/scores/{model}.csv",
         }),
         item_noun="articles",
