@@ -28,3 +28,53 @@ def test_a_case_scored_in_several_samples_counts_once():
     # direct: case b has no finite value, so only case a's 0.25 counts
     [direct] = out["direct"]
     assert direct["value"] == 0.25 and direct["n"] == 1
+
+
+def test_cluster_percentile_matches_scipy_bootstrap_to_the_last_digit():
+    """The percentile path draws and interpolates itself (no scipy.stats import in a score
+    job); it must give scipy.stats.bootstrap's numbers exactly, NaN replicates included."""
+    import warnings
+
+    import numpy as np
+    from scipy import stats as sps
+
+    from scievals.common.stats import cluster_bootstrap, cluster_counts
+
+    rng = np.random.default_rng(3)
+    for case in range(40):
+        sizes = rng.integers(2, 30, size=rng.integers(1, 4))
+        clusters = [rng.integers(0, k, size=k + rng.integers(0, 20)) for k in sizes]
+        clusters = [np.unique(c, return_inverse=True)[1] for c in clusters]
+        values = [rng.normal(size=len(c)).round(case % 3) for c in clusters]
+
+        def statistic(weights):
+            out = np.mean([(w * v).sum(axis=1) / w.sum(axis=1)
+                           for w, v in zip(weights, values)], axis=0)
+            if case % 5 == 0:
+                out[out > 0.8] = np.nan  # some undefined replicates: the fallback interval
+            return out
+
+        bootstrap = {"n_resamples": int(rng.integers(10, 400)), "seed": case}
+        low, high, dist = cluster_bootstrap(statistic, clusters, bootstrap)
+
+        ks = [int(c.max()) + 1 for c in clusters]
+
+        def on_codes(*picked, axis=-1):
+            shape = np.broadcast_shapes(*(p.shape[:-1] for p in picked))
+            w = [cluster_counts(np.broadcast_to(p, (*shape, p.shape[-1])).reshape(
+                -1, p.shape[-1]), k)[:, c] for p, k, c in zip(picked, ks, clusters)]
+            return np.asarray(statistic(w), dtype=float).reshape(shape)
+
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = sps.bootstrap(tuple(np.arange(k) for k in ks), on_codes,
+                                n_resamples=bootstrap["n_resamples"], paired=False,
+                                vectorized=True, method="percentile", confidence_level=0.95,
+                                rng=np.random.default_rng(case))
+        ref_dist = np.asarray(ref.bootstrap_distribution, dtype=float)
+        assert np.array_equal(dist, ref_dist, equal_nan=True)
+        ref_low, ref_high = ref.confidence_interval
+        if not (np.isfinite(ref_low) and np.isfinite(ref_high)):
+            from scievals.common.stats import percentile_interval
+            ref_low, ref_high = percentile_interval(ref_dist)
+        assert (low, high) == (float(ref_low), float(ref_high)), case
