@@ -44,6 +44,9 @@ class UsageSummary(BaseModel):
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
     latency: LatencyStats = Field(default_factory=LatencyStats)
+    # Distinct model ids and system fingerprints the provider returned (the run record's).
+    response_models: list[str] = Field(default_factory=list)
+    system_fingerprints: list[str] = Field(default_factory=list)
 
 
 def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
@@ -92,6 +95,8 @@ def summarize_usage(
         price_in_per_mtok=spec.price_in_per_mtok,
         price_out_per_mtok=spec.price_out_per_mtok,
         latency=latency,
+        response_models=sorted({r.response_model for r in ok if r.response_model}),
+        system_fingerprints=sorted({r.system_fingerprint for r in ok if r.system_fingerprint}),
     )
 
 
