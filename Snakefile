@@ -40,15 +40,17 @@ include: "rules/summary.smk"
 include: "rules/report.smk"
 
 
-# The end of every run that ran jobs (not of dry runs) repeats each notice jobs recorded -
-# demo fallbacks, skipped sources or cases, failed requests - and writes
-# results/run_report.json (scievals.common.notices).
+# The end of every run (not of dry runs) writes the run record results/run_manifest.json
+# (scievals.report.run_manifest), repeats each notice jobs recorded - demo fallbacks,
+# skipped sources or cases, failed requests - writes results/run_report.json
+# (scievals.common.notices) and says where the leaderboard and report are (end_of_run in
+# rules/common.smk).
 onsuccess:
-    notices.report("success", since=RUN_STARTED, benchmarks=BENCHMARKS)
+    end_of_run("success")
 
 
 onerror:
-    notices.report("error", since=RUN_STARTED, benchmarks=BENCHMARKS)
+    end_of_run("error")
 
 
 rule all:

@@ -52,6 +52,9 @@ class Benchmark:
     headline_metrics: tuple[str, ...] = ()
     # Only summary rows of this condition are headline (None: every condition).
     headline_condition: str | None = None
+    # Modules holding the benchmark's LLM prompt templates: the run record keeps the sha256
+    # of each one's source (scievals.report.run_manifest).
+    prompt_modules: tuple[str, ...] = ()
 
     @property
     def cli(self) -> str:
@@ -131,6 +134,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "cases": "data/curated/gating/cases.jsonl",
             "predictions": "results/gating/predictions/{model}.jsonl",
         }),
+        prompt_modules=("scievals.gating.prompts",),
         headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
     ),
@@ -150,6 +154,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.report.autogkb:field_similarity"),
         ),
+        prompt_modules=("scievals.autogkb.prompt",),
         headline_metrics=("score", "one_to_one_score", "f1"),
     ),
     Benchmark(
@@ -166,6 +171,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
                        "scievals.report.waza:suite_comparison"),
         ),
+        prompt_modules=("scievals.waza.agent",),  # the agent's system prompt
         headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
     ),
 )

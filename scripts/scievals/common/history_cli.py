@@ -14,6 +14,9 @@ from scievals.common.history import (
 )
 
 DEFAULT_HISTORY = "results/history"
+# The run record's copy beside an entry: <entry stem> + this (written by
+# scievals.report.run_manifest.keep_with_history, which sits above this module).
+RUN_RECORD_SUFFIX = ".manifest.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,5 +57,12 @@ def _history(args: argparse.Namespace) -> int:
         snapshot_state(Path(args.history_dir) / name, digest)
         for name, digest in zip(index["file"], index["sha256"])
     ]
+    index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
     print(index.to_string(index=False))
     return 0
+
+
+def _run_record(history_dir: str, entry_file: str) -> str:
+    """The run record kept beside a history entry (scievals.report.run_manifest), or "-"."""
+    record = Path(history_dir) / (Path(entry_file).stem + RUN_RECORD_SUFFIX)
+    return record.name if record.is_file() else "-"

@@ -156,12 +156,13 @@ def _read(path: Path) -> list[Notice]:
 
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
            directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
-           stream=None) -> list[Notice]:
+           stream=None, links: dict[str, str] | None = None) -> list[Notice]:
     """Print every notice again and write the run report (the workflow's last words).
 
     ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`);
     ``benchmarks`` the enabled ones (notices of others are left out; :data:`WORKFLOW`
-    notices are always in)."""
+    notices are always in); ``links`` what to look at next (label -> path or command),
+    printed last and kept in the report."""
     stream = stream or sys.stderr
     notices = [n for n in collect(directory, since)
                if benchmarks is None or n.benchmark in (*benchmarks, WORKFLOW)]
@@ -170,10 +171,16 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
               f"(also in {out_json}):", file=stream)
         for notice in notices:
             print(f"  - {notice.line()}", file=stream)
+    if links:
+        print("\nscievals: where to look next:", file=stream)
+        width = max(len(label) for label in links)
+        for label, where in links.items():
+            print(f"  {label:<{width}}  {where}", file=stream)
     write_json(out_json, {
         "status": status,
         "started_utc": since,
         "finished_utc": now_utc(),
         "notices": [asdict(n) for n in notices],
+        "links": dict(links or {}),
     })
     return notices
