@@ -87,6 +87,33 @@ rule report_leaderboard:
         "../scripts/report_leaderboard.py"
 
 
+# The sample viewer: every scored item of every model (input, reply, parse status, metrics,
+# rationale, cost), one static page (scievals.report.viewer); each benchmark's items come
+# from the function its registry entry names as `samples`.
+REPORT_FIGURES.append("results/report/samples.html")
+
+
+rule report_samples:
+    input:
+        [table for _benchmark in BENCHMARKS for table in score_tables(_benchmark)],
+    output:
+        report(
+            "results/report/samples.html",
+            caption="../report/samples.rst",
+            category="Samples",
+            labels={"page": "sample viewer"},
+        ),
+    log:
+        "logs/report/samples.log",
+    localrule: True
+    conda:
+        "../envs/core.yaml"
+    params:
+        models={_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARKS},
+    script:
+        "../scripts/report_samples.py"
+
+
 rule report_figures:
     input:
         REPORT_FIGURES,

@@ -55,6 +55,9 @@ class Benchmark:
     # Modules holding the benchmark's LLM prompt templates: the run record keeps the sha256
     # of each one's source (scievals.report.run_manifest).
     prompt_modules: tuple[str, ...] = ()
+    # "module:function" (root, model) -> list[scievals.common.samples.Sample]: the model's
+    # scored items for the report's sample viewer (scievals.report.viewer); None: none.
+    samples: str | None = None
 
     @property
     def cli(self) -> str:
@@ -91,6 +94,7 @@ class Benchmark:
 REGISTRY: tuple[Benchmark, ...] = (
     Benchmark(
         name="abdev",
+        samples="scievals.abdev.samples:samples",
         title="Antibody developability on GDPa1 (5 assays, 5-fold CV)",
         baselines=("random", "ridge_descriptors"),
         byo_suffix=".csv",
@@ -111,6 +115,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         name="gating",
+        samples="scievals.gating.samples:samples",
         title="Flow-cytometry gating hierarchies (OMIP cases, FlowJo workspaces)",
         baselines=("marker_baseline",),
         byo_suffix=".jsonl",
@@ -140,6 +145,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         name="autogkb",
+        samples="scievals.autogkb.samples:samples",
         title="Pharmacogenomic variant-phenotype annotation extraction (ClinPGx / AutoGKB)",
         baselines=("autogkb_baseline",),
         byo_suffix=".json",
@@ -159,6 +165,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         name="waza",
+        samples="scievals.waza.samples:samples",
         title="Agent-skill evaluation suites in waza's format (graders, pass rate, triggers)",
         baselines=("waza_mock",),
         byo_suffix=".json",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import re
 import shutil
@@ -139,3 +140,36 @@ def test_report_opens_in_chromium_without_errors_and_shows_a_figure(chromium, re
     figure_shot, _ = page.after_clicks[-1]
     assert_not_blank(figure_shot, "report figure view", min_colours=100)
     assert "data:image/png;charset" in (page.probe or []), page.probe
+
+
+def _gate_names(node: dict) -> list[str]:
+    return [node["name"], *(n for child in node.get("children", []) for n in _gate_names(child))]
+
+
+def test_sample_viewer_filters_and_shows_a_known_cases_reply(chromium, report, tmp_path):
+    """The report target's sample viewer: open it, filter to one model, click a case and see
+    the reply that model wrote for it (read here from its predictions file)."""
+    results = report.parent
+    viewer = results / "report" / "samples.html"
+    assert "filename=samples.html" in report.read_text(encoding="utf-8")  # in the report too
+    records = [json.loads(line) for line in
+               (results / "gating" / "predictions" / "marker_baseline.jsonl").read_text()
+               .splitlines()]
+    omip = next(r for r in records if r["case_id"] == "OMIP-008")
+    page = visit(
+        viewer.resolve().as_uri(), tmp_path / "profile", settle_s=1.5,
+        clicks=("js:(() => { const s = document.getElementById('filter-model');"
+                " s.value = 'marker_baseline'; s.dispatchEvent(new Event('change'));"
+                " return s.value === 'marker_baseline'; })()",
+                "OMIP-008"),
+        probe="[document.getElementById('count').textContent,"
+              " document.getElementById('detail').innerText]",
+    )
+    assert not page.errors, f"console errors: {page.errors}"
+    assert_not_blank(page.screenshot, "sample viewer")
+    count, detail = page.probe
+    assert f"{len(records)} of " in count, count  # one item per predicted case
+    assert "gating / marker_baseline / OMIP-008" in detail
+    assert "hierarchy_f1" in detail and "parse status" in detail
+    for name in _gate_names(omip["hierarchy"]):
+        assert name in detail, name
