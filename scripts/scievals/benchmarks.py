@@ -58,6 +58,8 @@ class Benchmark:
     # "module:function" (root, model) -> list[scievals.common.samples.Sample]: the model's
     # scored items for the report's sample viewer (scievals.report.viewer); None: none.
     samples: str | None = None
+    # What ``n`` counts in the benchmark's rows (the leaderboard says it under each table).
+    n_meaning: str = "scored items"
 
     @property
     def cli(self) -> str:
@@ -95,6 +97,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     Benchmark(
         name="abdev",
         samples="scievals.abdev.samples:samples",
+        n_meaning="antibodies with a measured value for the assay (all folds)",
         title="Antibody developability on GDPa1 (5 assays, 5-fold CV)",
         baselines=("random", "ridge_descriptors"),
         byo_suffix=".csv",
@@ -116,6 +119,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     Benchmark(
         name="gating",
         samples="scievals.gating.samples:samples",
+        n_meaning="cases (usage rows: requests)",
         title="Flow-cytometry gating hierarchies (OMIP cases, FlowJo workspaces)",
         baselines=("marker_baseline",),
         byo_suffix=".jsonl",
@@ -146,6 +150,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     Benchmark(
         name="autogkb",
         samples="scievals.autogkb.samples:samples",
+        n_meaning="articles (usage rows: requests)",
         title="Pharmacogenomic variant-phenotype annotation extraction (ClinPGx / AutoGKB)",
         baselines=("autogkb_baseline",),
         byo_suffix=".json",
@@ -166,6 +171,7 @@ REGISTRY: tuple[Benchmark, ...] = (
     Benchmark(
         name="waza",
         samples="scievals.waza.samples:samples",
+        n_meaning="tasks of the suite (trigger metrics: trigger prompts)",
         title="Agent-skill evaluation suites in waza's format (graders, pass rate, triggers)",
         baselines=("waza_mock",),
         byo_suffix=".json",

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 NOTICES_DIR = Path("logs/notices")
 RUN_REPORT = Path("results/run_report.json")
 # What went less than asked (free text is allowed, these are the ones the report groups).
-KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "other")
+KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "quality", "other")
 # The "benchmark" of a notice about the workflow as a whole (the history): always reported.
 WORKFLOW = "workflow"
 

@@ -114,6 +114,9 @@ USAGE_METRICS = {
     "cost_usd": "cost_usd",
     "cache_hits": "cache_hits",
     "failed_requests": "errors",
+    # Mean seconds per answered request (a cache hit keeps its recorded latency, so a re-run
+    # from cache gives the same value); bookkeeping, like cache_hits, not a result.
+    "latency_mean_s": "latency.mean_s",
 }
 
 
@@ -123,5 +126,12 @@ def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
     if isinstance(summary, dict):
         summary = UsageSummary.model_validate(summary)
     n = summary.requests
-    return [{"metric": metric, "value": getattr(summary, field), "n": n}
+    return [{"metric": metric, "value": _field(summary, field), "n": n}
             for metric, field in USAGE_METRICS.items()]
+
+
+def _field(summary: UsageSummary, dotted: str):
+    value = summary
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value

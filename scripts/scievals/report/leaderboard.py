@@ -84,6 +84,62 @@ def benchmark_table(frame: pd.DataFrame, headline: Headline) -> pd.DataFrame:
     return table[keys + metrics + ["n"]].reset_index(drop=True)
 
 
+# Cost and failure columns (plain values, no interval), where a benchmark has them: metric ->
+# (column, how rows of several conditions combine, format).
+QUALITY_COLUMNS = {
+    "parse_success_rate": ("parsed", "mean", "{:.3f}"),
+    "failed_requests": ("failed requests", "sum", "{:.0f}"),
+    "tokens_in": ("tokens in", "sum", "{:,.0f}"),
+    "tokens_out": ("tokens out", "sum", "{:,.0f}"),
+    "cost_usd": ("cost USD", "sum", "{:.4f}"),
+    "latency_mean_s": ("mean latency s", "mean", "{:.2f}"),
+}
+
+
+def _combine(values: pd.Series, weights: pd.Series, how: str) -> float:
+    values, weights = values.astype(float), weights.astype(float).fillna(0)
+    ok = values.notna()
+    if not ok.any():
+        return math.nan
+    if how == "sum":
+        return float(values[ok].sum())
+    if weights[ok].sum() > 0:  # a rate over n items (requests): weighted by n
+        return float((values[ok] * weights[ok]).sum() / weights[ok].sum())
+    return float(values[ok].mean())
+
+
+def quality_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per table row (``keys``): cost, tokens, mean latency, parse-success and failed-request
+    figures of the rows' model over every condition the row covers; only the columns some
+    model has."""
+    rows = frame[frame["metric"].isin(QUALITY_COLUMNS)]
+    present = [m for m in QUALITY_COLUMNS if m in set(rows["metric"])]
+    if not present or rows.empty:
+        return pd.DataFrame(columns=keys)
+    out = []
+    for key, group in rows.groupby(keys, sort=False):
+        line = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        for metric in present:
+            column, how, fmt = QUALITY_COLUMNS[metric]
+            part = group[group["metric"] == metric]
+            value = _combine(part["value"], part["n"], how)
+            line[column] = "-" if math.isnan(value) else fmt.format(value)
+        out.append(line)
+    return pd.DataFrame(out)
+
+
+def with_quality(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (headline) with the quality columns of ``frame`` (all rows of the dataset)
+    joined on its key columns; rows without them show "-"."""
+    keys = [k for k in ("model", "condition") if k in table.columns]
+    if table.empty:
+        return table
+    extra = quality_columns(frame, keys)
+    if len(extra.columns) == len(keys):
+        return table
+    return table.merge(extra, on=keys, how="left").fillna("-")
+
+
 def markdown_table(table: pd.DataFrame) -> str:
     header = "| " + " | ".join(table.columns) + " |"
     rule = "| " + " | ".join("---" for _ in table.columns) + " |"
@@ -98,13 +154,23 @@ class Section:
     sha256: str
     condition: str | None
     table: pd.DataFrame
+    n_meaning: str = "scored items"
 
     @property
     def demo(self) -> bool:
         return is_demo(self.dataset)
 
 
-INTRO = "value [95 % CI]; n = scored items; best first by the first column."
+INTRO = ("value [95 % CI]; n = scored items (each table says which); best first by the "
+         "first column; parsed, failed requests, tokens, cost and mean latency summed or "
+         "averaged over the model's conditions, where the benchmark has them.")
+
+
+def n_meaning(benchmark: str) -> str:
+    """What ``n`` counts in a benchmark's rows (registry ``n_meaning``)."""
+    if benchmark in benchmarks.NAMES:
+        return benchmarks.get(benchmark).n_meaning
+    return "scored items"
 DEMO_NOTE = ("DEMO DATA: embedded synthetic/demo data, not the real dataset; these numbers "
              "say nothing about the models on real data.")
 
@@ -124,8 +190,9 @@ def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
         rows = summary[summary["benchmark"].astype(str) == benchmark]
         headline = headline_for(benchmark, rows)
         for (dataset, sha256), group in rows.groupby(["dataset", "dataset_sha256"], sort=False):
+            table = with_quality(benchmark_table(group, headline), group)
             out.append(Section(benchmark, str(dataset), str(sha256), headline.condition,
-                               benchmark_table(group, headline)))
+                               table, n_meaning(benchmark)))
     return out
 
 
@@ -137,6 +204,7 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
         blocks.append(("demo", DEMO_NOTE))
     if section.condition is not None:
         blocks.append(("condition", section.condition))
+    blocks.append(("n", section.n_meaning))
     blocks.append(("table", section.table))
     return blocks
 
@@ -144,15 +212,16 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
 def _markdown_block(kind: str, content) -> str:
     if kind == "table":
         return markdown_table(content) if len(content) else "(no headline metrics)"
-    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`."}[kind].format(
-        content)
+    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`.",
+            "n": "n = {}."}[kind].format(content)
 
 
 def _html_block(kind: str, content) -> str:
-    if kind == "table":
-        return content.to_html(index=False, border=1)
+    if kind == "table":  # scrolls inside its box instead of widening the page
+        return f'<div class="wide">{content.to_html(index=False, border=1)}</div>'
     return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
-            "condition": "<p>Condition <code>{}</code>.</p>"}[kind].format(escape(content))
+            "condition": "<p>Condition <code>{}</code>.</p>",
+            "n": "<p>n = {}.</p>"}[kind].format(escape(content))
 
 
 def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
@@ -165,6 +234,8 @@ def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") 
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
     body += [_html_block(*block) for section in parts for block in _blocks(section)]
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
-             " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}")
+             " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}"
+             " .wide{max-width:100%;overflow-x:auto} th{white-space:normal;"
+             "overflow-wrap:anywhere;max-width:9em;vertical-align:bottom}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
