@@ -72,3 +72,14 @@ def test_quality_problems_are_recorded_as_notices(tmp_path):
     (notice,) = notices.collect(folder)
     assert (notice.kind, notice.benchmark) == ("quality", "autogkb")
     assert "only 0 of 17 replies" in notice.message
+
+
+def test_missing_items_are_not_said_again_as_unparseable(tmp_path):
+    scores = tmp_path / "scores"
+    scores.mkdir()
+    (scores / "mine.csv").write_text("x\n")
+    pd.DataFrame({"case_id": ["A", "B"], "parse_status": ["ok", "missing"]}).to_csv(
+        scores / "mine.per_case.csv", index=False)
+    summary = frame(row("mine", "user", "parse_success_rate", 0.0, 2))
+    lines = record_quality_notices("gating", summary, [scores / "mine.csv"])
+    assert lines == ["mine: no prediction for 1 of 2 items (first: B), scored as failures"]

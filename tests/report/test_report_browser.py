@@ -173,3 +173,27 @@ def test_sample_viewer_filters_and_shows_a_known_cases_reply(chromium, report, t
     assert "hierarchy_f1" in detail and "parse status" in detail
     for name in _gate_names(omip["hierarchy"]):
         assert name in detail, name
+
+
+def test_report_opens_on_the_leaderboard_and_its_tables_fit(chromium, report, tmp_path):
+    """The first page a person sees is the leaderboard (top of the page, not the rule graph
+    description), and a wide table scrolls inside its box instead of widening the page."""
+    page = visit(
+        report.resolve().as_uri(), tmp_path / "profile", width=1280, height=900,
+        probe="(() => { const box = document.querySelector('.scievals-leaderboard');"
+              " const r = box.getBoundingClientRect();"
+              " const heading = [...document.querySelectorAll('.prose h1')].map(h => h.innerText);"
+              " return [heading, r.top, r.left, window.innerWidth,"
+              " document.documentElement.scrollWidth,"
+              " [...box.querySelectorAll('.wide')].map(w => [w.clientWidth, w.scrollWidth])]; })()",
+    )
+    assert not page.errors, f"console errors: {page.errors}"
+    headings, top, left, viewport, page_width, boxes = page.probe
+    assert headings[0] == "Leaderboard", headings
+    assert 0 <= top < 200 and left >= 0, (top, left)  # in view, not centred off the top
+    assert page_width <= viewport
+    assert boxes and all(client <= viewport for client, _ in boxes)
+    assert any(scroll > client for client, scroll in boxes)  # abdev's 11 columns scroll inside
+    text = page.text
+    assert text.index("ridge_descriptors") < text.index("About this report")
+    assert "DEMO DATA" in text

@@ -80,8 +80,11 @@ def per_item_files(score_tables: list[str | Path]) -> list[Path]:
 def record_quality_notices(benchmark: str, summary: pd.DataFrame,
                            score_tables: list[str | Path]) -> list[str]:
     """Record every quality problem of one benchmark's summary as a notice; the lines."""
-    lines = [*unparseable(summary), *fewer_items(summary),
-             *missing_items(per_item_files(score_tables))]
+    missing = missing_items(per_item_files(score_tables))
+    # Missing items also count as unparsed: say the cause once.
+    said = {line.split(":")[0] for line in missing}
+    lines = [*missing, *(line for line in unparseable(summary) if line.split(":")[0] not in said),
+             *fewer_items(summary)]
     for line in lines:
         notices.record("quality", benchmark, line)
     return lines

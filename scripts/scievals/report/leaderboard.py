@@ -230,12 +230,38 @@ def leaderboard_markdown(parts: list[Section], source: str = "results/summary.cs
     return "\n\n".join(lines) + "\n"
 
 
+# The report's landing page shows the leaderboard inline (report/workflow.rst includes this
+# fragment): styles scoped to its box, wide tables scroll inside it.
+# Snakemake 9's landing page centres a tall description vertically (its top could not be
+# scrolled to) and keeps it 32 rem narrow: the two :has() rules undo that around this box.
+FRAGMENT_STYLE = (
+    "div.items-center:has(.scievals-leaderboard){align-items:flex-start;"
+    "justify-content:flex-start}"
+    ".prose:has(.scievals-leaderboard){max-width:min(46rem,calc(100vw - 24rem))}"
+    ".scievals-leaderboard{max-width:100%}"
+    ".scievals-leaderboard h2{font-size:1.05em;margin:1em 0 .3em}"
+    ".scievals-leaderboard p{margin:.3em 0}"
+    ".scievals-leaderboard .wide{max-width:100%;overflow-x:auto}"
+    ".scievals-leaderboard table{border-collapse:collapse;font-size:.8em}"
+    ".scievals-leaderboard td,.scievals-leaderboard th{padding:2px 6px;text-align:right;"
+    "border:1px solid #ccc}"
+    ".scievals-leaderboard th,.scievals-leaderboard td{white-space:nowrap}"
+    ".scievals-leaderboard td:first-child{text-align:left}")
+
+
+def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv") -> str:
+    """The leaderboard as an HTML fragment to embed in another page (the report's first)."""
+    body = [f"<p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
+    body += [_html_block(*block) for section in parts for block in _blocks(section)]
+    return (f'<style>{FRAGMENT_STYLE}</style><div class="scievals-leaderboard">'
+            f"{''.join(body)}</div>\n")
+
+
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
     body += [_html_block(*block) for section in parts for block in _blocks(section)]
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}"
-             " .wide{max-width:100%;overflow-x:auto} th{white-space:normal;"
-             "overflow-wrap:anywhere;max-width:9em;vertical-align:bottom}")
+             " .wide{max-width:100%;overflow-x:auto} th,td{white-space:nowrap}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")

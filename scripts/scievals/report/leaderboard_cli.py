@@ -7,7 +7,12 @@ from pathlib import Path
 
 from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
-from scievals.report.leaderboard import leaderboard_html, leaderboard_markdown, sections
+from scievals.report.leaderboard import (
+    leaderboard_fragment,
+    leaderboard_html,
+    leaderboard_markdown,
+    sections,
+)
 
 DEFAULT_SUMMARY = "results/summary.csv"
 
@@ -33,10 +38,14 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None = None,
-                      html_out: str | Path | None = None) -> None:
-    """Write the leaderboard of ``summary_path`` as Markdown and/or HTML (atomically)."""
+                      html_out: str | Path | None = None,
+                      fragment_out: str | Path | None = None) -> None:
+    """Write the leaderboard of ``summary_path`` as Markdown, an HTML page and/or an HTML
+    fragment for the report's first page (atomically)."""
     parts = sections(read_result_table(summary_path), source=str(summary_path))
     if markdown_out:
         write_text(markdown_out, leaderboard_markdown(parts, str(summary_path)))
     if html_out:
         write_text(html_out, leaderboard_html(parts, str(summary_path)))
+    if fragment_out:
+        write_text(fragment_out, leaderboard_fragment(parts, str(summary_path)))
