@@ -14,6 +14,7 @@ min_version("9.19")
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
+from scievals.common.targets import check_targets
 
 # Read once before Snakemake does, so that a YAML syntax error names the file and line.
 try:
@@ -59,3 +60,23 @@ rule all:
         "results/summary.csv",
         REPORT_FIGURES,
     localrule: True
+
+
+# Every rule is defined now: a target no rule makes gets the valid ones in one line instead of
+# Snakemake's MissingRuleException (scievals.common.targets).
+try:
+    check_targets(
+        sys.argv[1:],
+        workflow.rules,
+        valid=[
+            *BENCHMARKS,
+            "all",
+            "results/summary.csv",
+            *[f"results/{b}/summary.csv" for b in BENCHMARKS],
+            "results/leaderboard.md",
+            "results/report/samples.html",
+            "report_figures",
+        ],
+    )
+except ScievalsError as exc:
+    sys.exit(f"error: {exc.one_line()}")
