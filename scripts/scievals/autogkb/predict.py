@@ -125,8 +125,11 @@ def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[di
     return records
 
 
-def check_user_file(user_json, cases_jsonl=None) -> list[str]:
-    """Problems of a bring-your-own file (empty when it imports cleanly)."""
+def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of a bring-your-own file, as the workflow's import sees it.
+
+    Errors stop the import (not a PMCID object, unknown PMCIDs); warnings are what the
+    workflow accepts and scores as 0 (an entry that does not parse, a missing article)."""
     from pathlib import Path
 
     from scievals.autogkb.data import load_articles, test_pmcids
@@ -138,10 +141,11 @@ def check_user_file(user_json, cases_jsonl=None) -> list[str]:
     try:
         records = _user_records(user_json, case_ids, "check")
     except ScievalsError as exc:
-        return [exc.one_line()]
-    problems = [f"{r['case_id']}: {r['parse_error']}" for r in records if r["parse_status"] != "ok"]
+        return [exc.one_line()], []
+    warnings = [f"{r['case_id']}: {r['parse_error']} (scored 0)" for r in records
+                if r["parse_status"] != "ok"]
     missing = sorted(case_ids - {r["case_id"] for r in records})
     if missing:
-        problems.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
-    return problems
+        warnings.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
+    return [], warnings
 
