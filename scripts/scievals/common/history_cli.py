@@ -52,12 +52,12 @@ def _history(args: argparse.Namespace) -> int:
         print(f"No summaries recorded in {args.history_dir} yet.")
         return 0
     index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
+    index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
     # Each snapshot checked against its recorded sha256: a damaged one is said, not used.
     index["check"] = [
         snapshot_state(Path(args.history_dir) / name, digest)
         for name, digest in zip(index["file"], index["sha256"])
     ]
-    index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
     print(index.to_string(index=False))
     return 0
 
