@@ -16,14 +16,20 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 from scievals.common.targets import check_targets
 
+# The workflow's own config, wherever the run's working directory is (`snakemake -d OTHER`
+# writes data/, results/ and logs/ under OTHER, but reads this file).
+CONFIG_FILE = Path(workflow.basedir) / "config" / "config.yaml"
+if CONFIG_FILE.is_relative_to(Path.cwd()):
+    CONFIG_FILE = CONFIG_FILE.relative_to(Path.cwd())  # errors name it as the user knows it
+CONFIG_FILE = str(CONFIG_FILE)
 # Read once before Snakemake does, so that a YAML syntax error names the file and line.
 try:
-    read_yaml("config/config.yaml")
+    read_yaml(CONFIG_FILE)
 except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
 
 
-configfile: "config/config.yaml"
+configfile: CONFIG_FILE
 
 
 report: "report/workflow.rst"

@@ -30,9 +30,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 from scievals.waza import runs
-from scievals.waza.context import GraderOptions, build
-from scievals.waza.data import GraderSpec
+from scievals.waza.graders.base import GraderOptions
+from scievals.waza.graders.registry import build
 from scievals.waza.session import grader_context
+from scievals.waza.suites import GraderSpec
 
 TOOLS = ["view", "bash", "edit", "create", "skill", "grep"]
 WORDS = ["the", "function", "returns", "recursion", "file", "error", "deploy", "azure", "loop",

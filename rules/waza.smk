@@ -2,9 +2,9 @@
 # Suites: the embedded example suites (data/demo/waza/suites) or the user's (waza.source: file),
 # copied with checksums. Models: config["waza"]["models"] (waza_mock = waza's mock executor,
 # offline; LLMs from the registry = the agent loop) plus every <model>.json in
-# config["waza"]["predictions_dir"] (bring your own results, re-graded). One results JSON per
-# (model, suite), graded in the predict job while its workspace exists. Helpers:
-# scievals.waza.workflow.
+# config["waza"]["predictions_dir"] (bring your own results). Predict records the runs of one
+# (model, suite), ungraded; the score job grades every recorded or imported run, so a grader
+# change re-scores without re-running any agent. Helpers: scievals.waza.workflow.
 from scievals.waza import workflow as waza_wf
 
 WAZA = config["waza"]
@@ -77,6 +77,7 @@ rule waza_predict_llm:
     output:
         results=waza_wf.PREDICTIONS,
         records=waza_wf.LLM_RECORDS,
+        usage=waza_wf.USAGE,
     log:
         "logs/waza_predict/{model}/{suite}.log",
     benchmark:
@@ -118,8 +119,6 @@ rule waza_import:
         runtime=10,
     params:
         suites=WAZA_SUITES,
-        seed=WAZA["seed"],
-        code_version=code_version("waza", "predict_baseline"),  # re-grading: the same code
     script:
         "../scripts/waza_import.py"
 
@@ -127,10 +126,11 @@ rule waza_import:
 rule waza_score:
     input:
         unpack(lambda wildcards: waza_wf.score_inputs(wildcards.model, WAZA_SUITES,
-                                                       WAZA_MODELS.byo)),
+                                                       WAZA_MODELS.byo, WAZA_MODELS.llms)),
     output:
         table="results/waza/scores/{model}.csv",
         per_case="results/waza/scores/{model}.per_case.csv",
+        graded=waza_wf.GRADED,
         review=report(
             "results/waza/review/{model}.md",
             caption="../report/waza/review.rst",
@@ -154,6 +154,7 @@ rule waza_score:
     params:
         bootstrap=BOOTSTRAP,
         config_hash=section_hash("waza"),
+        settings=waza_wf.score_settings(config),
         code_version=code_version("waza", "score"),
     script:
         "../scripts/waza_score.py"

@@ -1,4 +1,4 @@
-"""Entry script of rule waza_import: re-grade a user's own results with the suites."""
+"""Entry script of rule waza_import: check a user's own results and file them by suite."""
 
 import sys
 
@@ -11,7 +11,7 @@ from scievals.waza.predict import import_predictions
 
 def import_own(smk):
     import_predictions(smk.input.user, smk.input.suites, list(smk.params.suites),
-                   smk.output.imported, seed=smk.params.seed)
+                       smk.output.imported)
 
 
 run(snakemake, import_own)

@@ -10,9 +10,10 @@ from scievals.waza.predict import predict_job
 
 
 def predict(smk):
-    records = getattr(smk.output, "records", None)  # LLM request records (llm rule only)
+    # LLM request records and usage.json: the llm rule only
+    records, usage = getattr(smk.output, "records", None), getattr(smk.output, "usage", None)
     predict_job(f"{smk.input.suites}/{smk.wildcards.suite}", smk.wildcards.model,
-                dict(smk.params.config), smk.output.results, records)
+                dict(smk.params.config), smk.output.results, records, usage)
 
 
 run(snakemake, predict)

@@ -1,4 +1,4 @@
-"""Entry script of rule waza_score: one model's table, per-task CSV and grader review."""
+"""Entry script of rule waza_score: grade one model's runs; its table, per-task CSV, review."""
 
 import sys
 
@@ -6,15 +6,18 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.waza.score import outcomes_of, score_model
+from scievals.common.jobs import ScoreJob
+from scievals.waza.score import score
 
 
-def score(smk):
-    outcomes = outcomes_of(list(getattr(smk.input, "results", [])),
-                           getattr(smk.input, "imported", None))
-    score_model(smk.wildcards.model, outcomes, smk.input.download, smk.params.config_hash,
-                dict(smk.params.bootstrap), smk.output.table, smk.output.per_case,
-                smk.output.review)
+def score_job(smk):
+    score(ScoreJob(
+        benchmark="waza", model=smk.wildcards.model, predictions=list(smk.input.predictions),
+        truth={"source": smk.input.source, "suites": smk.input.suites},
+        outputs={name: getattr(smk.output, name)
+                 for name in ("table", "per_case", "graded", "review")},
+        bootstrap=dict(smk.params.bootstrap), config_hash=smk.params.config_hash,
+        settings=dict(smk.params.settings)))
 
 
-run(snakemake, score)
+run(snakemake, score_job)

@@ -13,7 +13,8 @@ import importlib
 import sys
 
 from scievals import __version__, benchmarks
-from scievals.common.errors import ScievalsError
+from scievals.common import interrupts
+from scievals.common.errors import ScievalsError, machine_error
 from scievals.common.extras import missing_extra
 
 # Sub-command groups: every benchmark's, then the ones shared by all benchmarks.
@@ -38,10 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    interrupts.install()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except KeyboardInterrupt:  # Ctrl-C: nothing is wrong with any file
+        print("interrupted", file=sys.stderr)
+        return 130
     except ScievalsError as exc:
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return 1
@@ -53,3 +58,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a full disk, a read-only folder: one line, not a traceback
+        error = machine_error(exc)
+        if error is None:
+            raise
+        print(f"error: {error.one_line()}", file=sys.stderr)
+        return 1

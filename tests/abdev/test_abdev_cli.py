@@ -17,7 +17,9 @@ def test_validate_ok_and_errors(baseline_files, tmp_path, capsys):
     assert main(["abdev", "validate", "--pred", str(bad)]) == 1
     out = capsys.readouterr().out
     assert "  - Missing required column 'antibody_name'" in out
-    assert "  ! column 'hic' is ignored" in out
+    # An unknown column is an error now (scoring would drop it), with the near miss named.
+    assert ("unknown column(s) 'name' (did you mean 'antibody_name'?), 'hic' (did you mean 'HIC'?)"
+            in out)
 
 
 def test_validate_missing_file_exits_1(tmp_path, capsys):
@@ -62,7 +64,8 @@ def test_score_scoring_error_exits_1_with_one_line(tmp_path, capsys):
     few.write_text("antibody_name,HIC\n" + "".join(f"demomab-{i:03d},{i}\n" for i in range(1, 6)))
     assert main(["abdev", "score", "--pred", str(few), "--truth", str(DEMO_CSV)]) == 1
     err = capsys.readouterr().err
-    assert "error:" in err and "only 5 antibodies have both a prediction and a measurement" in err
+    # Caught by validation (the same check `abdev validate` runs), before any scoring.
+    assert "Validation errors:" in err and "only 5 antibodies have both a prediction and a measurement" in err
 
 
 def test_predict_and_unknown_model(tmp_path, capsys):

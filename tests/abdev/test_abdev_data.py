@@ -11,7 +11,9 @@ import socket
 import threading
 
 import pytest
+from scievals.abdev.constants import HELDOUT_COLUMNS
 from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV, fetch_gdpa1, load_truth
+from scievals.common.download import DownloadError
 from scievals.common.errors import ScievalsError
 
 TRUTH_BYTES = b"antibody_name,HIC,Tm2,Titer,PR_CHO,AC-SINS_pH7.4,fold\nab0,2.5,70,100,0,1.0,0\n"
@@ -111,11 +113,22 @@ def test_checksum_mismatch_in_remote_mode_is_an_error_and_writes_nothing(server,
 @pytest.mark.slow  # runs a local HTTP server
 def test_checksum_mismatch_in_auto_mode_falls_back_to_demo(server, tmp_path):
     csv, heldout, source = outputs(tmp_path)
-    record = fetch_gdpa1(config(server, source="auto", heldout_sha256="1" * 64), csv, heldout, source)
+    record = fetch_gdpa1(config(server, source="auto", sha256="1" * 64), csv, heldout, source)
     assert record["dataset"] == "GDPa1-demo"
     assert "differs from the expected 1111" in record["fallback_reason"]
     assert csv.read_bytes() == DEMO_CSV.read_bytes() and heldout.read_bytes() == DEMO_HELDOUT_CSV.read_bytes()
     assert record["sha256"] == hashlib.sha256(DEMO_CSV.read_bytes()).hexdigest()
+
+
+@pytest.mark.slow  # runs a local HTTP server
+def test_a_bad_heldout_file_in_auto_mode_keeps_the_real_truth(server, tmp_path):
+    # issue 19 item 7: the heldout sequences are not needed for scoring; their failure no
+    # longer swaps the verified real truth for the demo.
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1(config(server, source="auto", heldout_sha256="1" * 64), csv, heldout, source)
+    assert record["dataset"] == "GDPa1" and record["fallback_reason"] is None
+    assert csv.read_bytes() == TRUTH_BYTES and record["heldout_sha256"] is None
+    assert heldout.read_text().splitlines() == [",".join(HELDOUT_COLUMNS)]
 
 
 def test_unreachable_host_auto_falls_back_remote_fails(unused_port, tmp_path):
@@ -260,3 +273,52 @@ def test_real_then_offline_keeps_the_real_data(server, tmp_path, unused_port, mo
     (found,) = notices.collect(tmp_path / "notices")
     assert found.kind == "fallback" and "GDPa1-demo" in found.message
     assert "abdev.source: file" in found.message
+
+
+def test_offline_auto_after_a_file_run_keeps_the_real_truth_without_heldout(tmp_path, unused_port,
+                                                                             monkeypatch):
+    """issue 19 item 7: a ``source: file`` run keeps the verified truth in the store but never
+    fetches the heldout sequences; the next offline ``auto`` run swapped 70 of 70 real rows for
+    the demo because the heldout download failed. The verified truth now wins; the heldout file
+    (not needed for scoring) is optional there. No network: the port is closed."""
+    from scievals.common import notices
+
+    monkeypatch.chdir(tmp_path)
+    store = tmp_path / "verified"
+    copy = tmp_path / "GDPa1_copy.csv"
+    copy.write_bytes(TRUTH_BYTES)
+    offline = f"http://127.0.0.1:{unused_port}"
+    csv, heldout, source = outputs(tmp_path)
+    first = fetch_gdpa1(config(offline, source="file", path=str(copy)), csv, heldout, source,
+                        store=store)
+    assert first["dataset"] == "GDPa1" and first["heldout_sha256"] is None
+    assert (store / sha(TRUTH_BYTES)).read_bytes() == TRUTH_BYTES  # kept, verified
+    assert not (store / sha(HELDOUT_BYTES)).exists()  # the heldout was never fetched
+    for path in (csv, heldout, source):
+        path.unlink()
+    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
+    try:
+        second = fetch_gdpa1(config(offline, source="auto"), csv, heldout, source, store=store)
+    finally:
+        notices.end_job()
+    assert second["dataset"] == "GDPa1" and second["retrieved"] == "reused"
+    assert second["synthetic"] is False and second["fallback_reason"] is None
+    assert csv.read_bytes() == TRUTH_BYTES
+    assert heldout.read_text().splitlines() == [",".join(HELDOUT_COLUMNS)]
+    (found,) = notices.collect(tmp_path / "notices")
+    assert found.kind == "skipped_source" and "heldout sequences not available" in found.message
+
+
+def test_a_fake_verified_store_alone_serves_offline_auto(tmp_path, unused_port):
+    # The store as a folder of files named by their sha256, filled by hand.
+    store = tmp_path / "verified"
+    store.mkdir()
+    (store / sha(TRUTH_BYTES)).write_bytes(TRUTH_BYTES)
+    csv, heldout, source = outputs(tmp_path)
+    record = fetch_gdpa1(config(f"http://127.0.0.1:{unused_port}", source="auto"), csv, heldout,
+                         source, store=store)
+    assert record["dataset"] == "GDPa1" and csv.read_bytes() == TRUTH_BYTES
+    # remote stays strict: the heldout file it was asked to download is missing
+    with pytest.raises(DownloadError):
+        fetch_gdpa1(config(f"http://127.0.0.1:{unused_port}", source="remote"), csv, heldout,
+                    source, store=store)

@@ -123,7 +123,7 @@ def test_fewer_than_ten_scored_rows_names_assay_and_fold():
 
 
 def test_all_nan_prediction_column_is_a_clear_error():
-    with pytest.raises(ScievalsError, match="every prediction is missing"):
+    with pytest.raises(ScievalsError, match="no antibody here has a prediction"):
         evaluate(pd.Series([np.nan] * 20), pd.Series(np.arange(20.0)), "Tm2")
 
 

@@ -152,7 +152,7 @@ def test_a_batch_with_invalid_files_names_each_users_file_and_writes_no_table(
     assert err.value.where == "predictions/abdev/bad1.csv, predictions/abdev/bad2.csv"
     assert "2 of the job's 3 prediction files are invalid" in err.value.problem
     # each file's own error is in the log, naming the user's file (not the job's copy)
-    assert "predictions/abdev/bad1.csv: 1 validation error(s): Missing required column 'antibody_name'" in caplog.text
+    assert "predictions/abdev/bad1.csv: 2 validation error(s): Missing required column 'antibody_name'" in caplog.text
     assert "predictions/abdev/bad2.csv:" in caplog.text and "non-numeric" in caplog.text
     assert "copies" not in str(err.value)
     assert not list(tmp_path.glob("*.csv")), "a failed batch wrote a table"

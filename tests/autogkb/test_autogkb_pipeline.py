@@ -97,8 +97,14 @@ def test_perfect_byo_file_scores_100_and_bad_files_fail(curated, tmp_path):
     cases = curate.read_cases(d / "cases.jsonl")
     user = {c["case_id"]: [{f: a.get(f) for f in FIELDS} for a in articles[c["case_id"]]
                            ["var_pheno_ann"]] for c in cases}
-    user[cases[0]["case_id"]] = {"not": "a list"}  # one unusable entry: a parse failure
     del user[cases[1]["case_id"]]  # one article left out: scored 0 as missing
+    # One unusable entry stops the import in one line naming the article (issue 19 item 13;
+    # it used to be a parse failure scored 0).
+    (tmp_path / "broken.json").write_text(json.dumps({**user, cases[0]["case_id"]: {"not": "a list"}}))
+    with pytest.raises(ScievalsError, match=f"broken.json: {cases[0]['case_id']}: reply is a JSON dict"):
+        predict.import_predictions(tmp_path / "broken.json", d / "cases.jsonl", "mine",
+                                   tmp_path / "broken.jsonl")
+    assert not (tmp_path / "broken.jsonl").exists()
     (tmp_path / "mine.json").write_text(json.dumps(user))
     predict.import_predictions(tmp_path / "mine.json", d / "cases.jsonl", "mine",
                                tmp_path / "mine.jsonl")
@@ -107,14 +113,13 @@ def test_perfect_byo_file_scores_100_and_bad_files_fail(curated, tmp_path):
                                     tmp_path / "s.csv", tmp_path / "pa.csv", tmp_path / "r.md",
                                     "mine")
     by_id = per_article.set_index("case_id")
-    assert by_id.loc[cases[0]["case_id"], "parse_status"] == "failed"
     assert by_id.loc[cases[1]["case_id"], "parse_status"] == "missing"
-    others = by_id.drop(index=[cases[0]["case_id"], cases[1]["case_id"]])
-    assert others["score"].tolist() == pytest.approx([100.0] * 15)
+    others = by_id.drop(index=[cases[1]["case_id"]])
+    assert others["score"].tolist() == pytest.approx([100.0] * 16)
     table = pd.read_csv(tmp_path / "s.csv").set_index("metric")["value"]
-    # 15 perfect articles and 2 zeros: (15 x 100 + 2 x 0) / 17
-    assert table["score"] == pytest.approx(1500 / 17)
-    assert table["parse_success_rate"] == pytest.approx(15 / 17)
+    # 16 perfect articles and 1 zero: (16 x 100 + 1 x 0) / 17
+    assert table["score"] == pytest.approx(1600 / 17)
+    assert table["parse_success_rate"] == pytest.approx(16 / 17)
     (tmp_path / "bad.json").write_text(json.dumps({"PMC0": []}))
     with pytest.raises(ScievalsError, match="unknown PMCID"):
         predict.import_predictions(tmp_path / "bad.json", d / "cases.jsonl", "bad",
@@ -196,8 +201,9 @@ def test_cli_validate_names_each_problem(curated, tmp_path):
     (tmp_path / "own.json").write_text(json.dumps({"PMC3839910": [{"gene": "HLA-B"}],
                                                    "PMC554812": "not a list"}))
     done = run_cli("validate", str(tmp_path / "own.json"), "--cases", str(d / "cases.jsonl"))
-    # The workflow imports this file and scores those articles 0: warnings, not INVALID.
-    assert done.returncode == 0 and "ok, with 2 warning(s)" in done.stdout
+    # The workflow refuses an entry that is not a list: INVALID; the missing articles (which
+    # alone it would accept, scored 0) are said as well.
+    assert done.returncode == 1 and "INVALID (the workflow refuses it)" in done.stdout
     assert "PMC554812: reply is a JSON str, not a list of annotations" in done.stdout
     assert "15 article(s) missing (scored 0)" in done.stdout
 

@@ -37,17 +37,19 @@ def _both(tmp_path, cases, content, capsys):
     return code, line, accepted
 
 
-def test_missing_and_unparseable_entries_are_accepted_with_warnings(tmp_path, cases, capsys):
-    # PMC2 is not a list (scored 0 by the workflow), PMC3 is missing (scored 0).
-    code, line, accepted = _both(tmp_path, cases, {"PMC1": [ANNOTATION], "PMC2": "none"},
-                                 capsys)
+def test_missing_articles_and_duplicates_are_accepted_with_warnings(tmp_path, cases, capsys):
+    # PMC1 repeats its annotation (accepted, with a notice); PMC2 and PMC3 are missing
+    # (scored 0).
+    code, line, accepted = _both(tmp_path, cases, {"PMC1": [ANNOTATION, ANNOTATION]}, capsys)
     assert accepted and code == 0
     assert line.startswith(f"{tmp_path / 'mine.json'}: ok, with 2 warning(s)")
-    assert "PMC2" in line and "1 article(s) missing (scored 0): PMC3" in line
+    assert "PMC1: 1 duplicated annotation(s)" in line
+    assert "2 article(s) missing (scored 0): PMC2, PMC3" in line
 
 
 def test_a_file_the_import_refuses_is_invalid(tmp_path, cases, capsys):
-    for content in ({"PMC9": [ANNOTATION]}, [ANNOTATION]):  # unknown PMCID; not an object
+    # unknown PMCID; not an object; an entry that is not a list of annotations
+    for content in ({"PMC9": [ANNOTATION]}, [ANNOTATION], {c: "none" for c in CASES}):
         code, line, accepted = _both(tmp_path, cases, content, capsys)
         assert not accepted and code == 1
         assert "INVALID (the workflow refuses it)" in line

@@ -9,9 +9,12 @@ import pytest
 from scievals.llm.base import ModelSpec
 from scievals.llm.settings import LLMSettings
 from scievals.waza import session
-from scievals.waza.agent import Agent, AgentSettings, find_skills
-from scievals.waza.data import DEMO_DIR, demo_suites, load_suite
-from scievals.waza.predict import agent_engine, run_suite
+from scievals.waza.executors.agent import Agent, AgentSettings, find_skills
+from scievals.waza.data import DEMO_DIR, demo_suites
+from scievals.waza.suites import load_suite
+from scievals.waza.executors.agent import AgentExecutor
+from scievals.waza.executors.base import Execution
+from scievals.waza.predict import run_suite
 
 
 def _tool(name, **arguments):
@@ -40,8 +43,8 @@ def test_mock_output_is_waza_exact():
     assert runs["code-demo-001"]["session_digest"]["usage"] is None
 
 
-def test_mock_trigger_tests_are_perfect():
-    outcome = run_suite(load_suite(demo_suites()["code-explainer"]), "waza_mock", trials=1)
+def test_mock_trigger_tests_are_perfect(run_and_grade):
+    outcome = run_and_grade(load_suite(demo_suites()["code-explainer"]), "waza_mock", trials=1)
     assert outcome["trigger_metrics"]["accuracy"] == 1.0
     # should-trigger prompts: 6 high (1.0 each) + 2 medium (0.5 each) = 7.0
     assert outcome["trigger_metrics"]["true_positives"] == 7
@@ -113,7 +116,7 @@ def test_skill_loading_records_skill_invoked(tmp_path):
     assert event["data"]["content"].startswith("# Code Explainer")  # the body, no front matter
 
 
-def test_agent_runs_feed_every_grader(tmp_path):
+def test_agent_runs_feed_every_grader(tmp_path, run_and_grade):
     """A whole suite through the agent: action_sequence, behavior and file graders see
     the recorded tool calls, token usage and workspace."""
     suite_dir = tmp_path / "suite"
@@ -130,7 +133,8 @@ def test_agent_runs_feed_every_grader(tmp_path):
                               "s/scripted/t/run1/turn1": _tool("write", path="README.md",
                                                                content="# hi"),
                               "s/scripted/t/run1/turn2": "Wrote README.md"})
-    outcome = run_suite(load_suite(suite_dir), "scripted", engine=agent_engine(agent))
+    # graded after the run from the recorded workspace (README.md rebuilt for the file grader)
+    outcome = run_and_grade(load_suite(suite_dir), "scripted", executor=AgentExecutor(agent))
     run = outcome["tasks"][0]["runs"][0]
     assert run["status"] == "passed", run
     assert {k: v["score"] for k, v in run["validations"].items()} == {
@@ -155,13 +159,13 @@ def _one_task_suite(tmp_path, config: str):
     return suite_dir
 
 
-def test_failed_runs_are_retried_up_to_max_attempts(tmp_path):
+def test_failed_runs_are_retried_up_to_max_attempts(tmp_path, run_and_grade):
     suite_dir = _one_task_suite(tmp_path, "{trials_per_task: 2, max_attempts: 3}")
     # run 1: attempt 1 fails, attempt 2 passes; run 2: all three attempts fail
     agent = _agent(tmp_path, {"s/a/t/run1/turn0": "no", "s/a/t/run1/attempt2/turn0": "ok",
                               "s/a/t/run2/turn0": "no", "s/a/t/run2/attempt2/turn0": "no",
                               "s/a/t/run2/attempt3/turn0": "nope"})
-    outcome = run_suite(load_suite(suite_dir), "a", engine=agent_engine(agent))
+    outcome = run_and_grade(load_suite(suite_dir), "a", executor=AgentExecutor(agent))
     first, second = outcome["tasks"][0]["runs"]
     assert (first["status"], first["attempts"], first["final_output"]) == ("passed", 2, "ok")
     assert (second["status"], second["attempts"], second["final_output"]) == (
@@ -187,7 +191,7 @@ def test_shell_timeout_ends_background_processes_too(tmp_path):
     import time
     from pathlib import Path
 
-    from scievals.waza.agent import Workspace
+    from scievals.waza.executors.agent import Workspace
 
     workspace = Workspace(tmp_path, AgentSettings(shell_timeout_s=0.5))
     with pytest.raises(ValueError, match="timed out after 0.5 s"):
@@ -202,8 +206,8 @@ def test_shell_timeout_ends_background_processes_too(tmp_path):
         assert "Z" in state.split()[1], state
 
 
-def test_skip_graders_marks_runs_and_tasks_skipped():
-    outcome = run_suite(load_suite(demo_suites()["grader-showcase"]), "waza_mock",
+def test_skip_graders_marks_runs_and_tasks_skipped(run_and_grade):
+    outcome = run_and_grade(load_suite(demo_suites()["grader-showcase"]), "waza_mock",
                         skip_graders=True)
     assert {r["status"] for t in outcome["tasks"] for r in t["runs"]} == {"skipped"}
     assert {t["status"] for t in outcome["tasks"]} == {"skipped"}
@@ -211,16 +215,23 @@ def test_skip_graders_marks_runs_and_tasks_skipped():
     assert all(r["validations"] == {} for t in outcome["tasks"] for r in t["runs"])
 
 
-def test_trigger_engine_errors_count_as_wrong():
-    from scievals.waza.predict import Execution
+class _FailsOnTriggers:
+    """An executor whose trigger prompts all end in a model error."""
 
-    def failing(prompt, workspace, n_files, case_id, sample_index, timeout_s):
-        if "trigger" in case_id:
+    kind = "test"
+
+    def execute(self, prompt, workspace, trial):
+        if "trigger" in trial.case_id:
             return Execution(error="model error: boom")
         return Execution(output="Here is an explanation of the code.")
 
-    outcome = run_suite(load_suite(demo_suites()["code-explainer"]), "x", engine=failing,
-                        trials=1)
+    def invoked_skills(self, prompt, should_trigger, trial):
+        return [], self.execute(prompt, None, trial).error
+
+
+def test_trigger_engine_errors_count_as_wrong(run_and_grade):
+    outcome = run_and_grade(load_suite(demo_suites()["code-explainer"]), "x",
+                            executor=_FailsOnTriggers(), trials=1)
     results = outcome["trigger_results"]
     assert all(r["did_trigger"] is (not r["should_trigger"]) for r in results)
     assert outcome["trigger_metrics"]["accuracy"] == 0.0
@@ -228,7 +239,7 @@ def test_trigger_engine_errors_count_as_wrong():
     assert outcome["metrics"]["trigger_accuracy"]["passed"] is False
 
 
-def test_skill_invoked_by_the_agent_counts_as_triggered(tmp_path):
+def test_skill_invoked_by_the_agent_counts_as_triggered(tmp_path, run_and_grade):
     skills = find_skills([DEMO_DIR / "suites" / "code-explainer"])
     # loads the skill for "Explain ..." prompts only
     replies = {f"code-explainer-eval/a/trigger{i}/turn0": _tool("skill", skill="code-explainer")
@@ -236,7 +247,7 @@ def test_skill_invoked_by_the_agent_counts_as_triggered(tmp_path):
     replies["*"] = "Sure."
     agent = _agent(tmp_path, replies, skills=skills)
     suite = load_suite(demo_suites()["code-explainer"])
-    outcome = run_suite(suite, "a", engine=agent_engine(agent), trials=1)
+    outcome = run_and_grade(suite, "a", executor=AgentExecutor(agent), trials=1)
     did = [r["did_trigger"] for r in outcome["trigger_results"]]
     assert did == [True, True] + [False] * 14
     # TP 2 (high), FN 4 high + 2 medium = 5, TN 6 high + 2 medium = 7, FP 0

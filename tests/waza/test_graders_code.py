@@ -7,8 +7,9 @@ must be the same for ordinary assertions, while escapes are refused.
 from __future__ import annotations
 
 import pytest
-from scievals.waza.context import GraderConfigError, GraderContext, grade
-from scievals.waza.safe_eval import AssertionEvaluator, refusal
+from scievals.waza.graders.base import GraderConfigError, GraderContext
+from scievals.waza.graders.registry import grade
+from scievals.waza.graders.sandbox.safe_eval import AssertionEvaluator, refusal
 
 
 def ctx(output: str = "Found 2 files", transcript=None, **kw) -> GraderContext:
@@ -170,7 +171,7 @@ def test_syntax_error_text_is_pythons():
 
 
 def test_batched_grading_equals_one_by_one_and_isolates_a_runaway():
-    from scievals.waza.context import build, grade_all
+    from scievals.waza.graders.registry import build, grade_all
 
     grader = build("code", {"assertions": ["len(output) > 2", "'b' in output"]})
     contexts = [ctx(output=o) for o in ["abc", "a", "bbbb", ""]]

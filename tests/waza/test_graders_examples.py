@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scievals.waza.context import build
+from scievals.waza.graders.registry import build
 
 SUITES = Path(__file__).resolve().parents[2] / "data" / "demo" / "waza" / "suites"
 

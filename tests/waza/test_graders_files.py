@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderError,
     GraderOptions,
-    grade,
 )
+from scievals.waza.graders.registry import grade
 
 
 @pytest.fixture

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scievals.waza.context import GraderContext, grade
+from scievals.waza.graders.base import GraderContext
+from scievals.waza.graders.registry import grade
 from scievals.waza.graders.human import submit_review
 
 

@@ -8,7 +8,8 @@ import json
 import pytest
 from scievals.llm.base import ModelSpec
 from scievals.llm.settings import LLMSettings
-from scievals.waza.context import GraderContext, GraderError, GraderOptions, grade
+from scievals.waza.graders.base import GraderContext, GraderError, GraderOptions
+from scievals.waza.graders.registry import grade
 from scievals.waza.graders.judge import LLMJudge
 
 

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from scievals.waza.context import GraderConfigError, GraderContext, GraderError, grade
+from scievals.waza.graders.base import GraderConfigError, GraderContext, GraderError
+from scievals.waza.graders.registry import grade
 
 SCHEMA = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
 
@@ -113,7 +114,7 @@ def test_script_failure_scores_zero(tmp_path: Path):
 
 def test_program_timeout_defaults_to_project_setting():
     # §6.6: "`timeout` (s; default `.waza.yaml graders.programTimeout`, else 30)".
-    from scievals.waza.context import GraderOptions
+    from scievals.waza.graders.base import GraderOptions
 
     r = grade("program", py("import time; time.sleep(10)"), GraderContext(),
               GraderOptions(program_timeout=1))

@@ -4,15 +4,14 @@ tool_calls (specs/waza.md §6.8-§6.11, §6.14). Expected values are worked by h
 from __future__ import annotations
 
 import pytest
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     SessionDigest,
     SkillInvocation,
     ToolCall,
-    build,
-    grade,
 )
+from scievals.waza.graders.registry import build, grade
 
 
 def session_ctx(tools: list[str], calls: list[ToolCall] | None = None, usage=None,

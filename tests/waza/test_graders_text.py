@@ -7,7 +7,8 @@ no checks) and passed = no failures" (§6 preamble).
 from __future__ import annotations
 
 import pytest
-from scievals.waza.context import GraderConfigError, GraderContext, grade
+from scievals.waza.graders.base import GraderConfigError, GraderContext
+from scievals.waza.graders.registry import grade
 
 
 def ctx(output: str) -> GraderContext:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scievals.waza.context import GraderConfigError, GraderContext, grade
+from scievals.waza.graders.base import GraderConfigError, GraderContext
+from scievals.waza.graders.registry import grade
 from scievals.waza.graders.trigger import tokenize, use_for_phrases
 
 SKILL = """---

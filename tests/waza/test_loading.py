@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from scievals.common.errors import ScievalsError
-from scievals.waza.data import DEMO_DIR, check_suite, demo_suites, load_suite
-from scievals.waza.predict import make_workspace
+from scievals.waza.data import DEMO_DIR, demo_suites
+from scievals.waza.suites import check_suite, load_suite
+from scievals.waza.workspaces import make as make_workspace
 
 EVAL = """\
 name: s
@@ -221,7 +222,8 @@ def test_legacy_top_level_script_and_model_reach_the_grader(tmp_path, caplog):
     model?}` and "`script`/`rubric`/`model` are ignored in Go"; the Python era read them, so
     the `script` grader must get its script and `llm` its judge model (default
     `gpt-4o-mini`, §6.7). Elsewhere a top-level key is ignored with a note."""
-    from scievals.waza.context import GraderContext, build
+    from scievals.waza.graders.base import GraderContext
+    from scievals.waza.graders.registry import build
 
     script = tmp_path / "grade.py"
     # §6.15: stdin = the GraderContext JSON, stdout = {score, passed, message, details}

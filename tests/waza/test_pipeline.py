@@ -11,15 +11,12 @@ import pytest
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json
 from scievals.waza.curate import curate
-from scievals.waza.data import (
-    DEMO_SUITES_DIR,
-    demo_suites,
-    download_suites,
-    load_suite,
-    tree_sha256,
-)
+from scievals.common.jobs import ScoreJob
+from scievals.waza.data import DEMO_SUITES_DIR, demo_suites, download_suites, tree_sha256
 from scievals.waza.predict import import_predictions, run_suite
-from scievals.waza.score import score_model
+from scievals.waza.runs import grader_options
+from scievals.waza.score import grade, score
+from scievals.waza.suites import load_suite
 
 BOOT = {"n_resamples": 200, "seed": 0}
 
@@ -32,7 +29,7 @@ def _cfg(**over):
     return cfg
 
 
-def test_grader_showcase_under_mock_by_hand():
+def test_grader_showcase_under_mock_by_hand(run_and_grade):
     """Mock output, no tool calls, no skills, no workspace edits. Per task, mean grader score
     (global has_output = 1 and no_critical_errors = 1 in every task):
     action-sequence: expected_workflow F1 0                    -> (1+1+0)/3     = 0.6667
@@ -42,7 +39,7 @@ def test_grader_showcase_under_mock_by_hand():
     regex: language_patterns 3/4 (no language named)          -> (1+1+3/4)/3   = 0.9167
     skill-invocation: three modes 0, mentions_deployment 1    -> (1+1+0+0+0+1)/6 = 0.5
     weighted = unweighted (no weights); mean over 6 tasks = 4.70833/6 = 0.784722."""
-    outcome = run_suite(load_suite(demo_suites()["grader-showcase"]), "waza_mock")
+    outcome = run_and_grade(load_suite(demo_suites()["grader-showcase"]), "waza_mock")
     scores = {t["test_id"]: t["stats"]["avg_score"] for t in outcome["tasks"]}
     assert scores == pytest.approx({
         "action-sequence-demo-001": 2 / 3, "behavior-demo-001": (2 + 5 / 6) / 3,
@@ -57,12 +54,13 @@ def test_chain_demo_source_to_score_rows(tmp_path):
     assert record["suites"]["code-explainer"]["dataset"] == "code-explainer-demo"
     assert record["fallback_reason"] is None
     cases = curate(tmp_path / "source.json", tmp_path / "suites", tmp_path / "cases.jsonl",
-                   tmp_path / "curation.json")
+                   tmp_path / "curation_report.json")
     assert len(cases) == 10  # 6 + 4 tasks
-    outcomes = {name: run_suite(load_suite(tmp_path / "suites" / name), "waza_mock")
-                for name in ("grader-showcase", "code-explainer")}
-    table = score_model("waza_mock", outcomes, tmp_path / "source.json", "abc", BOOT,
-                        tmp_path / "t.csv", tmp_path / "pc.csv", tmp_path / "review.md")
+    recorded = []
+    for name in ("grader-showcase", "code-explainer"):  # the predict stage: runs recorded
+        recorded.append(tmp_path / "predictions" / f"{name}.json")
+        write_json(recorded[-1], run_suite(load_suite(tmp_path / "suites" / name), "waza_mock"))
+    table = score(_job(tmp_path, recorded))
     rows = table.set_index(["dataset", "metric"])
     assert rows.loc[("code-explainer-demo", "pass_rate"), "value"] == 1.0
     # code-explainer runs 3 trials: CIs shown; grader-showcase runs 1: none
@@ -74,6 +72,14 @@ def test_chain_demo_source_to_score_rows(tmp_path):
     assert "File must exist but not found: README.md" in review
     per_case = pd.read_csv(tmp_path / "pc.csv")
     assert len(per_case) == 10
+
+
+def _job(tmp_path, predictions, model="waza_mock", **settings) -> ScoreJob:
+    return ScoreJob(benchmark="waza", model=model, predictions=predictions,
+                    truth={"source": tmp_path / "source.json", "suites": tmp_path / "suites"},
+                    outputs={"table": tmp_path / "t.csv", "per_case": tmp_path / "pc.csv",
+                             "review": tmp_path / "review.md"},
+                    bootstrap=BOOT, config_hash="abc", settings=settings)
 
 
 def test_file_source_folder_needs_its_checksum(tmp_path):
@@ -120,7 +126,8 @@ def test_bring_your_own_results_are_regraded(tmp_path):
     write_json(user, [mine])
     import_predictions(user, tmp_path / "suites", ["grader-showcase", "code-explainer"],
                        tmp_path / "imported.json")
-    graded = read_json(tmp_path / "imported.json")["suites"]
+    assert list(read_json(tmp_path / "imported.json")["suites"]) == ["code-explainer"]
+    graded = grade(_job(tmp_path, [tmp_path / "imported.json"], model="my-agent"))
     assert list(graded) == ["code-explainer"]
     assert graded["code-explainer"]["summary"]["succeeded"] == 3
     write_json(user, {**mine, "eval_name": "other-suite"})
@@ -131,9 +138,7 @@ def test_bring_your_own_results_are_regraded(tmp_path):
         import_predictions(user, tmp_path / "suites", ["code-explainer"], tmp_path / "x.json")
 
 
-def test_prompt_grader_judge_comes_from_the_registry(tmp_path):
-    from scievals.waza.predict import grader_options
-
+def test_prompt_grader_judge_comes_from_the_registry(tmp_path, run_and_grade):
     suite_dir = tmp_path / "suite"
     (suite_dir / "tasks").mkdir(parents=True)
     (suite_dir / "eval.yaml").write_text("name: s\nskill: s\ntasks: [tasks/*.yaml]\n")
@@ -145,12 +150,12 @@ def test_prompt_grader_judge_comes_from_the_registry(tmp_path):
               "llm": {"cache_dir": str(tmp_path / "cache"), "cache_mode": "off"},
               "waza": {"judge_model": "judge"}}
     suite = load_suite(suite_dir)
-    outcome = run_suite(suite, "waza_mock", options=grader_options(config, suite))
+    outcome = run_and_grade(suite, "waza_mock", options=grader_options(config, suite))
     run = outcome["tasks"][0]["runs"][0]
     assert run["status"] == "passed", run
     assert run["validations"]["judged"]["score"] == 1.0
     # no judge configured: the prompt grader cannot grade, the run is an error
-    alone = run_suite(suite, "waza_mock")["tasks"][0]["runs"][0]
+    alone = run_and_grade(suite, "waza_mock")["tasks"][0]["runs"][0]
     assert alone["status"] == "error" and "no judge model configured" in alone["error_msg"]
     with pytest.raises(ScievalsError, match="waza.judge_model"):
         grader_options({**config, "waza": {"judge_model": "missing"}}, suite)

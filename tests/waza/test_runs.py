@@ -4,10 +4,11 @@ name, each grader over all runs of a task at once, errors kept to their run."""
 from __future__ import annotations
 
 from scievals.waza import runs
-from scievals.waza.context import GraderContext, SessionDigest
-from scievals.waza.data import demo_suites, load_suite
+from scievals.waza.graders.base import GraderContext, SessionDigest
+from scievals.waza.data import demo_suites
+from scievals.waza.suites import load_suite
 from scievals.waza.graders.code import CodeGrader
-from scievals.waza.replay import regrade
+from scievals.waza.runs import regrade
 
 
 def _recorded(task_id: str, n_runs: int, **run) -> dict:
@@ -53,7 +54,7 @@ def test_a_grader_error_stays_with_its_run(tmp_path):
     (`running graders: ...`)" -- that run only. A `file` path outside the workspace is a
     grader error (docs/waza.md); a run without a workspace scores 0 instead (§6.3: "No
     workspace: score 0 (`No workspace directory available for file grading`)")."""
-    from scievals.waza.data import GraderSpec
+    from scievals.waza.suites import GraderSpec
 
     specs = [GraderSpec("len", "code", {"assertions": ["len(output) > 2"]}),
              GraderSpec("f", "file", {"must_exist": ["../outside.txt"]})]

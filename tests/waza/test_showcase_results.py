@@ -26,7 +26,7 @@ from __future__ import annotations
 import pytest
 from scievals.waza.data import DEMO_DIR
 from scievals.waza.metrics import trigger_metrics
-from scievals.waza.replay import read_results, recompute
+from scievals.waza.executors.replay import read_results, recompute
 
 FILES = sorted((DEMO_DIR / "showcase-results").glob("*.json"))
 CONSISTENT = ("trigger-accuracy-claude.json", "trigger-accuracy-gemini.json")

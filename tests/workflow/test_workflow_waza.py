@@ -60,6 +60,16 @@ def test_llm_agent_results_and_records(waza_run):
     assert results["config"]["engine_type"] == "llm"
     records = (waza_run / "results/waza/predictions/agent-mock/code-explainer.llm.jsonl")
     assert len(records.read_text().splitlines()) >= 3 * 4  # 3 trials x 4 tasks, 1 turn each
+    # usage.json beside the runs, and its rows in the table: code-explainer asks one turn
+    # per run and per trigger prompt, 3 trials x 4 tasks + 16 trigger prompts = 28 requests
+    usage = json.loads(
+        (waza_run / "results/waza/predictions/agent-mock/code-explainer.usage.json").read_text())
+    assert usage["requests"] == 3 * 4 + 16 and usage["errors"] == 0
+    summary = pd.read_csv(waza_run / "results/waza/summary.csv")
+    tokens = summary[(summary["model"] == "agent-mock") & (summary["metric"] == "tokens_out")
+                     & (summary["dataset"] == "code-explainer-demo")]
+    assert list(tokens["value"]) == [usage["tokens_out"]] and list(tokens["n"]) == [28]
+    assert not ((summary["model"] == "waza_mock") & (summary["metric"] == "tokens_out")).any()
     review = (waza_run / "results/waza/review/my-agent.md").read_text()
     assert "`has_explanation` (code, score 0.00): Failed: len(output) > 10" in review
 
@@ -88,10 +98,14 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
     # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
     assert planned_after("metrics", "waza-metrics-v1", "waza-metrics-v2") == [
         "summarize_benchmark"] + ["waza_score"] * 3
+    # a grader change: the score stage grades, so every score job and nothing else (no agent
+    # or mock run, no import)
+    assert planned_after("graders/base", "waza-graders-v1", "waza-graders-v2") == [
+        "summarize_benchmark"] + ["waza_score"] * 3
     # the agent loop: its 2 suites and its score, not the mock runs nor the import
-    assert planned_after("agent", "waza-agent-v1", "waza-agent-v2") == [
+    assert planned_after("executors/agent", "waza-agent-v2", "waza-agent-v3") == [
         "summarize_benchmark", "waza_predict_llm", "waza_predict_llm", "waza_score"]
-    # mock engine and grading: the mock's 2 suites, the import (it re-grades), their scores
-    assert planned_after("predict", "waza-mock-v1", "waza-mock-v2") == sorted(
-        ["summarize_benchmark", "waza_import", "waza_predict_baseline",
-         "waza_predict_baseline", "waza_score", "waza_score"])
+    # the mock executor: its 2 suites and its score (the import only files own results)
+    assert planned_after("executors/mock", "waza-mock-v2", "waza-mock-v3") == sorted(
+        ["summarize_benchmark", "waza_predict_baseline", "waza_predict_baseline",
+         "waza_score"])

@@ -72,7 +72,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         check_file_target(args.output)
     if args.n_resamples < 0:
         raise ScievalsError("--n-resamples", f"{args.n_resamples} is negative", "use 0 (no CIs) or a positive count")
-    preds, truth, report = read_inputs(args.pred, args.truth, args.fold_col)
+    preds, truth, report = read_inputs(args.pred, args.truth, args.fold_col,
+                                       per_fold=args.dataset == CV_DATASET)
     if not report.ok:
         print("Validation errors:", file=sys.stderr)
         for error in report.errors:

@@ -77,7 +77,8 @@ def _truth_candidates(cfg: dict) -> list[tuple[str, dict]]:
     return candidates
 
 
-def _fetch_remote(cfg: dict, tmp_csv: Path, tmp_heldout: Path, store) -> dict:
+def _fetch_remote(cfg: dict, tmp_csv: Path, tmp_heldout: Path, store,
+                  heldout_required: bool = True) -> dict:
     candidates = _truth_candidates(cfg)
     if not candidates:
         raise DownloadError("config: abdev.url", "no download URL configured", "set abdev.url")
@@ -92,10 +93,26 @@ def _fetch_remote(cfg: dict, tmp_csv: Path, tmp_heldout: Path, store) -> dict:
     else:
         raise DownloadError("abdev download", "; ".join(failures),
                             "check the network, or use a local copy (abdev.source: file)")
-    if not cfg.get("heldout_url"):
-        raise DownloadError("config: abdev.heldout_url", "no heldout download URL configured")
-    heldout = _fetch(cfg, cfg["heldout_url"], tmp_heldout, cfg.get("heldout_sha256"), store)
+    try:
+        if not cfg.get("heldout_url"):
+            raise DownloadError("config: abdev.heldout_url", "no heldout download URL configured")
+        heldout = _fetch(cfg, cfg["heldout_url"], tmp_heldout, cfg.get("heldout_sha256"), store)
+    except DownloadError as exc:
+        if heldout_required:
+            raise
+        # ``auto`` with the real truth at hand (downloaded, or verified in the store by an
+        # earlier run, e.g. a ``source: file`` one): scoring needs no heldout sequences, and
+        # swapping real results for the demo over them would be worse than going without.
+        _skip_heldout(tmp_heldout, exc)
+        heldout = None
     return _real_record(truth, heldout)
+
+
+def _skip_heldout(tmp_heldout: Path, exc: DownloadError) -> None:
+    notices.record("skipped_source", "abdev",
+                   f"heldout sequences not available ({exc.problem}); set "
+                   "abdev.heldout_path to a local copy (not needed for scoring)")
+    write_text(tmp_heldout, ",".join(HELDOUT_COLUMNS) + "\n")
 
 
 def _real_record(truth, heldout) -> dict:
@@ -135,10 +152,8 @@ def _from_file(cfg: dict, tmp_csv: Path, tmp_heldout: Path, store) -> dict:
         try:
             heldout = _fetch(cfg, cfg["heldout_url"], tmp_heldout, cfg.get("heldout_sha256"), store)
         except DownloadError as exc:
-            notices.record("skipped_source", "abdev",
-                           f"heldout sequences not available ({exc.problem}); set "
-                           "abdev.heldout_path to a local copy (not needed for scoring)")
-    if heldout is None:
+            _skip_heldout(tmp_heldout, exc)
+    if heldout is None:  # an empty table with the heldout columns
         write_text(tmp_heldout, ",".join(HELDOUT_COLUMNS) + "\n")
     return _real_record(truth, heldout)
 
@@ -168,8 +183,10 @@ def fetch_gdpa1(cfg: dict, out_csv, out_heldout, out_source_json, store=None) ->
     ``cfg`` is the validated ``abdev`` config section; ``store`` a folder that keeps every
     verified file by its sha256 (the workflow's ``data/raw/abdev/verified``). Both data
     files are written only once both are complete and verified (a failed remote run
-    leaves nothing behind); ``auto`` falls back to the demo for both files together, so
-    truth and heldout always come from the same source.
+    leaves nothing behind); ``auto`` falls back to the demo for both files together when the
+    truth cannot be had, so truth and heldout never come from different sources. With the
+    real truth at hand (downloaded, or verified in ``store`` by an earlier run), ``auto``
+    goes without the heldout sequences (not needed for scoring) rather than use the demo.
     """
     source = cfg.get("source", "auto")
     if source not in ("auto", "remote", "file", "demo"):
@@ -184,7 +201,8 @@ def fetch_gdpa1(cfg: dict, out_csv, out_heldout, out_source_json, store=None) ->
             record = _from_file(cfg, tmp_csv, tmp_heldout, store)
         else:
             try:
-                record = _fetch_remote(cfg, tmp_csv, tmp_heldout, store)
+                record = _fetch_remote(cfg, tmp_csv, tmp_heldout, store,
+                                       heldout_required=source == "remote")
             except DownloadError as exc:
                 if source == "remote":
                     raise

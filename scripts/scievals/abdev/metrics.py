@@ -149,8 +149,10 @@ def _evaluate_arrays(pred: np.ndarray, true: np.ndarray, assay: str, where: str)
     n = int(mask.sum())
     if n < MIN_ROWS:
         if not (~pd.isna(pred)).any():
-            problem = "every prediction is missing (NaN), nothing to score"
-            fix = f"fill the {assay} column, or drop it from the prediction file"
+            problem = ("no antibody here has a prediction (the file leaves them out, or their "
+                       "cells are empty), nothing to score")
+            fix = (f"predict every antibody of the truth file (in every fold), or drop the {assay} "
+                   "column")
         else:
             problem = (
                 f"only {n} antibodies have both a prediction and a measurement; "

@@ -35,7 +35,8 @@ def read_truth(truth_path: str | os.PathLike, fold_col: str | None) -> pd.DataFr
 
 
 def read_checked_predictions(
-    pred_path: str | os.PathLike, truth: pd.DataFrame, fold_col: str | None, shown_as: str = ""
+    pred_path: str | os.PathLike, truth: pd.DataFrame, fold_col: str | None, shown_as: str = "",
+    per_fold: bool = True,
 ) -> tuple[pd.DataFrame | None, ValidationReport]:
     """The prediction frame (None if unreadable) and its validation against ``truth``.
 
@@ -44,16 +45,18 @@ def read_checked_predictions(
     report = ValidationReport(path=shown_as or str(pred_path))
     preds = read_predictions(pred_path, report)
     if preds is not None:
-        check_predictions(preds, report, truth, fold_col)
+        check_predictions(preds, report, truth, fold_col, per_fold)
     return preds, report
 
 
 def read_inputs(
-    pred_path: str | os.PathLike, truth_path: str | os.PathLike, fold_col: str | None
+    pred_path: str | os.PathLike, truth_path: str | os.PathLike, fold_col: str | None,
+    per_fold: bool = True,
 ) -> tuple[pd.DataFrame | None, pd.DataFrame, ValidationReport]:
-    """The prediction frame (None if unreadable), the truth frame and the predictions' validation."""
+    """The prediction frame (None if unreadable), the truth frame and the predictions' validation
+    (``per_fold``: for cross-validation scoring)."""
     truth = read_truth(truth_path, fold_col)
-    preds, report = read_checked_predictions(pred_path, truth, fold_col)
+    preds, report = read_checked_predictions(pred_path, truth, fold_col, per_fold=per_fold)
     return preds, truth, report
 
 

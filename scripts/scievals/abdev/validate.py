@@ -17,10 +17,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
-from scievals.abdev.data import read_csv
+from scievals.abdev.constants import DEFAULT_FOLD_COL, GDPA1_COLUMNS, HELDOUT_COLUMNS, PROPERTY_LIST
+from scievals.abdev.data import csv_header, read_csv
+from scievals.abdev.metrics import MIN_ROWS
+from scievals.common.names import named_with_hints
 
 MAX_LISTED = 5  # how many offending names/rows a message spells out
+# Columns a prediction file may carry besides the scored ones: those of the truth (a copy of
+# GDPa1 with the predictions filled in) and of the heldout file. Anything else is a column the
+# scorer would drop without a word (``HIC_score`` for ``HIC``), so it is an error.
+KNOWN_COLUMNS = {"antibody_name", *PROPERTY_LIST, *GDPA1_COLUMNS, *HELDOUT_COLUMNS}
 
 
 @dataclass
@@ -63,12 +69,77 @@ def _listing(items, limit: int = MAX_LISTED) -> str:
     return shown + (f", ... ({len(items) - limit} more)" if len(items) > limit else "")
 
 
+def _names(names, limit: int = MAX_LISTED) -> str:
+    """Antibody names quoted as Python literals: a trailing space, a tab or a zero-width
+    character is what makes a name unknown, and unquoted it cannot be seen."""
+    return _listing([repr(str(n)) for n in names], limit)
+
+
 def _row_label(df: pd.DataFrame, index) -> str:
     """'line 7 (abc-mab)': the CSV line (header is line 1) and the antibody name if any."""
+    if not isinstance(df.index, pd.RangeIndex):  # rows longer than the header (refused too)
+        return f"row {_flat(index)!r}"
     line = int(index) + 2
     if "antibody_name" in df.columns and pd.notna(df.at[index, "antibody_name"]):
         return f"line {line} ({_flat(df.at[index, 'antibody_name'])})"
     return f"line {line}"
+
+
+def _column_errors(header: list[str], fold_col: str | None) -> list[str]:
+    """Duplicated and unknown header names (pandas would rename the one and ignore the other)."""
+    errors = []
+    duplicated = sorted({c for c in header if c and header.count(c) > 1}, key=header.index)
+    if duplicated:
+        errors.append(
+            f"column(s) {_listing(repr(c) for c in duplicated)} appear more than once in the "
+            "header; only the first would be scored: keep one column per name"
+        )
+    known = KNOWN_COLUMNS | ({fold_col} if fold_col else set())
+    # An empty header cell is an index column written by pandas (read as 'Unnamed: 0').
+    unknown = [c for c in dict.fromkeys(header) if c.strip() and c not in known]
+    if unknown:
+        meant = ["antibody_name", *PROPERTY_LIST, *([fold_col] if fold_col else [])]
+        named = named_with_hints(unknown, meant)
+        errors.append(
+            f"unknown column(s) {_listing(named)}: scoring would ignore them; the scored columns "
+            f"are {PROPERTY_LIST} (exact, case-sensitive), beside antibody_name and the truth's "
+            "own columns"
+        )
+    return errors
+
+
+def _scorable_errors(
+    df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None, properties: list[str],
+    per_fold: bool,
+) -> list[str]:
+    """Assays that scoring would refuse: fewer than MIN_ROWS antibodies with both a prediction
+    and a measurement, overall or (cross-validation, the workflow's scoring) in a fold."""
+    if df["antibody_name"].isna().any() or df["antibody_name"].duplicated().any():
+        return []  # already a format error
+    errors = []
+    by_name = df.set_index("antibody_name")
+    for prop in properties:
+        if prop not in truth.columns:
+            continue
+        predicted = pd.to_numeric(truth["antibody_name"].map(by_name[prop]), errors="coerce")
+        both = predicted.notna() & pd.to_numeric(truth[prop], errors="coerce").notna()
+        n = int(both.sum())
+        if n < MIN_ROWS:
+            errors.append(
+                f"{prop}: only {n} antibodies have both a prediction and a measurement; scoring "
+                f"needs at least {MIN_ROWS} (top-10% recall takes int(0.1 n) of them): predict "
+                "every antibody of the truth file"
+            )
+        elif per_fold and fold_col and fold_col in truth.columns:
+            counts = both.groupby(truth[fold_col]).sum()
+            short = [f"{fold} ({int(count)})" for fold, count in counts.items() if count < MIN_ROWS]
+            if short:
+                errors.append(
+                    f"{prop}: fold(s) {_listing(short)} have fewer than {MIN_ROWS} antibodies with "
+                    "both a prediction and a measurement; cross-validation scoring (the "
+                    "workflow's) scores every fold: predict every antibody of every fold"
+                )
+    return errors
 
 
 def _non_numeric_errors(df: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -114,7 +185,7 @@ def _nan_warnings(df: pd.DataFrame, columns: list[str]) -> list[str]:
             names = df.loc[empty, "antibody_name"] if "antibody_name" in df.columns else df.index[empty]
             warnings.append(
                 f"{col}: {int(empty.sum())} of {len(df)} predictions are missing (NaN) and are not "
-                f"scored for {col}: {_listing(names)}"
+                f"scored for {col}: {_names(names)}"
             )
     return warnings
 
@@ -126,7 +197,7 @@ def read_truth_for_checks(truth_path: str | os.PathLike, fold_col: str | None) -
         return None, f"Truth file not found: {truth_path}"
     try:
         # Only the columns checked here: GDPa1's DNA columns make a full parse twice as slow.
-        truth = read_csv(truth_path, {"antibody_name", fold_col})
+        truth = read_csv(truth_path, {"antibody_name", fold_col, *PROPERTY_LIST})
     except Exception as exc:  # noqa: BLE001 - any parser failure is reported, as for predictions
         return None, f"Failed to read truth CSV: {_flat(exc)}"
     if "antibody_name" not in truth.columns:
@@ -143,14 +214,14 @@ def _truth_checks(df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None) -
     if unknown:
         warnings.append(
             f"{len(unknown)} antibody name(s) are not in the truth file and are ignored by scoring: "
-            f"{_listing(unknown)}"
+            f"{_names(unknown)}"
         )
     predicted = set(names)
     missing = [n for n in truth["antibody_name"].dropna() if n not in predicted]
     if missing:
         warnings.append(
             f"{len(missing)} of {len(truth)} truth antibodies have no prediction and are scored "
-            f"as NaN (left out of every metric): {_listing(missing)}"
+            f"as NaN (left out of every metric): {_names(missing)}"
         )
     if fold_col and fold_col in df.columns and fold_col in truth.columns:
         truth_folds = truth.drop_duplicates("antibody_name").set_index("antibody_name")[fold_col]
@@ -163,7 +234,7 @@ def _truth_checks(df: pd.DataFrame, truth: pd.DataFrame, fold_col: str | None) -
         differs = ~((given_num == expected_num) | (given.astype(str) == expected.astype(str)))
         if differs.any():
             bad = [
-                f"{name} (file {g!r}, truth {e!r})"
+                f"{str(name)!r} (file {g!r}, truth {e!r})"
                 for name, g, e in zip(known["antibody_name"][differs], given[differs], expected[differs])
             ]
             errors.append(
@@ -180,7 +251,10 @@ def read_predictions(pred_path: str | os.PathLike, report: ValidationReport) -> 
         report.errors.append(f"File not found: {pred_path}")
         return None
     try:
-        return read_csv(pred_path)
+        frame = read_csv(pred_path)
+        # pandas renames a repeated name ('HIC.1'): the raw header tells duplicates apart
+        frame.attrs["header"] = csv_header(pred_path)
+        return frame
     except Exception as exc:  # noqa: BLE001 - the reference reports any read failure this way
         report.errors.append(f"Failed to read CSV: {_flat(exc)}")
         return None
@@ -191,11 +265,13 @@ def check_predictions(
     report: ValidationReport,
     truth: pd.DataFrame | None = None,
     fold_col: str | None = DEFAULT_FOLD_COL,
+    per_fold: bool = True,
 ) -> ValidationReport:
     """Add every problem of a loaded prediction frame to ``report`` (see :func:`validate_prediction_file`).
 
-    ``truth`` (with ``antibody_name`` and, if it has one, the fold column) adds
-    the checks against the truth.
+    ``truth`` (with ``antibody_name``, the assays and, if it has one, the fold column) adds
+    the checks against the truth; ``per_fold`` (cross-validation scoring, the workflow's)
+    also asks for enough scorable antibodies in every fold.
     """
     _, format_errors = validate_prediction_format(df)
     report.errors.extend(format_errors)
@@ -209,18 +285,19 @@ def check_predictions(
     report.errors.extend(_non_numeric_errors(df, properties))
     report.errors.extend(_non_finite_errors(df, properties))
     report.warnings.extend(_nan_warnings(df, properties))
-    lookalikes = [
-        c for c in df.columns if c not in PROPERTY_LIST and c.strip().lower() in {p.lower() for p in PROPERTY_LIST}
-    ]
-    for col in lookalikes:
-        proper = next(p for p in PROPERTY_LIST if p.lower() == col.strip().lower())
-        report.warnings.append(
-            f"column {col!r} is ignored: property names are case-sensitive (did you mean {proper!r}?)"
+    report.errors.extend(_column_errors(df.attrs.get("header") or [str(c) for c in df.columns],
+                                        fold_col))
+    if not isinstance(df.index, pd.RangeIndex):
+        report.errors.append(
+            "some lines have more values than the header has names (pandas then reads the first "
+            "column as row labels and shifts every column); give every line one value per column"
         )
     if truth is not None and "antibody_name" in df.columns:
         errors, warnings = _truth_checks(df, truth, fold_col)
         report.errors.extend(errors)
         report.warnings.extend(warnings)
+        if not any("non-numeric" in e or "True/False" in e for e in report.errors):
+            report.errors.extend(_scorable_errors(df, truth, fold_col, properties, per_fold))
     return report
 
 

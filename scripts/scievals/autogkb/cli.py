@@ -87,15 +87,18 @@ def cmd_score(args) -> int:
 
 def cmd_validate(args) -> int:
     """Check a bring-your-own file as the workflow's import would: INVALID (exit 1) exactly
-    when the workflow refuses it; what it accepts but scores 0 is a warning (exit 0)."""
+    when the workflow refuses it; what it accepts with a note (a missing article, scored 0;
+    duplicates) is a warning (exit 0)."""
     from scievals.autogkb.predict import check_user_file
 
     errors, warnings = check_user_file(args.file, args.cases)
     if errors:
-        print(f"{args.file}: INVALID (the workflow refuses it): " + "; ".join(errors))
+        print(f"{args.file}: INVALID (the workflow refuses it): " + "; ".join(errors)
+              + ("; also: " + "; ".join(warnings) if warnings else ""))
         return 1
-    print(f"{args.file}: ok" + (f", with {len(warnings)} warning(s) - the workflow scores "
-                                "these 0: " + "; ".join(warnings) if warnings else ""))
+    print(f"{args.file}: ok" + (f", with {len(warnings)} warning(s) (the workflow accepts "
+                                "the file and says these too): " + "; ".join(warnings)
+                                if warnings else ""))
     return 0
 
 

@@ -19,11 +19,14 @@ import csv
 import hashlib
 import json
 import logging
+import os
+import shutil
 import zipfile
 from pathlib import Path, PurePosixPath
 from xml.etree import ElementTree
 
 from scievals.common import notices
+from scievals.common.archives import ArchiveError, safe_member_path, unpack
 from scievals.common.download import DownloadError, fetch
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, read_json, write_json
@@ -86,39 +89,57 @@ def download(source: str, dest: str | Path, cfg: dict, *, sha256: str = "", veri
 
 # --- ClinPGx zip -----------------------------------------------------------------------------
 
+def max_unpacked_bytes(cfg: dict) -> int:
+    """The tables may unpack to at most ``max_download_mb`` (the limit a download has)."""
+    return int(cfg["max_download_mb"] * 2**20)
+
+
 def safe_member_name(name: str) -> str:
     """The member's file name if it is a plain relative path, else DownloadFailed."""
-    path = PurePosixPath(name.replace("\\", "/"))
-    if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
+    if safe_member_path(name) is None:
         raise DownloadFailed(f"zip member {name!r} points outside the target folder; "
                              "refusing the archive")
-    return path.name
+    return PurePosixPath(name.replace("\\", "/")).name
 
 
-def unpack_tables(archive: str | Path, folder: str | Path) -> dict[str, str]:
+def unpack_tables(archive: str | Path, folder: str | Path, max_bytes: int | None) -> dict[str, str]:
     """Unpack the four ClinPGx TSVs of ``archive`` into ``folder``; name -> sha256.
 
     Every member name is checked and the four tables are looked for before anything is
-    written, so a refused archive leaves no file behind.
+    written, so a refused archive leaves no file behind. The bytes go through the shared
+    unpacker (:mod:`scievals.common.archives`), which caps what it writes at ``max_bytes``
+    (counted while copying): a small zip whose table inflates to gigabytes is one line.
     """
     folder = Path(folder)
     try:
         with zipfile.ZipFile(archive) as zf:
-            wanted = {}
+            names = {}
             for info in zf.infolist():
                 name = safe_member_name(info.filename)
                 if not info.is_dir() and name in CLINPGX_TABLES:
-                    wanted[name] = info
-            missing = [t for t in CLINPGX_TABLES if t not in wanted]
-            if missing:
-                raise DownloadFailed(f"{archive}: the zip lacks {missing}")
-            out = {}
-            for name, info in wanted.items():
-                with zf.open(info) as src, atomic_path(folder / name) as tmp:
-                    tmp.write_bytes(src.read())
-                out[name] = hashlib.sha256((folder / name).read_bytes()).hexdigest()
+                    names[name] = info.filename  # the last member of a name wins
     except zipfile.BadZipFile:
         raise DownloadFailed(f"{archive}: not a zip archive") from None
+    missing = [t for t in CLINPGX_TABLES if t not in names]
+    if missing:
+        raise DownloadFailed(f"{archive}: the zip lacks {missing}")
+    staging = folder / ".tables.unpacked"
+    try:
+        unpacked = unpack(archive, staging, CLINPGX_TABLES, max_bytes)
+        by_member = {str(PurePosixPath(p.relative_to(staging))): p for p in unpacked.files}
+        out = {}
+        for name, member in names.items():
+            path = by_member.get(str(safe_member_path(member)))
+            if path is None:  # skipped by the unpacker (a link, or a clash of paths)
+                raise DownloadFailed(f"{archive}: member {member!r} is not a regular file")
+            with open(path, "rb") as handle:
+                out[name] = hashlib.file_digest(handle, "sha256").hexdigest()
+        for name, member in names.items():
+            os.replace(by_member[str(safe_member_path(member))], folder / name)
+    except ArchiveError as exc:
+        raise DownloadFailed(f"{archive}: {exc.problem} ({exc.fix})") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return out
 
 
@@ -168,7 +189,7 @@ def fetch_clinpgx(cfg: dict, folder: str | Path) -> dict:
     archive = folder / "variantAnnotations.zip"
     digest = download(origin, archive, cfg, sha256=cfg["sha256"],
                       verify=not cfg["allow_unverified"], store=folder / "verified")
-    tables = unpack_tables(archive, folder)
+    tables = unpack_tables(archive, folder, max_unpacked_bytes(cfg))
     return {"origin": origin, "zip_sha256": digest, "verified": bool(cfg["sha256"]),
             "tables": tables}
 
@@ -268,7 +289,7 @@ def _auto_fallback(cfg: dict, folder: Path, report: dict, reason: str) -> None:
     kept = sorted((folder / "verified").glob("*"), key=lambda p: p.stat().st_mtime)
     if kept and (not cfg["sha256"] or kept[-1].name == cfg["sha256"]):
         try:
-            tables = unpack_tables(kept[-1], folder)
+            tables = unpack_tables(kept[-1], folder, max_unpacked_bytes(cfg))
         except DownloadFailed:
             tables = None
         if tables:

@@ -13,8 +13,11 @@ DaneshjouLab/AutoGKB main, see docs/autogkb.md), kept with its quirks:
   (ceiling 100 |P| / |G|); empty predictions or ground truth -> 0.
 
 Extras, which the reference lacks: a one-to-one (Hungarian) matched score that cannot
-exceed 100 and gives duplicates nothing, precision/recall/F1 of the one-to-one matches
-(pairs >= threshold) and the mean similarity of each field over those matched pairs.
+exceed 100 and gives duplicates nothing (predictions whose ten normalised fields are
+identical take part once), precision/recall/F1 of the one-to-one matches (pairs >=
+threshold; precision over all predictions, duplicates included) and the mean similarity
+of each field over those matched pairs. Duplication cannot raise any of these, so the
+leaderboard ranks by ``one_to_one_score``.
 
 Speed: each annotation is normalised once, each field's similarity is computed once per
 pair of distinct values, pairs that cannot reach the threshold are pruned before the
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-METRICS_VERSION = "autogkb-metrics-v1"
+METRICS_VERSION = "autogkb-metrics-v2"  # v2: duplicates take part in one-to-one once
 DEFAULT_THRESHOLD = 0.7
 
 # Field -> weight, in the reference's order (CORE_FIELDS); the order fixes the float sums.
@@ -233,6 +236,7 @@ class Evaluation:
     n_truth: int
     n_reference_matched: int  # predictions kept by the reference (>= threshold)
     n_one_to_one: int  # one-to-one pairs >= threshold
+    n_duplicates: int  # predictions repeating an earlier one's ten normalised fields
     field_similarity: dict[str, float]  # mean over the one-to-one pairs (NaN if none)
     pairs: list[tuple[int, int, float]]  # (prediction, truth, pair score) one-to-one
 
@@ -242,6 +246,7 @@ class Evaluation:
             "precision": self.precision, "recall": self.recall, "f1": self.f1,
             "n_predictions": self.n_predictions, "n_truth": self.n_truth,
             "n_reference_matched": self.n_reference_matched, "n_one_to_one": self.n_one_to_one,
+            "n_duplicates": self.n_duplicates,
             "field_similarity": dict(self.field_similarity),
         }
 
@@ -256,21 +261,38 @@ def headline_from_matrix(scores: np.ndarray, n_truth: int, threshold: float) -> 
     return sum(kept) / n_truth * 100, len(kept)
 
 
+def distinct_rows(rows: Sequence[tuple[str, ...]]) -> np.ndarray:
+    """Index of the first of each group of identical (normalised) rows, in order."""
+    seen: dict[tuple[str, ...], int] = {}
+    for i, row in enumerate(rows):
+        seen.setdefault(row, i)
+    return np.fromiter(seen.values(), dtype=np.intp, count=len(seen))
+
+
+def count_duplicates(annotations: Sequence[Mapping]) -> int:
+    """How many annotations repeat an earlier one as the scorer sees it (ten normalised fields)."""
+    return len(annotations) - len(distinct_rows(normalised_rows(annotations)))
+
+
 def evaluate(predictions: Sequence[Mapping], truths: Sequence[Mapping],
              threshold: float = DEFAULT_THRESHOLD) -> Evaluation:
     """Headline and extra metrics of one prediction list against one ground-truth list."""
     n_p, n_g = len(predictions), len(truths)
     nan_fields = dict.fromkeys(FIELDS, math.nan)
     if n_p == 0 or n_g == 0:
-        return Evaluation(0.0, 0.0, 0.0, 0.0, 0.0, n_p, n_g, 0, 0, nan_fields, [])
-    fields = field_sims(normalised_rows(predictions), normalised_rows(truths))
+        return Evaluation(0.0, 0.0, 0.0, 0.0, 0.0, n_p, n_g, 0, 0, 0, nan_fields, [])
+    pred_rows = normalised_rows(predictions)
+    fields = field_sims(pred_rows, normalised_rows(truths))
     scores = pair_scores(fields, threshold)
     headline, n_kept = headline_from_matrix(scores, n_g, threshold)
     # One-to-one: maximise the total of pairs that reach the threshold (others count 0).
-    eligible = np.where(scores >= threshold, scores, 0.0)
+    # Identical predictions take part once: a copy would otherwise win a second curated
+    # annotation its original was not assigned to.
+    distinct = distinct_rows(pred_rows)
+    eligible = np.where(scores[distinct] >= threshold, scores[distinct], 0.0)
     rows, cols = linear_sum_assignment(eligible, maximize=True)
     keep = eligible[rows, cols] >= threshold
-    rows, cols = rows[keep], cols[keep]
+    rows, cols = distinct[rows[keep]], cols[keep]
     matched = len(rows)
     one_to_one = sum(sorted(scores[rows, cols].tolist(), reverse=True)) / n_g * 100
     precision, recall = matched / n_p, matched / n_g
@@ -279,4 +301,4 @@ def evaluate(predictions: Sequence[Mapping], truths: Sequence[Mapping],
                  if matched else nan_fields)
     pairs = [(int(i), int(j), float(scores[i, j])) for i, j in zip(rows, cols)]
     return Evaluation(headline, one_to_one, precision, recall, f1, n_p, n_g, n_kept, matched,
-                      per_field, pairs)
+                      n_p - len(distinct), per_field, pairs)

@@ -15,14 +15,27 @@ tokens_in, tokens_out, latency_s, cache_hit, attempts.
 
 from __future__ import annotations
 
+import json
 import logging
+from typing import Any
 
 from scievals.autogkb import baseline
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.fields import KEY_ALIASES, squash
+from scievals.autogkb.metrics import FIELDS, count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompt import PROMPT_VERSION, build_request
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, read_json, sha256_text, write_json, write_jsonl
+from scievals.common.io import (
+    canonical_json,
+    read_json,
+    refuse_unwritable_text,
+    sha256_text,
+    write_json,
+    write_jsonl,
+)
+from scievals.common.names import named_with_hints
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +111,34 @@ def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
     return records
 
 
-def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
-    data = read_json(user_json)
+class _NotJson(str):
+    """NaN, Infinity or -Infinity in a file: Python reads them, JSON has no such values."""
+
+
+def _own_item_problem(item: Any, index: int) -> str | None:
+    """What makes one annotation of an own file unusable, or None. Stricter than a model's
+    reply (whose numbers and lists are turned into text with a warning): an own file is
+    written by a program, and such a value is a bug in it, not a paraphrase."""
+    if not isinstance(item, dict):
+        return None  # parse_annotations names it
+    unknown = [k for k in item if KEY_ALIASES.get(squash(str(k))) is None]
+    if unknown:
+        return (f"item {index}: unknown key(s) {', '.join(named_with_hints(unknown, FIELDS))}; "
+                f"the fields are {list(FIELDS)}")
+    for key, value in item.items():
+        if isinstance(value, _NotJson):
+            return (f"item {index} field {key!r}: {value} is not JSON "
+                    "(write null for a missing value)")
+        if value is not None and not isinstance(value, str):
+            shown = json.dumps(value)[:40]
+            return (f"item {index} field {key!r}: a {type(value).__name__} ({shown}), not text "
+                    "(write the value as a string, several joined with ', ', or null)")
+    return None
+
+
+def _own_data(user_json, case_ids: set[str]) -> dict:
+    data = read_json(user_json, parse_constant=_NotJson)
+    refuse_unwritable_text(data, str(user_json))  # else the score step fails writing it
     if not isinstance(data, dict):
         raise ScievalsError(user_json, f"expected a JSON object PMCID -> list of annotations, "
                             f"got a {type(data).__name__}",
@@ -108,28 +147,76 @@ def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
     if unknown:
         raise ScievalsError(f"{user_json}: {unknown[0]}", f"unknown PMCID ({len(unknown)} "
                             "unknown in all)", f"use the benchmark's PMCIDs: {sorted(case_ids)}")
-    return [_record(pmcid, model, BYO_CONDITION, parse_annotations(value, "user"))
-            for pmcid, value in sorted(data.items())]
+    return data
+
+
+def _own_record(user_json, pmcid: str, value: Any, model: str) -> dict:
+    """One article of an own file as a record; one ScievalsError naming article and field."""
+    problems = ([_own_item_problem(item, i) for i, item in enumerate(value)]
+                if isinstance(value, list) else [])
+    problem = next((p for p in problems if p), None)
+    parsed = parse_annotations(value, "user")
+    if problem is None and not parsed.ok:
+        problem = parsed.error
+    if problem:
+        raise ScievalsError(f"{user_json}: {pmcid}", problem, OWN_FILE_FIX)
+    return _record(pmcid, model, BYO_CONDITION, parsed)
+
+
+def _user_records(user_json, case_ids: set[str], model: str) -> list[dict]:
+    data = _own_data(user_json, case_ids)
+    return [_own_record(user_json, pmcid, value, model) for pmcid, value in sorted(data.items())]
+
+
+OWN_FILE_FIX = ('write {"PMCID": [{"Gene": "...", ...}, ...]} with the ten field names and '
+                'text or null values (docs/autogkb.md, own files)')
 
 
 def import_predictions(user_json, cases_jsonl, model: str, out_jsonl) -> list[dict]:
     """A user's ``{PMCID: [annotation, ...]}`` file -> records as :func:`run` writes them.
 
     Unknown PMCIDs are an error; an article the file leaves out is scored as a missing
-    prediction (0, with a note); an entry that is not a usable list is a parse failure
-    (0, with its reason in the review).
+    prediction (0, with a note); an entry that is not a usable list of annotations (an
+    unknown key, a number, list or object in a text field, NaN/Infinity) stops the import
+    with one line naming the file, article and field.
     """
     case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
     records = _user_records(user_json, case_ids, model)
+    _notice_duplicates(user_json, model, records)
     write_jsonl(out_jsonl, records)
     return records
+
+
+def duplicate_counts(records: list[dict]) -> dict[str, int]:
+    """PMCID -> annotations repeating an earlier one of the article (as the scorer sees them)."""
+    counts = {r["case_id"]: count_duplicates(r["annotations"]) for r in records
+              if r["parse_status"] == "ok"}
+    return {case_id: n for case_id, n in counts.items() if n}
+
+
+def _notice_duplicates(user_json, model: str, records: list[dict]) -> None:
+    """Say so when an own file repeats annotations: they raise the reference ``score``
+    (a kept quirk), while ``one_to_one_score``, which ranks, counts each once."""
+    counts = duplicate_counts(records)
+    if not counts:
+        return
+    listed = ", ".join(f"{case_id} ({n})" for case_id, n in sorted(counts.items())[:5])
+    more = f" and {len(counts) - 5} more article(s)" if len(counts) > 5 else ""
+    notices.record(
+        "other", "autogkb",
+        f"{user_json}: {sum(counts.values())} duplicated annotation(s) in {len(counts)} "
+        f"article(s): {listed}{more}. Model {model!r}'s reference `score` counts every copy "
+        "(it can exceed 100); one_to_one_score, which ranks, counts each annotation once",
+        details={"model": model, "duplicates": counts},
+    )
 
 
 def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
     """(errors, warnings) of a bring-your-own file, as the workflow's import sees it.
 
-    Errors stop the import (not a PMCID object, unknown PMCIDs); warnings are what the
-    workflow accepts and scores as 0 (an entry that does not parse, a missing article)."""
+    Errors stop the import (not a PMCID object, an unknown PMCID, an unusable entry);
+    warnings are what the workflow accepts with a note (a missing article, scored 0;
+    duplicated annotations)."""
     from pathlib import Path
 
     from scievals.autogkb.data import load_articles, test_pmcids
@@ -139,13 +226,19 @@ def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
     else:
         case_ids = set(test_pmcids(load_articles()))
     try:
-        records = _user_records(user_json, case_ids, "check")
+        data = _own_data(user_json, case_ids)
     except ScievalsError as exc:
         return [exc.one_line()], []
-    warnings = [f"{r['case_id']}: {r['parse_error']} (scored 0)" for r in records
-                if r["parse_status"] != "ok"]
-    missing = sorted(case_ids - {r["case_id"] for r in records})
+    errors, records = [], []
+    for pmcid, value in sorted(data.items()):
+        try:
+            records.append(_own_record(user_json, pmcid, value, "check"))
+        except ScievalsError as exc:
+            errors.append(f"{pmcid}: {exc.problem}")
+    warnings = [f"{case_id}: {n} duplicated annotation(s)"
+                for case_id, n in sorted(duplicate_counts(records).items())]
+    missing = sorted(case_ids - set(data))
     if missing:
         warnings.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
-    return [], warnings
+    return errors, warnings
 

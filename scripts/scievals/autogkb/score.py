@@ -74,7 +74,7 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
                     **{m: getattr(ev, m) for m in HEADLINE}, "parse_success_rate": float(ok),
                     **fields, "n_predictions": ev.n_predictions, "n_truth": ev.n_truth,
                     "n_reference_matched": ev.n_reference_matched,
-                    "n_one_to_one": ev.n_one_to_one,
+                    "n_one_to_one": ev.n_one_to_one, "n_duplicates": ev.n_duplicates,
                     "parse_status": rec.get("parse_status") if rec else "missing",
                     "parse_error": rec.get("parse_error") if rec else None,
                 })

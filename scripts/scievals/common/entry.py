@@ -5,7 +5,8 @@ log file, the function gets the ``snakemake`` object, notices it records
 (:mod:`scievals.common.notices`) belong to this job, and a ScievalsError
 becomes one line in the log and on stderr plus exit code 1 (Snakemake then
 removes the job's outputs, so nothing half-written survives). So does a package of a
-missing pip extra (the line names the extra to install).
+missing pip extra (the line names the extra to install), and an OSError about the
+machine (a full disk, a read-only or forbidden path: :func:`~scievals.common.errors.machine_error`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scievals.common import notices
-from scievals.common.errors import ScievalsError
+from scievals.common.errors import ScievalsError, machine_error
 from scievals.common.extras import install_excepthook, missing_extra
 
 # Entry scripts import this module first: a missing extra imported after it (at the top
@@ -66,6 +67,12 @@ def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
         if message is None:
             raise
         logging.getLogger("scievals").error(message)
+        sys.exit(1)
+    except OSError as exc:  # a full disk, a read-only folder: one line, not a traceback
+        error = machine_error(exc)
+        if error is None:
+            raise
+        logging.getLogger("scievals").error(error.one_line())
         sys.exit(1)
     finally:
         notices.end_job()

@@ -8,6 +8,9 @@ instead of a traceback.
 
 from __future__ import annotations
 
+import errno
+import os
+
 
 class ScievalsError(Exception):
     """An input problem the user can fix.
@@ -32,3 +35,24 @@ class ScievalsError(Exception):
         """The same error with ``path`` in ``where`` replaced by ``instead`` (a job that works
         on a copy of the user's file names the user's file)."""
         return ScievalsError(self.where.replace(str(path), str(instead)), self.problem, self.fix)
+
+
+# OSErrors that say something about the machine, not a bug: each becomes one line.
+_MACHINE_ERRORS = {
+    errno.ENOSPC: "free disk space (or point the output elsewhere), then re-run",
+    errno.EDQUOT: "free space within your disk quota, then re-run",
+    errno.EROFS: "the file system is read-only: run where you may write",
+    errno.EACCES: "check the permissions of the file and its folder",
+    errno.EPERM: "check the permissions of the file and its folder",
+    errno.EMFILE: "raise the open-file limit (ulimit -n), then re-run",
+}
+
+
+def machine_error(exc: BaseException) -> ScievalsError | None:
+    """A full disk, a read-only or forbidden path, too many open files as one
+    :class:`ScievalsError` naming the file; None for any other exception (a real bug keeps
+    its traceback)."""
+    if not isinstance(exc, OSError) or exc.errno not in _MACHINE_ERRORS:
+        return None
+    where = exc.filename if exc.filename is not None else "output"
+    return ScievalsError(where, os.strerror(exc.errno).lower(), _MACHINE_ERRORS[exc.errno])

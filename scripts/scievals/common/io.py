@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,6 +50,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, target)
+    except OSError as exc:
+        if exc.filename not in (None, str(tmp_path)) or exc.errno is None:
+            raise
+        # A full disk while writing the temporary file: name the output the user knows.
+        raise OSError(exc.errno, exc.strerror, str(target)) from exc
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
@@ -88,6 +94,9 @@ def user_file(path: str | os.PathLike) -> Path:
         raise ScievalsError(path, "is a folder, not a file", "give the path of a file in it")
     if not file.exists():
         raise ScievalsError(path, "file not found", "check the path")
+    if not file.is_file():  # opening a named pipe blocks until someone writes to it
+        raise ScievalsError(path, "not a regular file (a named pipe, socket or device)",
+                            "give the path of a regular file")
     if not os.access(file, os.R_OK):
         raise ScievalsError(path, "file not readable (permission denied)", "check its permissions")
     return file
@@ -103,10 +112,12 @@ def read_user_text(path: str | os.PathLike) -> str:
         ) from None
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike, parse_constant=None) -> Any:
+    """A JSON file; ``parse_constant`` is json's hook for NaN/Infinity (not JSON, but read as
+    floats by default)."""
     try:
         with open(user_file(path), encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, parse_constant=parse_constant)
     except UnicodeDecodeError as exc:
         raise ScievalsError(
             path, f"not UTF-8 text (byte {exc.start})", "give a JSON file saved as UTF-8"
@@ -117,6 +128,40 @@ def read_json(path: str | os.PathLike) -> Any:
         ) from None
     except RecursionError:
         raise ScievalsError(path, TOO_DEEP, "flatten the JSON") from None
+
+
+# A lone surrogate cannot be encoded as UTF-8, so it would fail the first write of it
+# (a score table, a review); NUL ends strings in C libraries and terminals.
+_UNWRITABLE = re.compile("[\ud800-\udfff\x00]")
+
+
+def refuse_unwritable_text(value: Any, where: str) -> None:
+    """One ScievalsError at the first key or string of a JSON value that holds a lone
+    surrogate (JSON allows ``"\\ud800"``) or a NUL character, naming its place
+    (``where`` + ``[key][index]...``). Readers of users' files call it right after loading,
+    so such text is refused at import instead of failing a later step."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        place, item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                _check_string(key, where, f"{place}[{key!r}]", "key")
+                stack.append((f"{place}[{key!r}]", child))
+        elif isinstance(item, list):
+            stack.extend((f"{place}[{i}]", child) for i, child in reversed(list(enumerate(item))))
+        elif isinstance(item, str):
+            _check_string(item, where, place, "text")
+
+
+def _check_string(text: str, where: str, place: str, what: str) -> None:
+    match = _UNWRITABLE.search(text)
+    if match is None:
+        return
+    char = match.group()
+    problem = ("a NUL character (\\u0000)" if char == "\x00"
+               else f"a lone surrogate ({char.encode('unicode_escape').decode()}), not valid Unicode")
+    raise ScievalsError(f"{where}{place}", f"{what} holds {problem}",
+                        "remove it or write the intended character instead")
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:

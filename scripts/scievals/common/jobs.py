@@ -43,7 +43,8 @@ class ScoreJob:
     predictions: tuple[Path, ...]
     truth: Mapping[str, Path]
     outputs: Mapping[str, Path]
-    bootstrap: Mapping[str, Any] = DEFAULT_BOOTSTRAP
+    # A factory: Python 3.11 refuses an unhashable (mappingproxy) default.
+    bootstrap: Mapping[str, Any] = field(default_factory=lambda: DEFAULT_BOOTSTRAP)
     config_hash: str = ""
     settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     usage: Path | None = None

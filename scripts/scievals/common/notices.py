@@ -176,11 +176,15 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
         width = max(len(label) for label in links)
         for label, where in links.items():
             print(f"  {label:<{width}}  {where}", file=stream)
-    write_json(out_json, {
-        "status": status,
-        "started_utc": since,
-        "finished_utc": now_utc(),
-        "notices": [asdict(n) for n in notices],
-        "links": dict(links or {}),
-    })
+    try:
+        write_json(out_json, {
+            "status": status,
+            "started_utc": since,
+            "finished_utc": now_utc(),
+            "notices": [asdict(n) for n in notices],
+            "links": dict(links or {}),
+        })
+    except OSError as exc:  # a full disk at the very end: said in one line, the run's exit stands
+        print(f"scievals: {out_json} not written ({exc.strerror or exc}); the notices are "
+              "above", file=stream)
     return notices

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from scievals.common import interrupts
 from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.provenance import Provenance
@@ -86,6 +87,7 @@ def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
             user_file(path), dtype={"git_commit": str, "config_hash": str, "condition": str}
         )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        interrupts.check()  # Ctrl-C inside pandas' reader comes out as a ParserError
         raise ScievalsError(path, f"not a readable CSV ({exc})", "give a scievals result table") from None
     frame = check_result_table(frame, str(path))
     frame["condition"] = frame["condition"].fillna("")

@@ -17,6 +17,12 @@ from scievals.common import notices
 from scievals.common.errors import ScievalsError
 
 MODEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# Per-model outputs are named ``<model>.<part>.<ext>`` beside ``<model>.<ext>`` (e.g.
+# ``scores/my.reference.csv``): an own file called ``my.reference`` would be the same file as
+# model ``my``'s part, which Snakemake reports as an ambiguous rule (or, in one batch, silently
+# overwrites). These parts are reserved as the last dot-part of a model name.
+RESERVED_PARTS = ("reference", "per_case", "per_article", "usage", "review", "failures",
+                  "manifest", "samples", "comparisons", "summary")
 
 
 def byo_prediction_models(predictions_dir: str, suffix: str, configured: list[str]) -> list[str]:
@@ -31,15 +37,23 @@ def byo_prediction_models(predictions_dir: str, suffix: str, configured: list[st
     names = []
     for path in sorted(folder.glob(f"*{suffix}")):
         name = path.name[: -len(suffix)]
+        if not path.is_file():
+            # A named pipe would block the import job forever when it opens it.
+            raise ScievalsError(
+                path, "not a regular file (a folder, named pipe, socket or device)",
+                "put a regular file here, or move this out of the predictions folder",
+            )
         if not MODEL_NAME.match(name):
             raise ScievalsError(
                 path, "file name is not a valid model name",
                 "rename it to letters, digits, '.', '_' or '-' (it names the model in the tables)",
             )
-        if name in configured:
+        base, _, raw = name.rpartition(".")
+        if base and raw.lower() in RESERVED_PARTS:
             raise ScievalsError(
-                path, f"model name {name!r} is also a configured model",
-                "rename the file or remove the model from the benchmark's models list",
+                path, f"model name {name!r} ends in '.{raw}', a per-model output name of the "
+                f"workflow (model {base!r} writes one under that name)",
+                f"rename the file without the '.{raw}' ending",
             )
         names.append(name)
     return names

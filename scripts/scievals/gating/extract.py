@@ -170,6 +170,24 @@ def _gates(ws, sample_id: str, channel_marker: dict[str, str], counts: dict) -> 
     return gates
 
 
+def _event_counts(ws, sample_id: str, fcs_skipped: list[dict]) -> dict | None:
+    """Gate -> event count of one loaded sample; None (and a skip recorded) when flowkit
+    cannot gate its data, e.g. an FCS file whose $TOT lies (0 events: a division by zero
+    in flowkit). Such a file then costs its sample's counts, not the whole workspace."""
+    try:
+        ws.analyze_samples(sample_id=sample_id, use_mp=False)
+        report = ws.get_gating_results(sample_id).report
+        return {(row.gate_name, tuple(row.gate_path)): int(row.count)
+                for row in report.itertuples()}
+    except ImportError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any analysis failure costs only these counts
+        reason = f"event counts failed: {_one_line(exc)}"
+        log.warning("sample %s: %s; its gates keep no counts", sample_id, reason)
+        fcs_skipped.append({"file": sample_id, "reason": reason})
+        return None
+
+
 def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None,
                    origins: dict | None = None) -> dict:
     """Read one workspace; raises on a corrupt or unsupported file (caller records it)."""
@@ -186,21 +204,16 @@ def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None,
                   for g in ws.get_sample_groups()}
         samples = []
         for sid in sample_ids:
-            counts = {}
-            if sid in loaded:
-                ws.analyze_samples(sample_id=sid, use_mp=False)
-                report = ws.get_gating_results(sid).report
-                counts = {(row.gate_name, tuple(row.gate_path)): int(row.count)
-                          for row in report.itertuples()}
+            counts = _event_counts(ws, sid, fcs_skipped) if sid in loaded else None
             keywords = ws.get_keywords(sid)
             entries, parameters, channel_marker = panel_from_keywords(keywords)
             samples.append({
                 "sample_id": sid,
                 "groups": [g for g, members in groups.items() if sid in members],
-                "fcs_loaded": sid in loaded,
+                "fcs_loaded": counts is not None,
                 "panel": entries,
                 "parameters": parameters,
-                "gates": _gates(ws, sid, channel_marker, counts),
+                "gates": _gates(ws, sid, channel_marker, counts or {}),
             })
     return {
         "groups": groups,

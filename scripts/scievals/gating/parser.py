@@ -31,7 +31,7 @@ import json_repair
 
 # Bump when a change here can turn a reply into another tree: it is the gating_import rule's
 # code_version param (the registry's "import" role), so imported files are parsed again.
-PARSER_VERSION = "gating-parser-v1"
+PARSER_VERSION = "gating-parser-v2"
 
 from scievals.gating.reference import tables
 from scievals.gating.tree import MAX_DEPTH, TooDeep, clean_tree, count_nodes, depth
@@ -45,9 +45,13 @@ class ParseResult(ParseOutcome):
 
 _FENCE_JSON = re.compile(r"```json[^\n]*\n?([\s\S]*?)(?:```|$)", re.IGNORECASE)
 _FENCE_ANY = re.compile(r"```[a-zA-Z]*[^\n]*\n?([\s\S]*?)(?:```|$)")
-_MD_ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d+[.)])\s+(.+?)\s*$")
+# Item text is taken greedily and right-stripped afterwards: a lazy ``(.+?)\s*$`` retries
+# the trailing-space match at every character, quadratic on a long run of spaces.
+_MD_ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d+[.)])\s+(.+)$")
 _TREE_PREFIX = re.compile(r"^[\s│├└╰╞┣┗┃─━\-|`'+>→•*]*")
-_ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*|\s+>\s+")
+# Split on the arrow only (the parts are stripped when cleaned): ``\s*`` around it would
+# rescan a long run of spaces from every position, quadratic in the line's length.
+_ARROW = re.compile(r"->|→|=>|⇒|(?<=\s)>(?=\s)")
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
 
 
@@ -83,7 +87,46 @@ def _as_hierarchy(obj: Any) -> dict | None:
     return None
 
 
-def _loads(text: str) -> tuple[Any, bool] | None:
+# Bounds on the work one reply may cost, whatever its shape (a degenerate reply repeats one
+# character up to max_tokens). json_repair recurses per level and gives up near 200 levels,
+# after work that grows with the length: deeper text is not repaired (it would fail anyway,
+# and a hierarchy within MAX_DEPTH nests at most 2 * MAX_DEPTH brackets). Repairs and brace
+# scans share character budgets (several times the longest real reply), so trying up to 50
+# starts stays linear in the reply's length.
+MAX_NESTING = 2 * MAX_DEPTH + 2
+REPAIR_BUDGET = 400_000
+REPAIR_CALL_COST = 256  # a repair's fixed cost in characters (thousands of tiny fences)
+SCAN_BUDGET = 2_000_000
+
+
+@dataclass
+class _Effort:
+    repair_left: int = REPAIR_BUDGET
+    scan_left: int = SCAN_BUDGET
+
+
+def _nesting_exceeds(text: str, limit: int) -> bool:
+    """Whether brackets outside strings nest deeper than ``limit`` (stops once they do)."""
+    level = 0
+    in_string = escape = False
+    for ch in text:
+        if escape:
+            escape = False
+        elif ch == "\\":
+            escape = in_string
+        elif ch == '"':
+            in_string = not in_string
+        elif not in_string:
+            if ch in "{[":
+                level += 1
+                if level > limit:
+                    return True
+            elif ch in "}]":
+                level -= 1
+    return False
+
+
+def _loads(text: str, effort: _Effort) -> tuple[Any, bool] | None:
     """(value, repaired) or None; JSON nested too deeply to read raises TooDeep."""
     try:
         return json.loads(text), False
@@ -91,6 +134,12 @@ def _loads(text: str) -> tuple[Any, bool] | None:
         raise TooDeep() from None
     except json.JSONDecodeError:
         pass
+    cost = len(text) + REPAIR_CALL_COST
+    if cost > effort.repair_left:
+        return None
+    effort.repair_left -= cost
+    if _nesting_exceeds(text, MAX_NESTING):
+        return None
     try:
         value = json_repair.loads(text)
     except Exception:  # noqa: BLE001 - json_repair raises assorted errors on hopeless input
@@ -98,10 +147,17 @@ def _loads(text: str) -> tuple[Any, bool] | None:
     return (value, True) if isinstance(value, (dict, list)) and value else None
 
 
-def _balanced_object(text: str, start: int) -> str | None:
+def _balanced_object(text: str, start: int, effort: _Effort) -> str | None | bool:
+    """The object opening at ``start`` up to its matching brace; None when it never closes,
+    False when the scan budget is spent. A closed object nesting deeper than MAX_NESTING
+    raises TooDeep (no hierarchy within MAX_DEPTH nests that deep); one that never closes
+    is a degenerate reply (a repetition loop), not a deep hierarchy."""
     level = 0
-    in_string = escape = False
+    deep = in_string = escape = False
     for i in range(start, len(text)):
+        effort.scan_left -= 1
+        if effort.scan_left < 0:
+            return False
         ch = text[i]
         if escape:
             escape = False
@@ -112,15 +168,18 @@ def _balanced_object(text: str, start: int) -> str | None:
         elif not in_string:
             if ch == "{":
                 level += 1
+                deep = deep or level > MAX_NESTING
             elif ch == "}":
                 level -= 1
                 if level == 0:
+                    if deep:
+                        raise TooDeep()
                     return text[start:i + 1]
     return None
 
 
-def _from_json_text(text: str, method: str) -> tuple[dict, str] | None:
-    loaded = _loads(text.strip())
+def _from_json_text(text: str, method: str, effort: _Effort) -> tuple[dict, str] | None:
+    loaded = _loads(text.strip(), effort)
     if loaded is None:
         return None
     tree = _as_hierarchy(loaded[0])
@@ -130,15 +189,18 @@ def _from_json_text(text: str, method: str) -> tuple[dict, str] | None:
 
 
 def _json_candidates(text: str):
+    effort = _Effort()
     for pattern, label in ((_FENCE_JSON, "json_fence"), (_FENCE_ANY, "json_fence")):
         for m in pattern.finditer(text):
             if "{" in m.group(1) or "[" in m.group(1):
-                found = _from_json_text(m.group(1), label)
+                found = _from_json_text(m.group(1), label, effort)
                 if found:
                     yield found
     starts = [m.start() for m in re.finditer(r"\{", text)][:50]
     for start in starts:
-        chunk = _balanced_object(text, start)
+        chunk = _balanced_object(text, start, effort)
+        if chunk is False:  # out of scan budget: this reply has had its share of work
+            return
         if chunk is not None:
             try:
                 tree = _as_hierarchy(json.loads(chunk))
@@ -149,7 +211,7 @@ def _json_candidates(text: str):
             if tree is not None:
                 yield tree, "json_raw"
                 return
-        found = _from_json_text(chunk if chunk is not None else text[start:], "json_raw")
+        found = _from_json_text(chunk if chunk is not None else text[start:], "json_raw", effort)
         if found:
             yield found
             return
@@ -181,7 +243,7 @@ def _markdown_list(text: str) -> dict | None:
     for line in text.splitlines():
         m = _MD_ITEM.match(line.replace("\t", "    "))
         if m:
-            name = _clean_text_name(m.group(2))
+            name = _clean_text_name(m.group(2).rstrip())
             if valid_name(name):
                 items.append((len(m.group(1)), name))
     return _items_to_tree(items) if len(items) >= tables().min_gates else None

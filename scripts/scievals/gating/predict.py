@@ -19,7 +19,14 @@ from __future__ import annotations
 import logging
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, sha256_text, write_json, write_jsonl
+from scievals.common.io import (
+    canonical_json,
+    refuse_unwritable_text,
+    sha256_text,
+    write_json,
+    write_jsonl,
+)
+from scievals.common.names import named_with_hints
 from scievals.gating import baseline
 from scievals.gating.cases import read_cases
 from scievals.gating.parser import ParseResult, parse_prediction, parse_reply
@@ -32,7 +39,7 @@ from scievals.gating.prompts import (
 )
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.task_failure import classify
-from scievals.gating.tree import TOO_DEEP
+from scievals.gating.tree import TOO_DEEP, junk_names
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +142,12 @@ def run(cases_jsonl, model_name: str, config: dict, out_jsonl, usage_json) -> li
 # --- bring your own predictions -------------------------------------------------------------
 
 TEXT_KEYS = ("raw_text", "reply", "response", "text")
+# Keys an own prediction line may have: what it is read from, and the rest of a record as
+# run() writes it (a copied predictions.jsonl imports as it is). Anything else is refused, with
+# "did you mean": a misspelt key would otherwise be dropped ("id" made "unknown case_id None").
+USER_KEYS = ("case_id", "test_case_id", "hierarchy", *TEXT_KEYS, "condition", "sample_index",
+             "context", "strategy")
+RECORD_KEYS = tuple(_record("", "", "", ParseResult("failed")))
 
 
 def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str]) -> dict:
@@ -142,6 +155,11 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
     if not isinstance(raw, dict):
         raise ScievalsError(where, "a prediction line must be a JSON object",
                             'use {"case_id": ..., "hierarchy": {...}} or {"case_id": ..., "raw_text": "..."}')
+    unknown = [k for k in raw if k not in USER_KEYS and k not in RECORD_KEYS]
+    if unknown:
+        named = ", ".join(named_with_hints(unknown, USER_KEYS))
+        raise ScievalsError(where, f"unknown key(s) {named}",
+                            f"a prediction line's keys are {list(USER_KEYS)}")
     case_id = raw.get("case_id", raw.get("test_case_id"))
     if not isinstance(case_id, str) or case_id not in case_ids:
         raise ScievalsError(where, f"unknown case_id {case_id!r}",
@@ -152,6 +170,11 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
         raise ScievalsError(where, f"sample_index {sample_index!r} is not a whole number >= 0",
                             "number repeated samples of a case 0, 1, 2, ...")
     if raw.get("hierarchy") is not None:
+        junk = junk_names(raw["hierarchy"])
+        if junk:  # str() would make 5 or [] a gate and count the tree as parsed
+            raise ScievalsError(where,
+                                f"gate name(s) that are not non-empty text: {'; '.join(junk)}",
+                                'give every gate its name as a string, e.g. "name": "Singlets"')
         parsed = parse_prediction(raw["hierarchy"])
         text = None
     else:
@@ -181,6 +204,8 @@ def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[d
     lines = read_lines(user_jsonl)
     if not lines:
         raise ScievalsError(user_jsonl, "prediction file is empty", "one JSON object per line")
+    for i, raw in lines:  # text the score step could not write: refused here, in one line
+        refuse_unwritable_text(raw, f"{user_jsonl}:{i}")
     numbered = [(i, normalise_user_record(r, f"{user_jsonl}:{i}", model, case_ids))
                 for i, r in lines]
     refuse_duplicates(user_jsonl, numbered)

@@ -7,6 +7,8 @@ can nest deeply) and pre-order, so results never depend on hash order.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterator
 from typing import Any
 
@@ -80,6 +82,29 @@ def clean_tree(obj: Any) -> dict | None:
                 new["children"].append(converted)
                 stack.append((child, converted, level + 1))
     return new_root
+
+
+def junk_names(obj: Any) -> list[str]:
+    """Gate names in a hierarchy given as an object that are not non-empty text, each with
+    where it is (``children[0].children[2]: 5``). A node without any name is left out: it
+    takes "All Events", as in the reference."""
+    roots = obj if isinstance(obj, list) else [unwrap(obj)]
+    found = []
+    stack = [(r, f"[{i}]" if isinstance(obj, list) else "root")
+             for i, r in enumerate(roots) if isinstance(r, dict)]
+    while stack and len(found) < 20:
+        raw, where = stack.pop()
+        key = "name" if "name" in raw else "gate_name" if "gate_name" in raw else None
+        if key is not None:
+            value = raw[key]
+            if not isinstance(value, str) or not value.strip():
+                found.append(f"{where}.{key} = {json.dumps(value)[:40]}")
+        children = raw.get("children")
+        if isinstance(children, list) and where.count(".children") < MAX_DEPTH:
+            stack.extend((child, f"{where}.children[{i}]")
+                         for i, child in reversed(list(enumerate(children)))
+                         if isinstance(child, dict))
+    return found
 
 
 def walk(root: dict) -> Iterator[tuple[dict, dict | None, int]]:

@@ -43,7 +43,8 @@ class ModelSpec(BaseModel):
     max_connections: int = Field(default=8, ge=1, description="Requests in flight at once "
                                  "within one job.")
     n_samples: int = Field(default=1, ge=1, description="Repeats per prompt, to measure variance.")
-    timeout_s: float = Field(default=120.0, gt=0, description="Per-request timeout in seconds.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Deadline in seconds for each whole "
+                             "request attempt (connect, headers and complete body).")
     params: GenerateParams = Field(default_factory=GenerateParams,
                                    description="Sampling parameters (part of the cache key).")
     price_in_per_mtok: float | None = Field(default=None, ge=0,

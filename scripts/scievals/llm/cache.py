@@ -7,15 +7,23 @@ the registry name, timeouts or connection limits. Files live at
 ``<cache_dir>/<provider>/<model slug>/<key[:2]>/<key>.json``, so ``llm cache
 clear --model`` and ``stats`` work from the folder layout alone. Errors are never
 cached; a reply cut short by ``max_tokens`` is a real reply and is cached.
+
+The first writer wins: an entry is published with ``os.link`` from a finished temporary
+file, which fails if the entry exists, so two runs sharing a cache folder never replace
+each other's replies and a cached re-run of either reproduces what the first one stored
+(the second run adopts that reply, see :meth:`ResponseCache.put`). Only ``refresh`` mode
+replaces entries, because asking for that is its purpose.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,13 +77,15 @@ class ResponseCache:
     root: Path
     read: bool = True
     write: bool = True
+    replace: bool = False  # refresh mode: new replies replace stored ones
     hits: int = 0
     misses: int = 0
     _dirs_made: set[Path] = field(default_factory=set)
 
     @classmethod
     def for_mode(cls, root: str | os.PathLike, mode: str) -> ResponseCache:
-        return cls(Path(root), read=mode == "use", write=mode in ("use", "refresh"))
+        return cls(Path(root), read=mode == "use", write=mode in ("use", "refresh"),
+                   replace=mode == "refresh")
 
     def path(self, spec: ModelSpec, key: str) -> Path:
         return self.root / spec.provider / model_slug(spec.model) / key[:2] / f"{key}.json"
@@ -85,20 +95,12 @@ class ResponseCache:
         if not self.read:
             self.misses += 1
             return None
-        path = self.path(spec, key)
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            reply = ProviderReply.model_validate(entry["reply"])
-            latency = float(entry.get("latency_s", 0.0))
-        except FileNotFoundError:
-            self.misses += 1
-            return None
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            # Hand-edited or foreign file: ask again and overwrite it.
-            log.warning("ignoring unreadable cache entry %s (%s)", path, exc)
+        stored = self._load(self.path(spec, key))
+        if stored is None:
             self.misses += 1
             return None
         self.hits += 1
+        reply, latency = stored
         return LLMResponse(
             case_id=request.case_id,
             sample_index=request.sample_index,
@@ -113,6 +115,19 @@ class ResponseCache:
             attempts=0,
         )
 
+    @staticmethod
+    def _load(path: Path) -> tuple[ProviderReply, float] | None:
+        """(reply, latency) of the entry at ``path``; None if it is missing or unreadable."""
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            return ProviderReply.model_validate(entry["reply"]), float(entry.get("latency_s", 0.0))
+        except (FileNotFoundError, NotADirectoryError):  # a file where a folder should be: no entry
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            # Hand-edited or foreign file: ask again and replace it.
+            log.warning("ignoring unreadable cache entry %s (%s)", path, exc)
+            return None
+
     def put(
         self,
         spec: ModelSpec,
@@ -120,10 +135,16 @@ class ResponseCache:
         material: dict[str, Any],
         reply: ProviderReply,
         latency_s: float,
-    ) -> None:
-        """Store one reply at once (temp file + os.replace), so a kill loses nothing finished."""
+    ) -> tuple[ProviderReply, float]:
+        """Store one reply at once; return the (reply, latency) the cache now holds.
+
+        That is ``reply`` itself, unless another run stored this request first: then the
+        earlier entry stays and is returned, so this run's predictions equal what any
+        cached re-run will read. An OSError (read-only folder, full disk) propagates;
+        nothing half-written is left behind either way.
+        """
         if not self.write:
-            return
+            return reply, latency_s
         entry = {
             "key": key,
             "request": material,
@@ -131,7 +152,63 @@ class ResponseCache:
             "latency_s": latency_s,
             "created_unix": time.time(),
         }
-        write_text(self.path(spec, key), json.dumps(entry, sort_keys=True, ensure_ascii=False))
+        text = json.dumps(entry, sort_keys=True, ensure_ascii=False)
+        path = self.path(spec, key)
+        if self.replace:
+            write_text(path, text)
+            return reply, latency_s
+        if _publish_once(path, text):
+            return reply, latency_s
+        stored = self._load(path)
+        if stored is not None:
+            log.info("cache entry %s was stored by another run first; using its reply", path.name)
+            return stored
+        write_text(path, text)  # an unreadable entry is replaced, as get() promised
+        return reply, latency_s
+
+
+# link() is not supported by some network and FUSE file systems.
+_NO_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV, errno.EMLINK}
+
+
+def _publish_once(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` if nothing is there yet; False if an entry exists already.
+
+    The text is written to a temporary file first and hard-linked into place: the link
+    either creates the complete entry or fails because one exists, so readers never see a
+    partial file and two writers never both win.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; shared caches need the usual mode
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_LINKS:
+                raise
+            # No hard links here: check, then rename (a narrow race, last writer wins in it).
+            if path.exists():
+                return False
+            os.replace(tmp, path)
+        return True
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once at import: os.umask is process-wide, and entries are written from worker threads.
+_UMASK = _read_umask()
 
 
 @dataclass

@@ -37,7 +37,10 @@ def probe(spec: ModelSpec, timeout_s: float = PROBE_TIMEOUT_S) -> str:
     async def listed() -> list[str]:
         api = create_api(quick, secret)
         try:
-            return await api.list_models()
+            async with asyncio.timeout(quick.timeout_s):  # whole call, as for requests
+                return await api.list_models()
+        except TimeoutError:
+            raise TransientError(f"no complete reply within {quick.timeout_s:g} s") from None
         finally:
             await api.aclose()
 

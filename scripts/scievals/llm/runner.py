@@ -10,6 +10,11 @@ stops the batch with a :class:`ScievalsError`. Replies already stored stay
 stored either way, so a re-run asks only for what is missing; failures are
 never stored.
 
+``timeout_s`` of a model is a deadline for each whole attempt (connect, headers and the
+complete body), not only for each read: a server trickling a body byte by byte fails the
+attempt when it passes. A cache that cannot be written (read-only folder, full disk)
+costs only the cache: one warning, a run notice, and the replies still reach the caller.
+
 A total outage must not look like a bad model: when every request of a batch
 failed, or more than ``llm.max_failure_rate`` of them, the batch raises a
 :class:`ScievalsError` naming the model and the first error. Fewer failures
@@ -21,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -153,6 +159,7 @@ class _Batch:
         self.secret: str | None = None
         self.aborted = False
         self.progress: Progress | None = None
+        self.cache_failures: list[str] = []  # replies answered but not cached (OSError)
         cls = provider_class(spec)  # ScievalsError for baselines
         leaders: dict[str, int] = {}
         for i, request in enumerate(samples):
@@ -200,13 +207,41 @@ class _Batch:
         finally:
             await api.aclose()
 
+    def cache_write_failed(self, exc: OSError) -> None:
+        """Keep the reply; the failures are said once, at the end of the batch."""
+        reason = os.strerror(exc.errno) if exc.errno else type(exc).__name__
+        self.cache_failures.append(f"{reason}: {exc.filename or self.settings.cache_dir}")
+
+    def notice_cache_failures(self, scope: str) -> None:
+        """One warning (and run notice) for every reply that could not be cached."""
+        if not self.cache_failures:
+            return
+        message = (
+            f"{self.spec.name}: {len(self.cache_failures)} answered request(s) could not be "
+            f"stored in the LLM cache ({self.cache_failures[0]}); the predictions have them, "
+            "a re-run asks for them again (make llm.cache_dir writable or free space)"
+        )
+        try:
+            notices.record("cache_not_written", scope.split("/")[0], message,
+                           details={"model": self.spec.name, "label": self.label,
+                                    "not_cached": len(self.cache_failures)})
+        except OSError:
+            pass  # the notice folder is on the same full disk: the warning is logged already
+
     async def send(self, api, gate: asyncio.Semaphore, job: _Job) -> None:
         latency = 0.0
 
         async def attempt() -> ProviderReply:
             nonlocal latency
             t0 = time.perf_counter()
-            reply = await api.generate(job.request, job.params)
+            try:
+                # The SDKs' timeout bounds each read, so a trickling body never ends it.
+                async with asyncio.timeout(self.spec.timeout_s):
+                    reply = await api.generate(job.request, job.params)
+            except TimeoutError:
+                raise TransientError(
+                    f"no complete reply within timeout_s={self.spec.timeout_s:g} s"
+                ) from None
             latency = time.perf_counter() - t0
             return reply
 
@@ -231,7 +266,13 @@ class _Batch:
                 return
         # Stored before anything else happens, so a kill from here on loses nothing.
         # In a worker thread: file system calls release the GIL, the event loop goes on.
-        await asyncio.to_thread(self.cache.put, self.spec, job.key, job.material, reply, latency)
+        # Another run may have stored this request first: its reply is the one kept.
+        try:
+            reply, latency = await asyncio.to_thread(
+                self.cache.put, self.spec, job.key, job.material, reply, latency
+            )
+        except OSError as exc:
+            self.cache_write_failed(exc)
         self.settle(
             job.index,
             _response(
@@ -282,6 +323,7 @@ async def run_batch_async(
             await batch.send_all()
     finally:
         batch.progress.close()
+        batch.notice_cache_failures(scope)
 
     final = [r for r in batch.responses if r is not None]
     assert len(final) == len(samples), "every sample gets a response"

@@ -24,6 +24,13 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_json
 from scievals.common.subcommands import benchmark_commands
+from scievals.waza import metrics
+from scievals.waza.executors.mock import MOCK_MODEL
+from scievals.waza.executors.replay import grade_report, read_results, recompute
+from scievals.waza.grade_one import main as grade_one_main
+from scievals.waza.predict import executor_for, run_suite
+from scievals.waza.runs import grader_options, regrade, transcript_files
+from scievals.waza.suites import check_suite, load_suite
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
 EXIT_ERROR = 2
@@ -64,11 +71,6 @@ def _print_outcome(outcome: dict, model: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from scievals.waza import metrics
-    from scievals.waza.data import load_suite
-    from scievals.waza.predict import MOCK_MODEL, engine_for, grader_options, run_suite
-    from scievals.waza.runs import transcript_files
-
     suite = load_suite(args.path, args.context_dir)
     if not args.model and suite.config.get("executor") == "copilot-sdk":
         raise ScievalsError(f"{suite.path}: config.executor", "copilot-sdk needs an agent model",
@@ -84,10 +86,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     options = grader_options(config, suite)
     code = 0
     for model in models:
-        engine, model_id = engine_for(model, config, suite)
-        outcome = run_suite(suite, model, engine=engine, model_id=model_id, trials=args.trials,
-                            seed=args.seed, options=options, task_filter=args.task,
-                            tags=args.tags, skip_graders=args.skip_graders)
+        executor, model_id = executor_for(model, config, suite)
+        recorded = run_suite(suite, model, executor=executor, model_id=model_id,
+                             trials=args.trials, options=options, task_filter=args.task,
+                             tags=args.tags)
+        outcome = regrade(suite, recorded, seed=args.seed, options=options,
+                          skip_graders=args.skip_graders, where=f"{suite.name} / {model}")
         _print_outcome(outcome, model)
         if args.output:
             write_json(args.output, outcome)
@@ -103,11 +107,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from scievals.waza import metrics
-    from scievals.waza.data import load_suite
-    from scievals.waza.predict import grader_options
-    from scievals.waza.replay import grade_report, read_results, recompute, regrade
-
     if args.recorded:
         outcome = recompute(read_results(args.recorded), seed=args.seed)
     else:
@@ -120,7 +119,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
             config.setdefault("waza", {})["judge_model"] = args.judge_model
         options = grader_options(config, suite)
         outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
-                          workspace=args.workspace, task_filter=args.task)
+                          workspace=args.workspace, task_filter=args.task,
+                          where=str(args.results))
     if args.output:
         write_json(args.output, outcome)
     print(json.dumps(grade_report(outcome), indent=2))
@@ -128,8 +128,6 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from scievals.waza.data import check_suite
-
     problems = check_suite(args.path, args.context_dir)
     for problem in problems:
         print(problem)
@@ -139,8 +137,6 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_grade_one(args: argparse.Namespace) -> int:
-    from scievals.waza.grade_one import main as grade_one_main
-
     return grade_one_main(args)
 
 

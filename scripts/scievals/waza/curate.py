@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scievals.common.io import read_json, write_json, write_jsonl
-from scievals.waza.data import load_suite
+from scievals.waza.suites import load_suite
 
 
 def curate(download_report: str | Path, suites_dir: str | Path, cases_out: str | Path,

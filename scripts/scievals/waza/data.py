@@ -1,439 +1,25 @@
-"""Strict loading of waza suites: eval.yaml, task files, trigger_tests.yaml, fixtures.
+"""The suite downloader: the configured suites, checked, copied under data/raw/waza/suites.
 
-Like the Go tool, an unknown key, a wrong type or a missing field is an error that
-names the file, the key path and the allowed keys (checked with waza's own JSON
-Schemas in ``data/demo/waza/schemas``). Two strictness levels:
-
-- ``load_suite`` (``waza run``): the Go loader. The schemas are relaxed only where
-  Go's loader is: the ``config`` block needs no keys, and Python-era suites load too
-  (their grader types, ``max_workers``/``verbose``, ``include:`` task globs, and
-  task graders with top-level ``assertions``/``rubric``; see :func:`_task_grader`).
-- ``check_suite`` (``waza check``): the schemas as published, plus the config keys
-  ``check`` requires; returns every problem instead of stopping at the first.
+``source`` (the shared data-source keys) picks the embedded example suites, a local folder
+or archive, or a remote archive; every suite folder gets a tree sha256 in ``source.json``.
+Reading a suite strictly is :mod:`scievals.waza.suites`' job.
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import glob
 import json
-import logging
-from dataclasses import dataclass, field
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Any
 
-import jsonschema
-from jsonschema import Draft7Validator
-
+from scievals.common import notices
+from scievals.common.archives import unpack
+from scievals.common.download import DownloadError, fetch
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_yaml
-from scievals.waza.context import GraderConfigError, build
-
-log = logging.getLogger(__name__)
+from scievals.common.io import sha256_file, sha256_text, write_json
 
 DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo" / "waza"
-SCHEMA_DIR = DEMO_DIR / "schemas"
 DEMO_SUITES_DIR = DEMO_DIR / "suites"
-
-GO_GRADER_TYPES = ("code", "prompt", "text", "file", "json_schema", "program", "behavior",
-                   "action_sequence", "skill_invocation", "trigger", "diff", "tool_constraint")
-LEGACY_GRADER_TYPES = ("regex", "keyword", "tool_calls", "script", "llm", "llm_comparison",
-                       "human", "human_calibration")
-LEGACY_TOP_LEVEL = {"script": ("script",), "model": ("llm", "llm_comparison")}
-# Python-era config keys the Go structs lack (the Python loader ignored unknown keys;
-# we accept only the ones it documented).
-LEGACY_CONFIG_KEYS = {"max_workers": {"type": "integer", "minimum": 1},
-                      "verbose": {"type": "boolean"}}
-CONFIDENCE_WEIGHTS = {"high": 1.0, "": 1.0, "medium": 0.5}
-DEFAULT_CONFIG = {"trials_per_task": 1, "timeout_seconds": 300, "parallel": False,
-                  "workers": 4, "fail_fast": False, "executor": "mock", "model": ""}
-
-TRIGGER_SCHEMA = {
-    "type": "object",
-    "required": ["skill"],
-    "additionalProperties": False,
-    "properties": {
-        "skill": {"type": "string", "minLength": 1},
-        "should_trigger_prompts": {"type": "array", "items": {"$ref": "#/$defs/prompt"}},
-        "should_not_trigger_prompts": {"type": "array", "items": {"$ref": "#/$defs/prompt"}},
-    },
-    "$defs": {"prompt": {
-        "type": "object",
-        "required": ["prompt"],
-        "additionalProperties": False,
-        "properties": {"prompt": {"type": "string", "minLength": 1},
-                       "reason": {"type": "string"},
-                       "confidence": {"enum": ["high", "medium", ""]}},
-    }},
-}
-
-
-@dataclass
-class GraderSpec:
-    """One grader as configured: ``weight`` is the raw value (None when absent)."""
-
-    name: str
-    type: str
-    config: dict[str, Any]
-    weight: float | None = None
-    model: str = ""
-    source: str = ""  # "<file>: graders[<i>]", for load errors
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "type": self.type, "config": self.config,
-                "weight": self.weight, "model": self.model}
-
-
-@dataclass
-class TaskFile:
-    """One ``inputs.files`` entry: a fixture path, or a path with inline content."""
-
-    path: str
-    content: str | None = None
-
-
-@dataclass
-class Task:
-    id: str
-    name: str
-    prompt: str
-    source: Path
-    description: str = ""
-    tags: list[str] = field(default_factory=list)
-    timeout_seconds: int | None = None
-    context_dir: Path | None = None
-    files: list[TaskFile] = field(default_factory=list)
-    context: dict[str, Any] = field(default_factory=dict)
-    graders: list[GraderSpec] = field(default_factory=list)
-    raw: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class TriggerPrompt:
-    prompt: str
-    should_trigger: bool
-    reason: str = ""
-    confidence: str = ""
-
-    @property
-    def weight(self) -> float:
-        return CONFIDENCE_WEIGHTS[self.confidence]
-
-
-@dataclass
-class Suite:
-    """A loaded suite. ``fixtures_dir`` is the resolved default context dir."""
-
-    path: Path
-    name: str
-    skill: str
-    config: dict[str, Any]
-    graders: list[GraderSpec]
-    metrics: list[dict[str, Any]]
-    tasks: list[Task]
-    fixtures_dir: Path
-    description: str = ""
-    trigger_skill: str = ""
-    trigger_prompts: list[TriggerPrompt] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def directory(self) -> Path:
-        return self.path.parent
-
-    def metric(self, name: str) -> dict[str, Any] | None:
-        for item in self.metrics:
-            if item.get("name") == name and item.get("enabled", True):
-                return item
-        return None
-
-    def task_fixtures_dir(self, task: Task) -> Path:
-        return task.context_dir or self.fixtures_dir
-
-
-# --- schemas -------------------------------------------------------------------------------
-
-@functools.cache
-def _published_schema(name: str) -> dict:
-    path = SCHEMA_DIR / f"{name}.schema.json"
-    with open(path, encoding="utf-8") as handle:
-        return json.load(handle)
-
-
-@functools.cache
-def _loader_schema(name: str) -> dict:
-    """The published schema relaxed exactly where Go's loader (not ``check``) is."""
-    schema = copy.deepcopy(_published_schema(name))
-    defs = schema["$defs"]
-    if name == "eval":
-        schema["required"] = ["skill", "tasks"]
-        defs["config"].pop("required", None)
-        defs["config"]["properties"].update(LEGACY_CONFIG_KEYS)
-        grader = defs["graderConfig"]
-    else:
-        grader = defs["validatorInline"]
-    grader["properties"]["type"]["enum"] = list(GO_GRADER_TYPES + LEGACY_GRADER_TYPES)
-    return schema
-
-
-def _key_path(error: jsonschema.ValidationError) -> str:
-    text = ""
-    for part in error.absolute_path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _problem(error: jsonschema.ValidationError) -> str:
-    schema, instance = error.schema, error.instance
-    if error.validator == "additionalProperties":
-        allowed = sorted(schema.get("properties", {}))
-        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
-        return f"unknown key(s) {', '.join(extra)} (allowed keys: {', '.join(allowed)})"
-    if error.validator == "required":
-        allowed = sorted(schema.get("properties", {}))
-        return f"{error.message} (allowed keys: {', '.join(allowed)})"
-    if error.validator == "type":
-        return f"{_short(instance)} is not of type {schema['type']}"
-    if error.validator == "enum":
-        allowed = ", ".join(map(str, schema["enum"]))
-        return f"{instance!r} is not allowed (allowed values: {allowed})"
-    if error.validator == "anyOf" and all("required" in s for s in schema["anyOf"]):
-        keys = [s["required"][0] for s in schema["anyOf"]]
-        return f"needs at least one of: {', '.join(keys)}"
-    return error.message
-
-
-def schema_problems(instance: Any, schema: dict, where: str) -> list[str]:
-    """Every schema violation of ``instance`` as ``<where>: <key path>: <problem>``."""
-    validator = Draft7Validator(schema)
-    errors = sorted(validator.iter_errors(instance),
-                    key=lambda e: [str(p) for p in e.absolute_path])
-    return [f"{where}: {_key_path(e)}: {_problem(e)}" for e in errors]
-
-
-# --- reading -------------------------------------------------------------------------------
-
-def eval_path(path: str | Path) -> Path:
-    """``path`` may be a suite folder or its eval.yaml."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "eval.yaml"
-    if not path.is_file():
-        raise ScievalsError(path, "no eval.yaml here", "give a suite folder or its eval.yaml")
-    return path
-
-
-def _task_paths(spec: Path, patterns: list[str], problems: list[str]) -> list[Path]:
-    found: list[Path] = []
-    for index, pattern in enumerate(patterns):
-        if pattern.startswith("include:"):  # Python-era form
-            pattern = pattern[len("include:"):].strip()
-        matches = sorted(glob.glob(str(spec.parent / pattern), recursive=True))
-        if not matches:
-            problems.append(f"{spec}: tasks[{index}]: pattern {pattern!r} matches no file "
-                            "(globs are relative to eval.yaml)")
-        found += [Path(m) for m in matches if Path(m) not in found]
-    return found
-
-
-def _grader(entry: dict, where: str, notes: list[str]) -> GraderSpec:
-    """A grader entry; task-level top-level ``assertions``/``rubric`` (Python era) are
-    moved into ``config`` instead of being ignored, with a note when both forms exist."""
-    config = dict(entry.get("config") or {})
-    if "assertions" in entry:
-        if "assertions" in config:
-            notes.append(f"{where}: both top-level assertions and config.assertions; "
-                         "using both (config's first)")
-            config["assertions"] = list(config["assertions"]) + [
-                a for a in entry["assertions"] if a not in config["assertions"]]
-        else:
-            config["assertions"] = list(entry["assertions"])
-    if "rubric" in entry:
-        key = "prompt" if entry.get("type") == "prompt" else "rubric"
-        _lift(entry, config, "rubric", key, where, notes)
-    # Python-era eval.yaml graders name their script and judge model at the top level
-    # (Go ignores both, specs/waza.md §2): moved into config for the graders that read them.
-    for key, kinds in LEGACY_TOP_LEVEL.items():
-        if key not in entry:
-            continue
-        if entry.get("type") in kinds:
-            _lift(entry, config, key, key, where, notes)
-        else:
-            notes.append(f"{where}: top-level {key} is ignored by a {entry.get('type')} "
-                         f"grader (only {', '.join(kinds)} read it)")
-    weight = entry.get("weight")
-    return GraderSpec(name=entry["name"], type=entry.get("type", ""), config=config,
-                      weight=float(weight) if weight is not None else None,
-                      model=entry.get("model") or "", source=where)
-
-
-def grader_problems(graders: list[GraderSpec]) -> list[str]:
-    """Build every grader once (as a run would): a bad config is a load problem naming the
-    file, the grader and the config key, not an ``error`` status of every run."""
-    problems = []
-    for spec in graders:
-        try:
-            build(spec.type, spec.config, name=spec.name)
-        except GraderConfigError as exc:
-            problems.append(f"{spec.source} ({spec.name}): {exc.one_line()}")
-    return problems
-
-
-def _lift(entry: dict, config: dict, key: str, target: str, where: str,
-          notes: list[str]) -> None:
-    """Top-level ``key`` into ``config[target]``; config's own value wins, with a note."""
-    if target in config:
-        notes.append(f"{where}: both top-level {key} and config.{target}; "
-                     f"using config.{target}")
-    else:
-        config[target] = entry[key]
-
-
-def _files(raw: list[dict], where: str, notes: list[str], problems: list[str]) -> list[TaskFile]:
-    files = []
-    for index, item in enumerate(raw):
-        path = item.get("path", "")
-        if not path:
-            problems.append(f"{where}: inputs.files[{index}]: needs a path "
-                            "(write {path: name} or {path: name, content: ...})")
-            continue
-        if Path(path).is_absolute() or ".." in Path(path).parts:
-            notes.append(f"{where}: inputs.files[{index}]: skipped {path!r} "
-                         "(absolute or contains '..')")
-            continue
-        files.append(TaskFile(path=path, content=item.get("content")))
-    return files
-
-
-def _task(path: Path, suite_dir: Path, fixtures: Path, problems: list[str],
-          notes: list[str]) -> Task | None:
-    raw = read_yaml(path)
-    found = schema_problems(raw, _loader_schema("task"), str(path))
-    if found:
-        problems += found
-        return None
-    if raw.get("enabled", True) is False:
-        return None
-    graders = []
-    for index, entry in enumerate(raw.get("graders") or []):
-        where = f"{path}: graders[{index}]"
-        if not entry.get("type"):
-            problems.append(f"{where}: missing type (allowed values: "
-                            f"{', '.join(GO_GRADER_TYPES + LEGACY_GRADER_TYPES)})")
-            continue
-        graders.append(_grader(entry, where, notes))
-    problems += grader_problems(graders)
-    context_dir = (suite_dir / raw["context_dir"]) if raw.get("context_dir") else None
-    task = Task(id=raw["id"], name=raw["name"], prompt=raw["inputs"]["prompt"], source=path,
-                description=raw.get("description") or "", tags=list(raw.get("tags") or []),
-                timeout_seconds=raw.get("timeout_seconds"), context_dir=context_dir,
-                files=_files(raw["inputs"].get("files") or [], str(path), notes, problems),
-                context=dict(raw["inputs"].get("context") or {}), graders=graders, raw=raw)
-    base = context_dir or fixtures
-    for item in task.files:
-        if item.content is None and not (base / item.path).is_file():
-            problems.append(f"{path}: inputs.files: fixture {item.path!r} not found in {base} "
-                            "(add it, give content:, or set --context-dir / context_dir)")
-    return task
-
-
-def _trigger_tests(path: Path, problems: list[str]) -> tuple[str, list[TriggerPrompt]]:
-    if not path.is_file():
-        return "", []
-    raw = read_yaml(path)
-    found = schema_problems(raw, TRIGGER_SCHEMA, str(path))
-    if found:
-        problems += found
-        return "", []
-    prompts = [TriggerPrompt(p["prompt"], True, p.get("reason", ""), p.get("confidence", ""))
-               for p in raw.get("should_trigger_prompts") or []]
-    prompts += [TriggerPrompt(p["prompt"], False, p.get("reason", ""), p.get("confidence", ""))
-                for p in raw.get("should_not_trigger_prompts") or []]
-    if not prompts:
-        problems.append(f"{path}: needs at least one prompt in should_trigger_prompts or "
-                        "should_not_trigger_prompts")
-    return raw["skill"], prompts
-
-
-def _collect(path: str | Path, context_dir: str | Path | None,
-             published: bool) -> tuple[Suite | None, list[str]]:
-    spec = eval_path(path)
-    problems: list[str] = []
-    notes: list[str] = []
-    raw = read_yaml(spec)
-    problems += schema_problems(raw, _loader_schema("eval"), str(spec))
-    graders: list[GraderSpec] = []
-    if not problems:  # the entries have the loader's shape: build them (Go's constructors)
-        graders = [_grader(g, f"{spec}: graders[{i}]", notes)
-                   for i, g in enumerate(raw.get("graders") or [])]
-        problems += grader_problems(graders)
-    if published:
-        for problem in schema_problems(raw, _published_schema("eval"), str(spec)):
-            if problem not in problems:
-                problems.append(problem)
-    globs = raw.get("tasks") if isinstance(raw, dict) else None
-    if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
-        return None, problems  # no task files to look at
-    fixtures = Path(context_dir) if context_dir else spec.parent / "fixtures"
-    tasks = []
-    for task_path in _task_paths(spec, globs, problems):
-        if published:
-            problems += schema_problems(read_yaml(task_path), _published_schema("task"),
-                                        str(task_path))
-        task = _task(task_path, spec.parent, fixtures, problems, notes)
-        if task is not None:
-            tasks.append(task)
-    seen: dict[str, Path] = {}
-    for task in tasks:
-        if task.id in seen:
-            problems.append(f"{task.source}: id: {task.id!r} is also the id of {seen[task.id]}")
-        seen[task.id] = task.source
-    trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
-    problems = list(dict.fromkeys(problems))  # the loader and published schemas overlap
-    if problems:
-        return None, problems
-    config = {**DEFAULT_CONFIG, **(raw.get("config") or {})}
-    if raw.get("hooks") or raw.get("tasks_from") or raw.get("inputs") or raw.get("range"):
-        problems.append(f"{spec}: hooks/tasks_from/inputs/range are not supported by scievals "
-                        "(remove them, or run the suite with the Go tool)")
-    if raw.get("baseline"):
-        problems.append(f"{spec}: baseline: true (A/B runs) is not supported by scievals")
-    if problems:
-        return None, problems
-    suite = Suite(path=spec, name=raw.get("name") or spec.parent.name, skill=raw["skill"],
-                  config=config, graders=graders, metrics=list(raw.get("metrics") or []),
-                  tasks=tasks, fixtures_dir=fixtures, description=raw.get("description") or "",
-                  trigger_skill=trigger_skill, trigger_prompts=prompts, notes=notes)
-    return suite, problems
-
-
-def load_suite(path: str | Path, context_dir: str | Path | None = None) -> Suite:
-    """Load a suite strictly (Go loader); any problem raises one ScievalsError listing all."""
-    suite, problems = _collect(path, context_dir, published=False)
-    if problems:
-        where, _, first = problems[0].partition(": ")
-        rest = f" (+{len(problems) - 1} more: {'; '.join(problems[1:])})" if problems[1:] else ""
-        raise ScievalsError(where, first + rest, "see docs/waza.md (Suites)")
-    if not suite.tasks:
-        raise ScievalsError(suite.path, "no enabled task", "add a task or set enabled: true")
-    for note in suite.notes:
-        log.warning("%s", note)
-    return suite
-
-
-def check_suite(path: str | Path, context_dir: str | Path | None = None) -> list[str]:
-    """``waza check``: every problem (published schema + required config keys), [] if valid."""
-    try:
-        _, problems = _collect(path, context_dir, published=True)
-    except ScievalsError as exc:
-        return [exc.one_line()]
-    return problems
 
 
 def demo_suites() -> dict[str, Path]:
@@ -441,15 +27,11 @@ def demo_suites() -> dict[str, Path]:
     return {p.parent.name: p for p in sorted(DEMO_SUITES_DIR.glob("**/eval.yaml"))}
 
 
-# --- download: the suites, checked, under data/raw/waza/suites ------------------------------
-
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 
 
 def tree_sha256(folder: Path) -> str:
     """One sha256 over every file of ``folder`` (relative path + content digest)."""
-    from scievals.common.io import sha256_file, sha256_text
-
     files = {str(p.relative_to(folder)): sha256_file(p)
              for p in sorted(folder.rglob("*")) if p.is_file()}
     return sha256_text(json.dumps(files, sort_keys=True))
@@ -460,8 +42,6 @@ def _unpack(archive: Path, target: Path, max_bytes: int | None) -> None:
 
     A suite is all-or-nothing: a member left out (``..``, absolute path, link, a clash)
     could silently drop a task, so it is an error here rather than a listed skip."""
-    from scievals.common.archives import unpack
-
     unpacked = unpack(archive, target, ("",), max_bytes)  # every member is wanted
     if unpacked.skipped:
         refused = "; ".join(f"{s['file']}: {s['reason']}" for s in unpacked.skipped)
@@ -471,8 +51,6 @@ def _unpack(archive: Path, target: Path, max_bytes: int | None) -> None:
 
 def _fetch_archive(cfg: dict, origin: str, work: Path) -> tuple[Path, str]:
     """Fetch a suites archive through the checked downloader and unpack it."""
-    from scievals.common.download import fetch
-
     archive = work / "suites.archive"
     max_bytes = int(float(cfg.get("max_download_mb", 200)) * (1 << 20))
     fetched = fetch(origin, archive, sha256=cfg.get("sha256") or None,
@@ -508,13 +86,6 @@ def download_suites(cfg: dict, out_dir: str | Path, source_json: str | Path) -> 
     tree digest) or a suites archive; ``remote`` an archive at ``url``; ``auto`` the url,
     else the embedded suites with an end-of-run notice.
     """
-    import shutil
-    import tempfile
-
-    from scievals.common import notices
-    from scievals.common.download import DownloadError
-    from scievals.common.io import write_json
-
     source, fallback = cfg.get("source", "demo"), None
     with tempfile.TemporaryDirectory(prefix="waza-download-") as tmp:
         work = Path(tmp)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.waza.context import GraderContext, GraderOptions, build
+from scievals.waza.graders.base import GraderContext, GraderOptions
+from scievals.waza.graders.registry import build
 
 
 def _read_json(path: str, what: str) -> Any:

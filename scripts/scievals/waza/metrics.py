@@ -1,7 +1,13 @@
-"""Run/task status, scores, stats, summary and trigger metrics (specs/waza.md §5, §6.13).
+"""Run/task status, scores, stats, summary, trigger metrics and score-table rows.
 
-Pure functions on plain dicts in waza's results-JSON shapes: a run's ``validations``
-map grader name -> ``{score, weight, passed, ...}``; a task has ``runs`` and ``stats``.
+Pure functions on plain dicts in waza's results-JSON shapes (specs/waza.md §5, §6.13): a
+run's ``validations`` map grader name -> ``{score, weight, passed, ...}``; a task has
+``runs`` and ``stats``. :func:`suite_metrics` and :func:`per_case` turn one graded suite
+into the score table's rows: ``pass_rate`` (waza's ``summary.success_rate``: tasks whose
+every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks of the
+average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
+trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
+CIs (percentile bootstrap over tasks, seeded) only when tasks ran >= 2 times, as in waza.
 """
 
 from __future__ import annotations
@@ -10,8 +16,12 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
-# Bump when a change moves a number (status, stats, summary, trigger metrics, score rows).
-METRICS_VERSION = "waza-metrics-v1"
+from scievals.waza.graders.base import GRADERS_VERSION
+
+# The score rule's code version. Bump the first part when a change moves a number (status,
+# stats, summary, trigger metrics, score rows); the graders' version is part of it because
+# the score stage grades the recorded runs.
+METRICS_VERSION = "-".join(("waza-metrics-v1", GRADERS_VERSION))
 BOOTSTRAP_RESAMPLES = 10_000
 CONFIDENCE_LEVEL = 0.95
 
@@ -191,3 +201,57 @@ def exit_code(outcome: Mapping) -> int:
 def finite(value: float) -> float | None:
     """JSON-safe number (NaN -> None)."""
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_rate",
+                    "avg_score", "avg_weighted_score", "std_dev_score", "flaky", "errors"]
+
+
+def _ci(values: Sequence[float], runs_per_task: int, bootstrap: Mapping) -> tuple:
+    if runs_per_task < 2 or len(values) < 2:
+        return (None, None)
+    # scipy only when a CI is due (see bootstrap())
+    from scievals.common.stats import mean_ci
+
+    return mean_ci(values, int(bootstrap["n_resamples"]), int(bootstrap["seed"]))
+
+
+def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
+    tasks = outcome["tasks"]
+    summary = outcome["summary"]
+    runs_per_task = min((len(t["runs"]) for t in tasks), default=0)
+    n = len(tasks)
+    task_passed = [1.0 if t["status"] == "passed" else 0.0 for t in tasks]
+    weighted = [t["stats"]["avg_weighted_score"] for t in tasks]
+    scores = [t["stats"]["avg_score"] for t in tasks]
+    all_runs = [r for t in tasks for r in t["runs"]]
+    rows = []
+    for metric, value, values in (("pass_rate", summary["success_rate"], task_passed),
+                                  ("weighted_score", summary["weighted_score"], weighted),
+                                  ("aggregate_score", summary["aggregate_score"], scores)):
+        low, high = _ci(values, runs_per_task, bootstrap)
+        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n})
+    run_pass = [1.0 if r["status"] == "passed" else 0.0 for r in all_runs]
+    rows.append({"metric": "run_pass_rate", "value": statistics.fmean(run_pass) if run_pass
+                 else 0.0, "n": len(run_pass)})
+    trigger = outcome.get("trigger_metrics")
+    if trigger:
+        n_prompts = len(outcome.get("trigger_results") or []) or None
+        for key, metric in (("accuracy", "trigger_accuracy"), ("precision", "trigger_precision"),
+                            ("recall", "trigger_recall"), ("f1_score", "trigger_f1")):
+            rows.append({"metric": metric, "value": trigger[key], "n": n_prompts})
+    return rows
+
+
+def per_case(suite: str, outcome: Mapping) -> list[dict]:
+    rows = []
+    for task in outcome["tasks"]:
+        stats = task["stats"]
+        rows.append({"suite": suite, "task_id": task["test_id"],
+                     "display_name": task.get("display_name", ""), "status": task["status"],
+                     "runs": len(task["runs"]), "pass_rate": stats["pass_rate"],
+                     "avg_score": stats["avg_score"],
+                     "avg_weighted_score": stats["avg_weighted_score"],
+                     "std_dev_score": stats["std_dev_score"], "flaky": stats["flaky"],
+                     "errors": sum(1 for r in task["runs"] if r["status"] == "error")})
+    return rows

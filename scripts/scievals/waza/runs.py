@@ -1,22 +1,35 @@
-"""Grade runs and assemble waza's results JSON (EvaluationOutcome, specs/waza.md §5, §7).
+"""Record runs, grade them, and assemble waza's results JSON (specs/waza.md §5, §7).
 
-Shared by ``waza run`` (executed runs) and ``waza grade`` (recorded runs): global graders
-run first, then task graders; results are keyed by grader name, so a task grader of the
-same name replaces the global one. Any grader error (bad config or path, crashed script,
-judge failure) makes the run ``error`` with ``running graders: ...``.
+The predict stage records each run ungraded (:func:`recorded_run`: output, transcript,
+session digest, skill invocations, the workspace's final files); :func:`regrade` grades
+every run of a results file, recorded here or by the user's own tool, with a suite's
+graders (the score stage, ``waza run`` and ``waza grade``). Global graders run first,
+then task graders; results are keyed by grader name, so a task grader of the same name
+replaces the global one. Any grader error (bad config or path, crashed script, judge
+failure) makes the run ``error`` with ``running graders: ...``.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.waza import metrics
-from scievals.waza.context import Grader, GraderContext, GraderOptions, build, grade_all
-from scievals.waza.data import GraderSpec, Suite, Task
+from scievals.waza import metrics, session, workspaces
+from scievals.waza.executors.base import Execution
+from scievals.waza.executors.replay import recorded_context
+from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
+from scievals.waza.graders.judge import LLMJudge
+from scievals.waza.graders.registry import build, grade_all
+from scievals.waza.suites import GraderSpec, Suite, Task
+
+# A run the predict stage recorded and the score stage has not graded yet.
+RECORDED = "recorded"
 
 
 def graders_for(suite: Suite, task: Task) -> list[GraderSpec]:
@@ -175,3 +188,139 @@ def transcript_files(outcome: Mapping, prompts: Mapping[str, str]) -> dict[str, 
                 "validations": run["validations"], "session": run["session_digest"],
                 "error_msg": run["error_msg"]}
     return files
+
+
+def recorded_run(number: int, execution: Execution, duration_ms: int,
+                 workspace: Path | None) -> dict[str, Any]:
+    """One executed run as the predict stage records it: what graders will read (output,
+    transcript, session digest, skill invocations, the workspace's final files), ungraded;
+    an executor error makes the run ``error`` (it is never graded)."""
+    context = session.grader_context(execution.events, output=execution.output,
+                                     duration_ms=duration_ms, task={})
+    record = run_record(number, duration_ms=duration_ms, context=context, validations={},
+                        engine_error=execution.error)
+    if not execution.error:
+        record["status"] = RECORDED
+    if workspace is not None:
+        record["workspace_files"], record["workspace_omitted"] = workspaces.snapshot(workspace)
+    return record
+
+
+def _engine_error(run: Mapping) -> str:
+    """A recorded run that failed before grading: ``error`` without any verdict."""
+    if run.get("status") == "error" and not run.get("validations"):
+        return str(run.get("error_msg") or "engine error")
+    return ""
+
+
+def _context(stack: ExitStack, run: Mapping, suite: Suite, task: Task, where: str,
+             workspace: str | Path | None) -> GraderContext:
+    """The grader context of a recorded run; recorded workspace files are rebuilt in a
+    temporary directory (removed when ``stack`` closes), else ``workspace`` is used."""
+    if run.get("workspace_files") is not None:
+        root = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="waza-grade-")))
+        workspace = workspaces.rebuild(run["workspace_files"], root, where)
+    return recorded_context(run, task.raw, workspace, suite.task_fixtures_dir(task))
+
+
+def _omitted_error(run: Mapping) -> str:
+    omitted = run.get("workspace_omitted") or []
+    if not omitted:
+        return ""
+    names = ", ".join(f"{o['path']} ({o['bytes']} bytes)" for o in omitted)
+    return (f"running graders: workspace file(s) {names} were over the recording limit "
+            f"({workspaces.MAX_FILE_BYTES} bytes per file, {workspaces.MAX_TOTAL_BYTES} per "
+            "run), so graders cannot see them")
+
+
+def grade_task(suite: Suite, task: Task, recorded: Sequence[Mapping], options: GraderOptions,
+               *, workspace: str | Path | None = None, skip_graders: bool = False,
+               where: str = "results") -> list[dict]:
+    """Graded run records of one task's recorded runs. A run recorded with several attempts
+    (``attempt_records``, ``config.max_attempts``) takes, as waza does, its first attempt
+    that did not fail under these graders, else its last."""
+    graders = build_graders(graders_for(suite, task), options)
+    attempts = [list(run.get("attempt_records") or [run]) for run in recorded]
+    flat = [a for group in attempts for a in group]
+    with ExitStack() as stack:
+        contexts = [_context(stack, a, suite, task, f"{where}: {task.id} run "
+                             f"{a.get('run_number')}", workspace) for a in flat]
+        errors = [_engine_error(a) for a in flat]
+        pre_grading = [_omitted_error(a) if not e else "" for a, e in zip(flat, errors,
+                                                                           strict=True)]
+        live = [i for i, (e, p) in enumerate(zip(errors, pre_grading, strict=True))
+                if not e and not p and not skip_graders]
+        graded = dict(zip(live, grade_runs(graders, [contexts[i] for i in live]),
+                          strict=True))
+    records, index = [], 0
+    for number, (run, group) in enumerate(zip(recorded, attempts, strict=True), start=1):
+        candidates = []
+        for _ in group:
+            validations, grader_error = graded.get(index, ({}, pre_grading[index]))
+            candidates.append(run_record(
+                int(run.get("run_number") or number), duration_ms=contexts[index].duration_ms,
+                context=contexts[index], validations=validations, engine_error=errors[index],
+                grader_error=grader_error, skipped=skip_graders))
+            index += 1
+        chosen = next((i for i, c in enumerate(candidates) if c["status"] != "failed"),
+                      len(candidates) - 1)
+        candidates[chosen]["attempts"] = chosen + 1
+        records.append(candidates[chosen])
+    return records
+
+
+def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
+            options: GraderOptions | None = None, workspace: str | Path | None = None,
+            task_filter: list[str] | None = None, skip_graders: bool = False,
+            where: str = "results") -> dict:
+    """Grade every recorded run of ``results`` with ``suite``'s graders: the results JSON."""
+    options = options or GraderOptions()
+    by_id = {t.id: t for t in suite.tasks}
+    tasks = []
+    for recorded in results["tasks"]:
+        task = by_id.get(recorded["test_id"])
+        if task is None:
+            raise ScievalsError(f"{where}: task {recorded['test_id']!r}",
+                                f"no such task in {suite.path}",
+                                f"task ids: {', '.join(by_id)}")
+        if task_filter and task.id not in task_filter:
+            continue
+        records = grade_task(suite, task, recorded["runs"], options, workspace=workspace,
+                             skip_graders=skip_graders, where=where)
+        tasks.append(task_record(task.id, task.name, records, seed))
+    config = results.get("config") or {}
+    if results.get("graded") is False:  # recorded by our predict stage: keep its run info
+        trials = int(config.get("runs_per_test") or 0)
+        engine, metadata = str(config.get("engine_type") or "replay"), results.get("metadata")
+    else:  # graded elsewhere (an own results file): a re-grade
+        trials, engine, metadata = 0, "replay", {"regraded_from": results.get("eval_id", "")}
+    trials = trials or max((len(t["runs"]) for t in tasks), default=1)
+    return outcome(suite, tasks, model_id=str(config.get("model_id") or ""), engine=engine,
+                   trials=trials, seed=seed, judge_model=options.judge_model,
+                   trigger_results=list(results.get("trigger_results") or []),
+                   metadata=dict(metadata or {}))
+
+
+def grader_options(config: Mapping, suite: Suite, records_path: Path | None = None
+                   ) -> GraderOptions:
+    """The LLM judge for prompt/llm graders: ``waza.judge_model``, else the suite's
+    ``config.judge_model``, when it names a registry entry (else none: such graders then
+    make their run ``error`` with a clear message)."""
+    # The LLM layer is imported only when a judge is configured (fast DAG builds and
+    # mock-only runs; the registry's model specs need pydantic).
+    from scievals.llm.registry import model_spec
+    from scievals.llm.settings import LLMSettings
+
+    section = config.get("waza") or {}
+    registry = config.get("models") or {}
+    if section.get("judge_model") and section["judge_model"] not in registry:
+        raise ScievalsError("config: waza.judge_model", f"{section['judge_model']!r} is not in "
+                            "the model registry", f"known: {sorted(registry)}")
+    name = section.get("judge_model") or suite.config.get("judge_model") or ""
+    if not name or name not in registry:
+        return GraderOptions(judge_model=name)
+    specs = {m: model_spec(m, config) for m in registry if (registry[m] or {}).get("provider")
+             not in (None, "baseline")}
+    judge = LLMJudge(model_spec(name, config), LLMSettings.from_config(config.get("llm")),
+                     specs, records_path)
+    return GraderOptions(judge=judge, judge_model=name)

@@ -3,8 +3,8 @@
 The input is the task's prompt (the curated case), the reply the agent's final output and
 its session transcript, the metrics each grader's score, the rationale each grader's
 feedback (an LLM judge's reasoning included), and the tokens the agent's turns used.
-Results are the model's prediction files (one per suite) or, for an own file, what the
-import step re-graded.
+Results are the score stage's graded file (recorded and imported runs with their verdicts),
+else the recorded runs as the prediction step wrote them.
 """
 
 from __future__ import annotations
@@ -13,21 +13,32 @@ import json
 from pathlib import Path
 
 from scievals.common.io import read_jsonl
-from scievals.common.samples import Sample, number
-from scievals.waza.workflow import CASES, IMPORTED
+from scievals.common.samples import Sample, number, read_usage, request_cost
+from scievals.waza.workflow import CASES, GRADED, IMPORTED, USAGE
 
 PREDICTIONS_DIR = "results/waza/predictions/{model}"
 
 
+def _suites(data) -> list[dict]:
+    """Results objects of a file: ``{"suites": {suite: results}}``, a list, or one."""
+    if isinstance(data, dict) and isinstance(data.get("suites"), dict):
+        return list(data["suites"].values())
+    return data if isinstance(data, list) else [data]
+
+
 def _results(root: Path, model: str) -> list[dict]:
-    """Every results object of ``model``: one per suite file, or the imported list."""
-    found = []
+    """Every results object of ``model``: the score stage's graded file (every recorded or
+    imported run with its graders' verdicts), else the recorded runs themselves."""
+    graded = root / GRADED.format(model=model)
+    if graded.is_file():
+        return _suites(json.loads(graded.read_text(encoding="utf-8")))
     folder = root / PREDICTIONS_DIR.format(model=model)
-    paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    paths = sorted(p for p in folder.glob("*.json") if not p.name.endswith(".usage.json")) \
+        if folder.is_dir() else []
     imported = root / IMPORTED.format(model=model)
+    found = []
     for path in [*paths, *([imported] if imported.is_file() else [])]:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        found += data if isinstance(data, list) else [data]
+        found += _suites(json.loads(path.read_text(encoding="utf-8")))
     return found
 
 
@@ -68,6 +79,7 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     out = []
     for result in _results(root, model):
         suite = result.get("skill") or result.get("eval_name") or ""
+        usage = read_usage(root / USAGE.format(model=model, suite=suite))  # agent runs only
         for task in result.get("tasks") or []:
             task_id = task.get("test_id", "")
             for run in task.get("runs") or []:
@@ -82,5 +94,6 @@ def samples(root: str | Path, model: str) -> list[Sample]:
                     rationale="\n".join(f"{name}: {v.get('feedback', '')}"
                                         for name, v in validations.items()),
                     tokens_in=tokens_in, tokens_out=tokens_out,
+                    cost_usd=request_cost(tokens_in, tokens_out, usage),
                     latency_s=(run.get("duration_ms") or 0) / 1000))
     return out

@@ -1,131 +1,120 @@
-"""Score tables of one model: results JSONs (one per suite) -> long-format rows.
+"""The score stage: grade one model's recorded runs, then aggregate them into tables.
 
-One row per (suite, metric): ``pass_rate`` (waza's ``summary.success_rate``: tasks whose
-every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks of the
-average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
-trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
-CIs (percentile bootstrap over tasks, seeded) only when tasks ran >= 2 times, as in waza.
-The dataset is the suite's folder name (``<suite>-demo`` for the embedded suites); its
-sha256 covers every file of the suite.
+``score(job)`` (the stage contract, :class:`scievals.common.jobs.ScoreJob`): each of
+``job.predictions`` is either a suite's recorded runs from the predict stage
+(``<suite>.json``, ungraded) or an imported own results file (``{"suites": {suite:
+results}}``, see :func:`scievals.waza.predict.import_predictions`). Every run is graded
+here with the suite's graders (:func:`scievals.waza.runs.regrade`, recorded workspaces
+rebuilt in temporary directories), so a changed grader or a new own file re-grades
+without running any agent; the graded results go to ``job.outputs["graded"]`` when given.
+Rows per suite come from :mod:`~scievals.waza.metrics`, the review from
+:mod:`~scievals.waza.review`. The dataset is the suite's folder name (``<suite>-demo``
+for the embedded suites); its sha256 covers every file of the suite.
+
+``job.truth``: ``suites`` (the copied suite folders) and ``source`` (``source.json``).
+``job.settings``: ``seed`` (waza's task-stats bootstrap seed) and ``config`` (the waza
+section, LLM settings and registry entries a judge needs; see ``workflow.score_config``).
 """
 
 from __future__ import annotations
 
-import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
 
-from scievals.common.io import read_json, write_csv, write_text
+from scievals.common import notices
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_json, write_csv, write_json, write_text
+from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.common.stats import mean_ci
 from scievals.common.tables import result_rows, write_result_table
-from scievals.waza.replay import read_results
-
-PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_rate",
-                    "avg_score", "avg_weighted_score", "std_dev_score", "flaky", "errors"]
-
-
-def _ci(values: Sequence[float], runs_per_task: int, bootstrap: Mapping) -> tuple:
-    if runs_per_task < 2 or len(values) < 2:
-        return (None, None)
-    return mean_ci(values, int(bootstrap["n_resamples"]), int(bootstrap["seed"]))
+from scievals.llm.usage import usage_metric_rows
+from scievals.waza import metrics, runs
+from scievals.waza.executors.replay import check_results
+from scievals.waza.review import review
+from scievals.waza.suites import load_suite
 
 
-def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
-    tasks = outcome["tasks"]
-    summary = outcome["summary"]
-    runs_per_task = min((len(t["runs"]) for t in tasks), default=0)
-    n = len(tasks)
-    task_passed = [1.0 if t["status"] == "passed" else 0.0 for t in tasks]
-    weighted = [t["stats"]["avg_weighted_score"] for t in tasks]
-    scores = [t["stats"]["avg_score"] for t in tasks]
-    all_runs = [r for t in tasks for r in t["runs"]]
-    rows = []
-    for metric, value, values in (("pass_rate", summary["success_rate"], task_passed),
-                                  ("weighted_score", summary["weighted_score"], weighted),
-                                  ("aggregate_score", summary["aggregate_score"], scores)):
-        low, high = _ci(values, runs_per_task, bootstrap)
-        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n})
-    run_pass = [1.0 if r["status"] == "passed" else 0.0 for r in all_runs]
-    rows.append({"metric": "run_pass_rate", "value": statistics.fmean(run_pass) if run_pass
-                 else 0.0, "n": len(run_pass)})
-    trigger = outcome.get("trigger_metrics")
-    if trigger:
-        n_prompts = len(outcome.get("trigger_results") or []) or None
-        for key, metric in (("accuracy", "trigger_accuracy"), ("precision", "trigger_precision"),
-                            ("recall", "trigger_recall"), ("f1_score", "trigger_f1")):
-            rows.append({"metric": metric, "value": trigger[key], "n": n_prompts})
-    return rows
+def usage_of(predictions: tuple[Path, ...]) -> dict[str, dict]:
+    """Suite name -> an LLM agent's usage record (``<suite>.usage.json`` beside the
+    suite's recorded runs; none for the mock and for own files)."""
+    found = {}
+    for path in predictions:
+        usage = path.with_name(f"{path.stem}.usage.json")
+        if usage.is_file():
+            found[path.stem] = read_json(usage)
+    return found
 
 
-def per_case(suite: str, outcome: Mapping) -> list[dict]:
-    rows = []
-    for task in outcome["tasks"]:
-        stats = task["stats"]
-        rows.append({"suite": suite, "task_id": task["test_id"],
-                     "display_name": task.get("display_name", ""), "status": task["status"],
-                     "runs": len(task["runs"]), "pass_rate": stats["pass_rate"],
-                     "avg_score": stats["avg_score"],
-                     "avg_weighted_score": stats["avg_weighted_score"],
-                     "std_dev_score": stats["std_dev_score"], "flaky": stats["flaky"],
-                     "errors": sum(1 for r in task["runs"] if r["status"] == "error")})
-    return rows
+def recorded_of(predictions: tuple[Path, ...]) -> dict[str, tuple[dict, str]]:
+    """Suite name -> (results, file): predict-stage files are named ``<suite>.json``; an
+    imported file holds ``{"suites": {suite: results}}``."""
+    found: dict[str, tuple[dict, str]] = {}
+    for path in predictions:
+        data = read_json(path)
+        imported = isinstance(data, dict) and isinstance(data.get("suites"), dict)
+        for suite, results in (data["suites"].items() if imported else [(path.stem, data)]):
+            where = f"{path}: suites.{suite}" if imported else str(path)
+            if suite in found:
+                raise ScievalsError(where, f"a second results object for suite {suite}",
+                                    "give one per suite")
+            found[suite] = (check_results(results, where), where)
+    return found
 
 
-def review(model: str, outcomes: Mapping[str, Mapping]) -> str:
-    """Markdown: per task, every failed grader with its feedback (and run errors)."""
-    lines = [f"# waza review: {model}", ""]
-    for suite, outcome in outcomes.items():
-        summary = outcome["summary"]
-        lines += [f"## {suite} ({outcome.get('eval_name', suite)})", "",
-                  (f"{summary['succeeded']}/{summary['total_tests']} tasks passed, "
-                   f"weighted score {summary['weighted_score']:.3f}."), ""]
-        failures = 0
-        for task in outcome["tasks"]:
-            for run in task["runs"]:
-                problems = [f"`{name}` ({v['type']}, score {v['score']:.2f}): {v['feedback']}"
-                            for name, v in (run.get("validations") or {}).items()
-                            if not v["passed"]]
-                if run.get("error_msg"):
-                    problems.insert(0, f"run error: {run['error_msg']}")
-                if problems:
-                    failures += 1
-                    lines.append(f"- **{task['test_id']}** run {run['run_number']} "
-                                 f"({run['status']})")
-                    lines += [f"  - {p}" for p in problems]
-        if not failures:
-            lines.append("Every grader passed in every run.")
-        lines.append("")
-    return "\n".join(lines)
+def grade(job: ScoreJob) -> dict[str, dict]:
+    """Suite name -> graded results JSON of every recorded suite of ``job``."""
+    config = dict(job.settings.get("config") or {})
+    seed = int(job.settings.get("seed") or 0)
+    outcomes = {}
+    for suite_name, (results, where) in sorted(recorded_of(job.predictions).items()):
+        suite = load_suite(Path(job.truth["suites"]) / suite_name)
+        outcome = runs.regrade(suite, results, seed=seed,
+                               options=runs.grader_options(config, suite), where=where)
+        notify_errors(suite_name, job.model, outcome)
+        outcomes[suite_name] = outcome
+    return outcomes
 
 
-def outcomes_of(results: list[str | Path] | None = None,
-                imported: str | Path | None = None) -> dict[str, dict]:
-    """Suite name -> results JSON: produced files are named ``<suite>.json``; an imported
-    file is ``{"suites": {suite: results}}`` (see
-    :func:`scievals.waza.predict.import_predictions`)."""
-    if imported is not None:
-        data = read_json(imported)
-        return dict(data["suites"])
-    return {Path(p).stem: read_results(p) for p in results or []}
+def notify_errors(suite: str, model: str, outcome: Mapping) -> None:
+    """Errored runs (model error, timeout, no final answer, grader error) are said at the
+    end of the workflow run, not only inside the results JSON."""
+    errors = [(t["test_id"], r["run_number"], r["error_msg"]) for t in outcome["tasks"]
+              for r in t["runs"] if r["status"] == "error"]
+    if errors:
+        task, run, message = errors[0]
+        notices.record("failed_request", "waza", f"{suite} / {model}: {len(errors)} run(s) "
+                       f"ended in error, e.g. {task} run {run}: {message}",
+                       details={"runs": [list(e) for e in errors]})
 
 
-def score_model(model: str, outcomes: Mapping[str, Mapping], download_report: str | Path,
-                config_hash: str, bootstrap: Mapping, table_out: str | Path,
-                per_case_out: str | Path, review_out: str | Path) -> pd.DataFrame:
-    """One model's long table (rows per suite), per-task CSV and failed-grader review."""
-    downloaded = read_json(download_report)["suites"]
+def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
+    """One model's long table (rows per suite, with an LLM agent's token, cost, cache-hit
+    and failed-request rows), per-task CSV and failed-grader review."""
+    downloaded = read_json(job.truth["source"])["suites"]
+    usage = usage_of(job.predictions)
     frames, cases = [], []
     for suite, outcome in sorted(outcomes.items()):
         entry = downloaded.get(suite, {})
         provenance = Provenance(benchmark="waza", dataset=entry.get("dataset", suite),
-                                dataset_sha256=entry.get("sha256", ""), config_hash=config_hash)
-        frames.append(result_rows(provenance, model, "", suite_metrics(outcome, bootstrap)))
-        cases += per_case(suite, outcome)
+                                dataset_sha256=entry.get("sha256", ""),
+                                config_hash=job.config_hash)
+        rows = metrics.suite_metrics(outcome, job.bootstrap)
+        if (usage.get(suite) or {}).get("requests"):
+            rows += usage_metric_rows(usage[suite])
+        frames.append(result_rows(provenance, job.model, "", rows))
+        cases += metrics.per_case(suite, outcome)
     table = pd.concat(frames, ignore_index=True)
-    write_result_table(table_out, table)
-    write_csv(per_case_out, pd.DataFrame(cases, columns=PER_CASE_COLUMNS))
-    write_text(review_out, review(model, dict(sorted(outcomes.items()))))
+    write_result_table(job.outputs["table"], table)
+    write_csv(job.outputs["per_case"], pd.DataFrame(cases, columns=metrics.PER_CASE_COLUMNS))
+    write_text(job.outputs["review"], review(job.model, dict(sorted(outcomes.items()))))
     return table
+
+
+def score(job: ScoreJob) -> pd.DataFrame:
+    """Grade every recorded run of ``job``'s model, then write its tables."""
+    outcomes = grade(job)
+    if "graded" in job.outputs:
+        write_json(job.outputs["graded"], {"suites": outcomes})
+    return tables(job, outcomes)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scievals.waza.context import GraderContext, SessionDigest, SkillInvocation, ToolCall
+from scievals.waza.graders.base import GraderContext, SessionDigest, SkillInvocation, ToolCall
 
 IGNORED_TOOLS = ("report_intent",)
 OUTPUT_EVENTS = ("assistant.message", "assistant.message_delta")

@@ -1,12 +1,1 @@
-"""Grader families; importing this package registers every grader type."""
-
-from scievals.waza.graders import (  # noqa: F401
-    code,
-    files,
-    human,
-    judge,
-    programs,
-    session,
-    text,
-    trigger,
-)
+"""Grader families (one module each), their API (``base``) and registry (``registry``)."""

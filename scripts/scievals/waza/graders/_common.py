@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scievals.waza.context import GraderConfigError, GraderError, GraderResult
+from scievals.waza.graders.base import GraderConfigError, GraderError, GraderResult
 
 
 class Config:

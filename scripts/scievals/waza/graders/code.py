@@ -5,18 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config
-from scievals.waza.safe_eval import shared_evaluator
+from scievals.waza.graders.sandbox.safe_eval import shared_evaluator
 
 
-@register("code")
 class CodeGrader:
     """score = passed / assertions; feedback ``Failed: <a>[: <error>]`` joined by ``; ``.
 
@@ -72,3 +70,9 @@ def _payload(context: GraderContext) -> dict:
     return {"output": context.output, "outcome": context.outcome or {},
             "transcript": context.transcript, "tool_calls": context.tool_calls,
             "errors": context.errors, "duration_ms": context.duration_ms}
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "code": CodeGrader,
+}

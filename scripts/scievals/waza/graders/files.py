@@ -7,18 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config, checks_result, go_quote, inside_workspace
-from scievals.waza.regex import RegexError, compile_re2
+from scievals.waza.graders.sandbox.regex import RegexError, compile_re2
 
 
-@register("file")
 class FileGrader:
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
         cfg = Config("file", config, ("must_exist", "must_not_exist", "content_patterns"))
@@ -109,7 +107,6 @@ def _unreadable(rel: str, must: list[str], must_not: list[str], exc: OSError) ->
               for p in must_not)]
 
 
-@register("diff")
 class DiffGrader:
     """Workspace files against snapshots (exact bytes) and ``+``/``-`` fragments.
 
@@ -242,3 +239,10 @@ def _fragments(path: str, content: str, contains: list[str]) -> list[str]:
         elif not present and found:
             failures.append(f"File {path} contains fragment that should be absent: {text}")
     return failures
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "file": FileGrader,
+    "diff": DiffGrader,
+}

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scievals.waza.context import GraderContext, GraderOptions, GraderResult, register
+from scievals.waza.graders.base import GraderContext, GraderOptions, GraderResult
 from scievals.waza.graders._common import Config
 
 
-@register("human")
 class HumanGrader:
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
         cfg = Config("human", config, ("instructions", "criteria"))
@@ -43,7 +42,6 @@ def submit_review(
     )
 
 
-@register("human_calibration")
 class HumanCalibrationGrader:
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
         self.calibrate = (
@@ -63,3 +61,10 @@ class HumanCalibrationGrader:
                 "instructions": "Provide your own score for comparison with LLM grader",
             },
         )
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "human": HumanGrader,
+    "human_calibration": HumanCalibrationGrader,
+}

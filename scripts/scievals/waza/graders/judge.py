@@ -17,13 +17,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderError,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config
 
@@ -136,7 +135,6 @@ set_pairwise_winner call): {"winner": "A" or "B" or "tie", "magnitude": \
 "<slight|moderate|strong>", "reasoning": "<why>"}"""
 
 
-@register("prompt")
 class PromptGrader:
     """score = passes / (passes + fails), 0 with none; passed = no fails and ≥1 pass."""
 
@@ -263,7 +261,6 @@ Return a JSON object with:
 """
 
 
-@register("llm")
 class LegacyLLMGrader:
     """Python era: a 1-5 judge score mapped to (raw-1)/4; passed = score ≥ threshold.
 
@@ -329,7 +326,6 @@ def _raw_score(reply: Mapping[str, Any], where: str) -> float:
     return raw
 
 
-@register("llm_comparison")
 class LegacyLLMComparisonGrader:
     """Python era: similarity to ``reference`` 1-5 → (raw-1)/4; passed = the
     judge's ``passed`` if given, else score ≥ 0.75; a judge failure counts as 3."""
@@ -367,3 +363,11 @@ class LegacyLLMComparisonGrader:
             str(reply.get("reasoning", "")),
             {"raw_score": raw, "model": answering_model(self.options, self.model)},
         )
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "prompt": PromptGrader,
+    "llm": LegacyLLMGrader,
+    "llm_comparison": LegacyLLMComparisonGrader,
+}

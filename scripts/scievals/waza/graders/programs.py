@@ -13,13 +13,12 @@ from typing import Any
 
 import jsonschema
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderError,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config
 
@@ -33,7 +32,6 @@ def _reject_constant(name: str):
 SCRIPT_TIMEOUT_S = 30
 
 
-@register("json_schema")
 class JsonSchemaGrader:
     """The whole output must be JSON (no code-fence stripping) valid against the schema."""
 
@@ -92,7 +90,6 @@ class JsonSchemaGrader:
             ) from None
 
 
-@register("program")
 class ProgramGrader:
     """Run a command (no shell) with the output on stdin: exit 0 passes with 1.0."""
 
@@ -180,7 +177,6 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-@register("script")
 class ScriptGrader:
     """Python era: ``python <script>`` gets the context JSON on stdin and prints
     ``{score, passed, message, details}``; any failure scores 0."""
@@ -224,3 +220,11 @@ class ScriptGrader:
         except (ValueError, TypeError, AttributeError) as exc:
             return GraderResult(0.0, False, f"Script error: {exc}")
         return GraderResult(score, passed, message, details if isinstance(details, dict) else {})
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "json_schema": JsonSchemaGrader,
+    "program": ProgramGrader,
+    "script": ScriptGrader,
+}

@@ -10,18 +10,16 @@ from typing import Any
 
 import jsonschema
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config, checks_result, go_list
-from scievals.waza.regex import RegexError, compile_re2
+from scievals.waza.graders.sandbox.regex import RegexError, compile_re2
 
 
-@register("behavior")
 class BehaviorGrader:
     """Limits on tool calls, tokens and duration (0 = unset), required/forbidden tools."""
 
@@ -151,7 +149,6 @@ def sequence_verdict(how: str, expected: list[str], actual: list[str], noun: str
 _ACTION_MODES = ("exact_match", "in_order_match", "any_order_match")
 
 
-@register("action_sequence")
 class ActionSequenceGrader:
     """Tool names used against an expected list; score is always the multiset F1."""
 
@@ -198,7 +195,6 @@ class ActionSequenceGrader:
 _SKILL_MODES = ("exact_match", "in_order", "any_order")
 
 
-@register("skill_invocation")
 class SkillInvocationGrader:
     """The same algorithm on invoked skill names; extras may be penalised."""
 
@@ -256,7 +252,6 @@ _SPEC_PATTERNS = (
 )
 
 
-@register("tool_constraint")
 class ToolConstraintGrader:
     """Expected/rejected tool calls, matched by case-insensitive unanchored regexes."""
 
@@ -357,7 +352,6 @@ _LEGACY_TOOL_KEYS = ("required", "forbidden")
 _NEW_TOOL_KEYS = ("required_tools", "forbidden_tools", "min_calls", "expect")
 
 
-@register("tool_calls")
 def tool_calls_grader(config: Mapping[str, Any], options: GraderOptions | None = None):
     """Pick the form by its keys: ``required``/``forbidden`` are the Python era's,
     ``required_tools``/``forbidden_tools``/``min_calls``/``expect`` the later Go
@@ -580,3 +574,13 @@ def _arg_matches(matcher: tuple[str, Any], value: Any) -> bool:
             and want[0] <= value <= want[1]
         )
     return jsonschema.validators.validator_for(want)(want).is_valid(value)
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "behavior": BehaviorGrader,
+    "action_sequence": ActionSequenceGrader,
+    "skill_invocation": SkillInvocationGrader,
+    "tool_constraint": ToolConstraintGrader,
+    "tool_calls": tool_calls_grader,
+}

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scievals.waza.context import GraderContext, GraderOptions, GraderResult, register
+from scievals.waza.graders.base import GraderContext, GraderOptions, GraderResult
 from scievals.waza.graders._common import Config, checks_result, go_quote
-from scievals.waza.regex import RegexError, compile_re2
+from scievals.waza.graders.sandbox.regex import RegexError, compile_re2
 
 _TEXT_KEYS = (
     "contains",
@@ -19,7 +19,6 @@ _TEXT_KEYS = (
 )
 
 
-@register("text")
 class TextGrader:
     """Substrings (lowercased or case-sensitive) and RE2 regexes; one check per entry."""
 
@@ -59,7 +58,6 @@ class TextGrader:
         return checks_result(failures, total, "All text checks passed", dict(self.lists))
 
 
-@register("keyword")
 class KeywordGrader:
     """Removed Go ``keyword``: case-insensitive ``must_contain`` (alias ``keywords``)."""
 
@@ -80,7 +78,6 @@ class KeywordGrader:
         )
 
 
-@register("regex")
 class LegacyRegexGrader:
     """Python-era ``regex``: ``must_match``/``must_not_match``, case-insensitive.
 
@@ -113,3 +110,11 @@ class LegacyRegexGrader:
             "All patterns matched",
             {"must_match": self.must, "must_not_match": self.must_not},
         )
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "text": TextGrader,
+    "keyword": KeywordGrader,
+    "regex": LegacyRegexGrader,
+}

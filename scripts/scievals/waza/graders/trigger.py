@@ -9,12 +9,11 @@ from typing import Any
 
 import yaml
 
-from scievals.waza.context import (
+from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
     GraderOptions,
     GraderResult,
-    register,
 )
 from scievals.waza.graders._common import Config
 
@@ -114,7 +113,6 @@ def read_skill(path: Path) -> tuple[str, str, str]:
     return str(meta.get("name") or ""), str(meta.get("description") or ""), body
 
 
-@register("trigger")
 class TriggerGrader:
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
         cfg = Config("trigger", config, ("skill_path", "mode", "threshold"))
@@ -230,3 +228,9 @@ def _task_prompt(task: Mapping[str, Any]) -> str | None:
         return inputs["prompt"]
     prompt = task.get("prompt")
     return prompt if isinstance(prompt, str) else ""
+
+
+# The grader types of this family (read by graders.registry).
+GRADERS = {
+    "trigger": TriggerGrader,
+}

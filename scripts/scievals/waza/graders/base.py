@@ -1,20 +1,26 @@
-"""What a grader sees of one run (specs/waza.md §4), and the grader registry.
+"""The grader API: what a grader sees of one run (specs/waza.md §4) and what it returns.
 
 The context mirrors Go's ``graders.Context`` plus the Python era's ``task`` dict.
 ``from_dict`` reads the snake_case JSON context file of ``waza grade-one``.
 Graders are classes built from their config (a bad config raises
 :class:`GraderConfigError` at construction, like Go's constructors) whose
-``grade(context)`` returns a :class:`GraderResult`.
+``grade(context)`` returns a :class:`GraderResult`. Building one by its type name is
+:mod:`scievals.waza.graders.registry`'s job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from scievals.common.errors import ScievalsError
+
+# Bump when a grader's verdict on the same run can change (score, passed, feedback): the
+# score stage grades every recorded run, so waza's METRICS_VERSION (the score rule's code
+# version) includes this and a grader change re-scores without re-running any agent.
+GRADERS_VERSION = "waza-graders-v1"
 
 
 class GraderConfigError(ScievalsError):
@@ -257,71 +263,3 @@ class Grader(Protocol):
     """A grader built from its config; ``grade`` may raise :class:`GraderError`."""
 
     def grade(self, context: GraderContext) -> GraderResult: ...
-
-
-GraderFactory = Callable[[Mapping[str, Any], GraderOptions], Grader]
-_REGISTRY: dict[str, GraderFactory] = {}
-
-
-def register(kind: str) -> Callable[[GraderFactory], GraderFactory]:
-    """Class decorator: make a grader available under ``kind``."""
-
-    def add(factory: GraderFactory) -> GraderFactory:
-        _REGISTRY[kind] = factory
-        return factory
-
-    return add
-
-
-def grader_types() -> list[str]:
-    _load_families()
-    return sorted(_REGISTRY)
-
-
-def build(
-    kind: str, config: Mapping[str, Any] | None, options: GraderOptions | None = None,
-    name: str = "",
-) -> Grader:
-    """Build a grader (``name`` is its name in the suite); an unknown type or bad
-    config raises GraderConfigError."""
-    _load_families()
-    factory = _REGISTRY.get(kind)
-    if factory is None:
-        raise GraderConfigError(
-            f"grader type {kind!r}",
-            "unsupported grader type",
-            f"use one of {', '.join(sorted(_REGISTRY))}",
-        )
-    if config is None:
-        config = {}
-    if not isinstance(config, Mapping):
-        raise GraderConfigError(
-            f"grader {kind}: config", "config must be a mapping", f"got {type(config).__name__}"
-        )
-    options = replace(options or GraderOptions(), grader_name=name or kind)
-    return factory(config, options)
-
-
-def grade(
-    kind: str,
-    config: Mapping[str, Any] | None,
-    context: GraderContext,
-    options: GraderOptions | None = None,
-) -> GraderResult:
-    """Build the grader of ``kind`` from ``config`` and grade ``context``."""
-    return build(kind, config, options).grade(context)
-
-
-def grade_all(grader: Grader, contexts: list[GraderContext]) -> list[GraderResult]:
-    """``grader.grade`` on every context, batched where the grader can (the ``code``
-    grader then needs one worker round trip per 256 runs instead of one per run)."""
-    many = getattr(grader, "grade_many", None)
-    if many is not None:
-        return many(contexts)
-    return [grader.grade(c) for c in contexts]
-
-
-def _load_families() -> None:
-    # Importing the package registers every grader family (imports run downward:
-    # graders import this module, so the registry cannot import them at top level).
-    import scievals.waza.graders  # noqa: F401

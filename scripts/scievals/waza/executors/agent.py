@@ -1,4 +1,5 @@
-"""The ``llm`` executor: an agent loop through the LLM layer in the run's workspace.
+"""The ``llm`` executor (:class:`AgentExecutor`): an agent loop through the LLM layer in the
+run's workspace.
 
 The LLM layer is text in, text out, so tools are called with fenced blocks::
 
@@ -22,8 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,13 +34,18 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from scievals.waza.executors.base import Execution, Trial
+
 if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG builds)
     from scievals.llm.base import ModelSpec
     from scievals.llm.settings import LLMSettings
 
-# The llm predict step's code version (system prompt, tools, loop; and grading, see
-# predict.MOCK_VERSION) and the LLM cache scope.
-AGENT_VERSION = "waza-agent-v1"
+# The predict_llm rule's code version (system prompt, tools, loop, what a run records).
+# v2: runs are recorded (final workspace files included) and graded in the score stage.
+AGENT_VERSION = "waza-agent-v2"
+# The LLM cache scope: changes only when the conversation changes (prompt, tools, loop),
+# so recording more of a run re-uses every cached reply.
+CACHE_SCOPE = "waza/waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
 MAX_TOOL_OUTPUT = 8000
 # The shell sees only these variables (plus HOME = the workspace): never an API key.
@@ -184,6 +192,7 @@ class Agent:
         self.settings = settings
         self.skills = skills
         self.records_path = records_path
+        self.responses: list = []  # every LLMResponse of this agent, for usage.json
 
     def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict]) -> str:
         if name == "read":
@@ -219,9 +228,10 @@ class Agent:
                 return AgentRun(events, f"timed out after {timeout_s:g} s")
             request = LLMRequest(case_id=f"{case_id}/turn{turn}", messages=messages,
                                  sample_index=sample_index)
-            response = run_batch(self.spec, [request], self.llm, scope=f"waza/{AGENT_VERSION}",
+            response = run_batch(self.spec, [request], self.llm, scope=CACHE_SCOPE,
                                  records_path=self.records_path,
                                  label=f"{self.spec.name} {case_id} turn {turn}").responses[0]
+            self.responses.append(response)
             if response.error or response.text is None:
                 return AgentRun(events, f"model error: {response.error or 'empty reply'}")
             text = response.text
@@ -256,3 +266,40 @@ class Agent:
                 results.append(f"[{name} result]\n{output}")
             messages.append(Message(role="user", content="\n\n".join(results)))
         return AgentRun(events, f"no final answer after {self.settings.max_turns} turns")
+
+
+def agent_settings(section: dict | None) -> AgentSettings:
+    """``waza.agent`` of the workflow config (defaults when absent)."""
+    section = section or {}
+    return AgentSettings(max_turns=int(section.get("max_turns", 12)),
+                         allow_shell=bool(section.get("allow_shell", True)),
+                         shell_timeout_s=float(section.get("shell_timeout_s", 30)))
+
+
+class AgentExecutor:
+    """The executor interface over :class:`Agent`; a trigger prompt gets an empty
+    scratch workspace, and its answer is which skills the agent loaded."""
+
+    kind = "llm"
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+
+    def execute(self, prompt: str, workspace: Path | None, trial: Trial) -> Execution:
+        scratch = None
+        if workspace is None:
+            scratch = workspace = Path(tempfile.mkdtemp(prefix="waza-trigger-"))
+        try:
+            result = self.agent.run(prompt, workspace, trial.case_id, trial.sample_index,
+                                    trial.timeout_s)
+        finally:
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
+        return Execution(events=result.events, error=result.error)
+
+    def invoked_skills(self, prompt: str, should_trigger: bool, trial: Trial
+                       ) -> tuple[list[str], str]:
+        execution = self.execute(prompt, None, trial)
+        names = [str(e["data"].get("name", "")) for e in execution.events
+                 if e.get("type") == "skill.invoked"]
+        return names, execution.error

@@ -1,9 +1,12 @@
-"""The ``replay`` executor: grade runs recorded elsewhere (``waza grade``).
+"""The ``replay`` executor: runs recorded elsewhere (``waza grade``, own results files).
+
+Replaying a run executes nothing: its record is read back.
 
 - :func:`read_results` loads a results JSON (waza's EvaluationOutcome) with a clear error
   for a file that is not one.
-- :func:`regrade` runs a suite's graders again on every recorded run (its final output,
-  transcript, session digest and skill invocations; ``--workspace`` for file graders).
+- :func:`recorded_context` is what graders see of one recorded run (its final output,
+  transcript, session digest and skill invocations; a workspace for file graders);
+  grading it is :func:`scievals.waza.runs.regrade`.
 - :func:`recompute` re-derives run/task status, stats, summary and trigger metrics from
   the recorded grader verdicts, without running graders (results of another machine).
 """
@@ -16,9 +19,8 @@ from typing import Any
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json
-from scievals.waza import metrics, runs
-from scievals.waza.context import GraderContext, GraderOptions
-from scievals.waza.data import Suite
+from scievals.waza import metrics
+from scievals.waza.graders.base import GraderContext
 
 RESULTS_KEYS = ("skill", "tasks")
 
@@ -56,50 +58,6 @@ def recorded_context(run: Mapping[str, Any], task: Mapping | None = None,
         "skill_invocations": list(run.get("skill_invocations") or []),
         "task": dict(task or {}),
     }, where="recorded run", workspace_dir=workspace_dir, context_dir=context_dir)
-
-
-def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
-            options: GraderOptions | None = None, workspace: str | Path | None = None,
-            task_filter: list[str] | None = None) -> dict:
-    """Grade every recorded run of ``results`` with ``suite``'s graders."""
-    options = options or GraderOptions()
-    by_id = {t.id: t for t in suite.tasks}
-    tasks = []
-    for recorded in results["tasks"]:
-        task = by_id.get(recorded["test_id"])
-        if task is None:
-            raise ScievalsError(f"results: task {recorded['test_id']!r}",
-                                f"no such task in {suite.path}",
-                                f"task ids: {', '.join(by_id)}")
-        if task_filter and task.id not in task_filter:
-            continue
-        graders = runs.build_graders(runs.graders_for(suite, task), options)
-        contexts, engine_errors = [], []
-        for run in recorded["runs"]:
-            contexts.append(recorded_context(run, task.raw, workspace,
-                                             suite.task_fixtures_dir(task)))
-            engine_error = ""
-            if run.get("status") == "error" and not run.get("validations"):
-                engine_error = run.get("error_msg") or "engine error"
-            engine_errors.append(engine_error)
-        graded = iter(runs.grade_runs(graders, [c for c, e in zip(contexts, engine_errors,
-                                                                    strict=True) if not e]))
-        records = []
-        for number, (run, context, engine_error) in enumerate(
-                zip(recorded["runs"], contexts, engine_errors, strict=True), start=1):
-            validations, grader_error = ({}, "") if engine_error else next(graded)
-            records.append(runs.run_record(int(run.get("run_number") or number),
-                                           duration_ms=context.duration_ms, context=context,
-                                           validations=validations, engine_error=engine_error,
-                                           grader_error=grader_error))
-        tasks.append(runs.task_record(task.id, task.name, records, seed))
-    config = results.get("config") or {}
-    trials = max((len(t["runs"]) for t in tasks), default=1)
-    return runs.outcome(suite, tasks, model_id=str(config.get("model_id") or ""),
-                        engine="replay", trials=trials, seed=seed,
-                        judge_model=options.judge_model,
-                        trigger_results=list(results.get("trigger_results") or []),
-                        metadata={"regraded_from": results.get("eval_id", "")})
 
 
 def recompute(results: Mapping, seed: int = 0, trigger_threshold: float | None = None) -> dict:

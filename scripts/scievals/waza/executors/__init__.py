@@ -1,0 +1,1 @@
+"""Executors side by side: ``mock`` (the baseline), ``agent`` (the LLM loop), ``replay``."""

@@ -1,0 +1,34 @@
+"""The ``mock`` executor (built-in baseline ``waza_mock``): waza's mock engine exactly.
+
+Output ``Mock response for: <prompt>`` (+ ``\\nAnalyzed N file(s)`` when the task has
+files), the workspace left as the task's files, no events, tool calls or usage; on
+trigger prompts it invokes the suite's skill exactly when it should (a perfect score).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scievals.waza.executors.base import Execution, Trial
+
+MOCK_MODEL = "waza_mock"
+# The predict_baseline rule's code version: a bump re-runs the mock's predict jobs.
+# v2: runs are recorded (final workspace files included) and graded in the score stage.
+BASELINE_VERSION = "waza-mock-v2"
+
+
+class MockExecutor:
+    kind = "mock"
+
+    def __init__(self, skill: str = "") -> None:
+        self.skill = skill
+
+    def execute(self, prompt: str, workspace: Path | None, trial: Trial) -> Execution:
+        output = f"Mock response for: {prompt}"
+        if trial.n_files:
+            output += f"\nAnalyzed {trial.n_files} file(s)"
+        return Execution(output=output)
+
+    def invoked_skills(self, prompt: str, should_trigger: bool, trial: Trial
+                       ) -> tuple[list[str], str]:
+        return ([self.skill] if should_trigger else []), ""

@@ -1,0 +1,1 @@
+"""What graders run untrusted input through: the assertion sandbox and RE2 regexes."""

@@ -1,0 +1,101 @@
+"""Own prediction files where they are listed (issue 19, items 5 and 11).
+
+A named pipe among the own files blocked the import jobs forever; a model name such as
+``my.reference`` collided with model ``my``'s reference table. Both are refused in one line
+while the models are listed, before any job.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_jsonl, read_user_text, user_file
+from scievals.common.workflow import RESERVED_PARTS, byo_prediction_models
+
+from tests.workflow.conftest import copy_workflow
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+
+
+def test_named_pipe_in_the_predictions_folder_is_refused_when_listed(tmp_path):
+    (tmp_path / "good.jsonl").write_text("{}\n")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    with pytest.raises(ScievalsError) as caught:
+        byo_prediction_models(str(tmp_path), ".jsonl", [])
+    message = caught.value.one_line()
+    assert "pipe.jsonl" in message and "not a regular file" in message
+    assert "\n" not in message
+
+
+def test_folder_named_like_an_own_file_is_refused(tmp_path):
+    (tmp_path / "folder.csv").mkdir()
+    with pytest.raises(ScievalsError, match="folder.csv: not a regular file"):
+        byo_prediction_models(str(tmp_path), ".csv", [])
+
+
+def test_named_pipe_given_to_a_reader_fails_at_once_instead_of_blocking(tmp_path):
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)
+    outcome = {}
+
+    def read():
+        try:
+            read_jsonl(pipe)
+        except ScievalsError as exc:
+            outcome["error"] = exc.one_line()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # unblock the thread so the test process can end
+        with open(pipe, "w"):
+            pass
+        pytest.fail("reading a named pipe blocked")
+    assert "not a regular file" in outcome["error"]
+    for reader_call in (user_file, read_user_text):
+        with pytest.raises(ScievalsError, match="not a regular file"):
+            reader_call(pipe)
+
+
+@pytest.mark.parametrize("name", ["my.reference", "my.per_case", "my.per_article", "my.usage",
+                                  "my.Reference", "a.b.review"])
+def test_model_names_that_collide_with_output_names_are_refused(tmp_path, name):
+    (tmp_path / "my.csv").write_text("x\n")
+    (tmp_path / f"{name}.csv").write_text("x\n")
+    with pytest.raises(ScievalsError) as caught:
+        byo_prediction_models(str(tmp_path), ".csv", [])
+    message = caught.value.one_line()
+    part = name.rsplit(".", 1)[1]
+    assert f"{name}.csv" in message and f"ends in '.{part}'" in message
+    assert "rename the file" in message
+
+
+def test_names_that_only_contain_a_reserved_word_are_fine(tmp_path):
+    for name in ("reference", "my-reference", "usage.v2", "per_case_model"):
+        (tmp_path / f"{name}.csv").write_text("x\n")
+    assert byo_prediction_models(str(tmp_path), ".csv", []) == sorted(
+        ["reference", "my-reference", "usage.v2", "per_case_model"])
+    assert "reference" in RESERVED_PARTS
+
+
+@pytest.mark.slow
+def test_colliding_own_file_stops_the_dry_run_in_one_line(tmp_path):
+    # The probe: predictions/abdev/my.csv beside my.reference.csv gave Snakemake's
+    # AmbiguousRuleException ("use the ruleorder directive").
+    work = copy_workflow(tmp_path / "wf")
+    own = work / "predictions" / "abdev"
+    own.mkdir(parents=True)
+    header = "antibody_name,HIC\n"
+    (own / "my.csv").write_text(header)
+    (own / "my.reference.csv").write_text(header)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "results/summary.csv"],
+                          cwd=work, capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    text = proc.stdout + proc.stderr
+    assert "my.reference.csv: model name 'my.reference' ends in '.reference'" in text
+    assert "AmbiguousRuleException" not in text and "Traceback" not in text
