@@ -13,7 +13,8 @@ def predict(smk):
     # LLM request records and usage.json: the llm rule only
     records, usage = getattr(smk.output, "records", None), getattr(smk.output, "usage", None)
     predict_job(f"{smk.input.suites}/{smk.wildcards.suite}", smk.wildcards.model,
-                dict(smk.params.config), smk.output.results, records, usage)
+                dict(smk.params.config), smk.output.results, records, usage,
+                threads=smk.threads)  # bounds a parallel suite's workers
 
 
 run(snakemake, predict)

@@ -155,3 +155,28 @@ def test_llm_judge_through_mock_provider_is_cached(tmp_path):
     assert (r1.score, r2.score) == (1.0, 1.0)
     assert r1.details["model"] == "judge"  # the registry model that answered
     assert sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file()) == cached
+
+
+def test_prompt_rubric_presets_and_files(tmp_path):
+    # current waza's rubric prompt: body, ---, then the non-empty sections in order
+    judge = Scripted(grades(("pass", "grounded", "")))
+    ctx = GraderContext(output="It returns 4.", task={"inputs": {"prompt": "What is 2+2?"}})
+    r = grade("prompt", {"rubric": "groundedness"}, ctx, opts(judge))
+    prompt = judge.prompts[0][1]
+    assert prompt.index("factual claim") < prompt.index("---") < prompt.index(
+        "## Task input\n\nWhat is 2+2?") < prompt.index("## Candidate output\n\nIt returns 4.")
+    assert "## Source context" not in prompt  # no workspace: the section is left out
+    assert r.details["rubric"] == {"name": "groundedness", "builtin": True}
+    rubric = tmp_path / "tone.md"
+    rubric.write_text("---\nname: tone\nversion: 1.0.0\nscale: pass-fail\n"
+                      "goldens: [{input: a}]\n---\nIs the answer polite?\n")
+    judge = Scripted(grades(("pass", "polite", "")))
+    r = grade("prompt", {"rubric": str(rubric)}, ctx, opts(judge))
+    assert judge.prompts[0][1].startswith("Is the answer polite?\n\n---")
+    assert r.details["rubric"]["name"] == "tone" and "goldens" not in r.details["rubric"]
+    # config.prompt overrides the rubric body
+    judge = Scripted(grades(("pass", "x", "")))
+    grade("prompt", {"rubric": "helpfulness", "prompt": "Own words."}, ctx, opts(judge))
+    assert judge.prompts[0][1].startswith("Own words.\n\n---")
+    with pytest.raises(Exception, match="unknown built-in rubric 'kindness'"):
+        grade("prompt", {"rubric": "kindness"}, ctx, opts(judge))

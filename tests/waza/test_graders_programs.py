@@ -7,8 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from scievals.waza.graders.base import GraderConfigError, GraderContext, GraderError
-from scievals.waza.graders.registry import grade
+from scievals.waza.graders.base import (
+    GraderConfigError,
+    GraderContext,
+    GraderError,
+)
+from scievals.waza.graders.registry import build, grade
 
 SCHEMA = {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}
 
@@ -119,3 +123,38 @@ def test_program_timeout_defaults_to_project_setting():
     r = grade("program", py("import time; time.sleep(10)"), GraderContext(),
               GraderOptions(program_timeout=1))
     assert r.feedback == "Program exited with error: signal: killed"
+
+
+@pytest.mark.parametrize(("reply", "problem"), [
+    ('{"score": 1e9, "passed": true}', "score 1000000000.0 is not a finite number in [0, 1]"),
+    ('{"score": 0.5, "passed": "false"}', "passed 'false' is not a boolean"),
+    ('{"score": NaN, "passed": true}', "score nan is not a finite number"),
+    ('{"score": true, "passed": true}', "score True is not a finite number"),
+    ('[1]', "the reply is a JSON list, not an object"),
+])
+def test_script_reply_is_validated(tmp_path: Path, reply: str, problem: str):
+    # issue 22: "passed": "false" passed, and a score of 1e9 came back unchanged (a weighted
+    # score of 333333331.67 at exit 0); now a grader error naming the grader
+    script = tmp_path / "g.py"
+    script.write_text(f"print({reply!r})\n")
+    with pytest.raises(GraderError, match="script grader 'my_script'") as info:
+        build("script", {"script": str(script)}, name="my_script").grade(GraderContext())
+    assert problem in str(info.value)
+
+
+def test_json_schema_extract_json():
+    schema = {"type": "object", "required": ["ok"]}
+    # one object inside prose / a code block: extracted and validated
+    text = 'Here it is:\n```json\n{"ok": true, "items": [1, 2]}\n```\nDone.'
+    r = grade("json_schema", {"schema": schema, "extract_json": True}, GraderContext(output=text))
+    assert (r.score, r.passed) == (1.0, True)
+    # two values, or none: refused with waza's wording
+    two = grade("json_schema", {"schema": schema, "extract_json": True},
+                GraderContext(output='{"ok": 1} and [2]'))
+    assert two.feedback == ("Output must contain exactly one JSON object or array: found "
+                            "multiple (2)")
+    none = grade("json_schema", {"schema": schema, "extract_json": True},
+                 GraderContext(output="no json {here"))
+    assert none.feedback.endswith("found zero (0)") and none.score == 0.0
+    # without extract_json the prose is not JSON
+    assert grade("json_schema", {"schema": schema}, GraderContext(output=text)).passed is False

@@ -228,7 +228,8 @@ def test_tool_calls_new_form_counts_and_expectations():
                              "expect": [{"tool": "BASH", "args": {"command": {"regex": "^ls"}}}]},
               session_ctx(["bash", "view"], calls))
     assert r.score == pytest.approx(4 / 5)
-    assert r.feedback == "Tool call count 2 exceeds max_calls 1"
+    # current waza's wording (specs/waza-current.md §4.2)
+    assert r.feedback == "expected at most 1 tool calls, got 2"
 
 
 def test_tool_calls_new_form_arg_matchers():
@@ -240,6 +241,30 @@ def test_tool_calls_new_form_arg_matchers():
     bad = {"expect": [{"tool": "write", "args": {"size": {"json_schema": {"type": "string"}}}}]}
     r = grade("tool_calls", bad, c)
     assert (r.score, r.passed) == (0.0, False)
+    # current waza's range matcher form {gte, lte, gt, lt}: 7 is in [1, 10) but not > 7
+    assert grade("tool_calls", {"expect": [{"tool": "write", "args": {
+        "size": {"range": {"gte": 1, "lt": 10}}}}]}, c).passed is True
+    assert grade("tool_calls", {"expect": [{"tool": "write", "args": {
+        "size": {"range": {"gt": 7}}}}]}, c).passed is False
+
+
+def test_tool_calls_current_feedback_strings():
+    # specs/waza-current.md §4.2: one check per name, bound and expectation; 0 of 4 pass
+    calls = [ToolCall("edit", {"path": "a.py"})]
+    r = grade("tool_calls", {"required_tools": ["bash"], "forbidden_tools": ["edit"],
+                             "min_calls": 2, "expect": [{"tool": "edit",
+                                                         "args": {"command": {"equals": "x"}}}]},
+              session_ctx(["edit"], calls))
+    assert r.score == 0.0
+    assert r.feedback == ('required tool "bash" was not called; forbidden tool "edit" was '
+                          'called; expected at least 2 tool calls, got 1; expectation '
+                          'tool="edit" not satisfied: argument "command": not present on '
+                          'tool call')
+    ok = grade("tool_calls", {"max_calls": 1}, session_ctx(["edit"], calls))
+    assert (ok.score, ok.passed, ok.feedback) == (1.0, True, "all tool_calls checks passed")
+    none = grade("tool_calls", {"max_calls": 1}, GraderContext())
+    assert (none.score, none.feedback) == (0.0, "no session data available for tool_calls "
+                                                "grading")
 
 
 def test_tool_calls_min_greater_than_max_is_error():
@@ -270,3 +295,38 @@ def test_context_file_defaults():
                              "success": True}]
     assert c.errors == [{"type": "session.error"}]
     assert c.session.tools_used == ["bash"]
+
+
+# --- keys added by current waza (specs/waza-current.md §4.2) --------------------------------
+
+def test_skill_invocation_forbidden_skills():
+    # any forbidden invocation: score 0 and failed, whatever the required skills did
+    r = grade("skill_invocation", {"required_skills": ["a"], "mode": "any_order",
+                                   "forbidden_skills": ["b", "c"]}, skills("a", "c", "b", "c"))
+    assert (r.score, r.passed, r.feedback) == (0.0, False, "Forbidden skills invoked: c, b")
+    # forbidden-only needs no mode
+    r = grade("skill_invocation", {"forbidden_skills": ["b"]}, skills("a"))
+    assert (r.score, r.passed, r.feedback) == (1.0, True, "Forbidden skills were not invoked")
+    # with required skills and nothing forbidden invoked: the old verdict (F1 of [a] vs [a])
+    r = grade("skill_invocation", {"required_skills": ["a"], "mode": "exact_match",
+                                   "forbidden_skills": ["b"]}, skills("a"))
+    assert (r.score, r.passed) == (1.0, True)
+
+
+def test_tool_constraint_allow_only_and_args():
+    calls = [ToolCall("View", {"path": "a.py"}), ToolCall("bash", {"command": "rm -rf x"})]
+    ctx = session_ctx(["View", "bash"], calls)
+    # allow_only (exact names, case-insensitive): bash is outside -> 1 failed check of 1
+    r = grade("tool_constraint", {"allow_only": ["view"]}, ctx)
+    assert (r.score, r.passed, r.feedback) == (0.0, False, "Tool not in allow_only: bash")
+    assert grade("tool_constraint", {"allow_only": ["view", "BASH"]}, ctx).passed is True
+    assert grade("tool_constraint", {"allow_only": []}, session_ctx([], [])).passed is True
+    # args matchers on an expect item: the view call's path equals a.py -> passes;
+    # a reject item whose args do not match any call -> passes too: 2 of 2
+    r = grade("tool_constraint", {
+        "expect_tools": [{"tool": "view", "args": {"path": {"equals": "a.py"}}}],
+        "reject_tools": [{"tool": "bash", "args": {"command": {"regex": "^git "}}}]}, ctx)
+    assert (r.score, r.passed) == (1.0, True)
+    r = grade("tool_constraint", {
+        "expect_tools": [{"tool": "view", "args": {"path": {"contains": "b.py"}}}]}, ctx)
+    assert (r.score, r.passed) == (0.0, False)

@@ -104,3 +104,17 @@ def test_legacy_regex_is_case_insensitive():
 def test_legacy_regex_all_matched_feedback():
     r = grade("regex", {"must_match": [r"o\(log n\)"]}, ctx("runs in O(log n)"))
     assert (r.score, r.passed, r.feedback) == (1.0, True, "All patterns matched")
+
+
+def test_invalid_must_match_feedback_reads_as_waza():
+    # waza's regex grader test "invalid must_match pattern reports failure": feedback has
+    # `Invalid must_match pattern "[invalid"`, and Go's regexp error text
+    # (error parsing regexp: missing closing ]: `[invalid`)
+    r = grade("regex", {"must_match": ["[invalid"]}, GraderContext(output="anything"))
+    assert r.passed is False
+    assert r.feedback == ('Invalid must_match pattern "[invalid": error parsing regexp: '
+                          "missing closing ]: `[invalid`")
+    # the pattern as written, not with the case-insensitive prefix: Go's whole-expression
+    # text for a missing paren
+    r = grade("regex", {"must_match": ["(abc"]}, GraderContext(output="anything"))
+    assert r.feedback.endswith("missing closing ): `(abc`")

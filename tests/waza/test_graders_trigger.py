@@ -89,3 +89,12 @@ def test_config_errors(skill):
               GraderContext())
     with pytest.raises(GraderConfigError, match="skill_path"):
         grade("trigger", {"mode": "positive"}, GraderContext())
+
+
+def test_duplicate_tokens_do_not_dilute_the_score(tmp_path):
+    # waza's DuplicateTokensDoNotDiluteScore: "deploy deploy deploy" against a deploy skill
+    # is one unique token, matched -> 1/1 = 1.0 (dividing by all three tokens gave 1/3 before)
+    (tmp_path / "SKILL.md").write_text("---\nname: deploy\ndescription: Deploys apps.\n---\n")
+    r = grade("trigger", {"skill_path": str(tmp_path), "mode": "positive"},
+              task("deploy deploy deploy"))
+    assert (r.score, r.passed) == (1.0, True)

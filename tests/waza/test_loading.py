@@ -42,7 +42,9 @@ def test_every_embedded_suite_loads():
     suites = {name: load_suite(path) for name, path in demo_suites().items()}
     assert {n: len(s.tasks) for n, s in suites.items()} == {
         "code-explainer": 4, "grader-showcase": 6, "azure-deploy": 2,
-        "cli-session-recorder": 2}
+        "cli-session-recorder": 2,
+        # schemaVersion 1.4 suites: range [2, 5] of 6 CSV rows = 4 tasks; two task files
+        "csv-explainer": 4, "multi-turn-refactor": 2}
     # trigger_tests.yaml: 8 + 8, 6 + 6, and cli-session-recorder 5 + 4 prompts
     assert len(suites["code-explainer"].trigger_prompts) == 16
     assert len(suites["azure-deploy"].trigger_prompts) == 12

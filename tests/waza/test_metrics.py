@@ -62,7 +62,12 @@ def test_task_stats_three_runs():
     assert ci["num_bootstraps"] == 10_000 and ci["confidence_level"] == 0.95
     assert 0.0 <= ci["lower"] <= 0.5 <= ci["upper"] <= 1.0
     assert ci["mean"] == pytest.approx(0.5)
-    assert stats["is_significant"] is (ci["lower"] > 0)
+    # current waza (schema 1.5) writes no is_significant, and a Wilson interval of the
+    # pass rate: 1 of 3 runs passed -> [0.0615, 0.7923] (specs/waza-current.md §5.2)
+    assert "is_significant" not in stats
+    assert stats["pass_rate_ci"]["lower"] == pytest.approx(0.0615, abs=5e-5)
+    assert stats["pass_rate_ci"]["upper"] == pytest.approx(0.7923, abs=5e-5)
+    assert stats["pass_rate_ci"]["mean"] == pytest.approx(1 / 3)
 
 
 def test_single_run_has_no_ci_and_is_not_flaky():

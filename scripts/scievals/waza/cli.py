@@ -6,7 +6,9 @@
     waza grade PATH --results RESULTS.json [--workspace DIR] [--task ID ...] [-o OUT.json]
                                           (alias: score; check's alias: validate)
     waza grade --recorded RESULTS.json [-o OUT.json]   status/stats from recorded verdicts
-    waza check PATH                                     strict validation, every problem
+    waza check PATH [--strict]                          strict validation, every problem
+    waza gate --baseline B.json --current C.json [--max-regression-pct P] [-f FORMAT]
+    waza compare R1.json R2.json ... [--format table|json]
     waza grade-one --type T --config C.json --context X.json [--workspace D] [--context-dir D]
 
 PATH is a suite folder or its eval.yaml. Exit codes as in waza: 0 all passed (check:
@@ -22,18 +24,19 @@ import sys
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_yaml, write_json
+from scievals.common.io import read_yaml, write_json, write_text
 from scievals.common.subcommands import benchmark_commands
-from scievals.waza import metrics
+from scievals.waza import gate, metrics, reporters
 from scievals.waza.executors.mock import MOCK_MODEL
 from scievals.waza.executors.replay import grade_report, read_results, recompute
 from scievals.waza.grade_one import main as grade_one_main
 from scievals.waza.predict import executor_for, run_suite
 from scievals.waza.runs import grader_options, regrade, transcript_files
-from scievals.waza.suites import check_suite, load_suite
+from scievals.waza.suites import check_report, load_suite
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
 EXIT_ERROR = 2
+RUN_FORMATS = ("default", "github-comment")
 
 
 def _config(path: str | None) -> dict:
@@ -71,7 +74,15 @@ def _print_outcome(outcome: dict, model: str) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    reports = [reporters.parse_reporter(r) for r in args.reporter or []]
+    if args.format not in RUN_FORMATS:
+        raise ScievalsError(f"--format {args.format}", "unknown format",
+                            f"use one of {', '.join(RUN_FORMATS)}")
     suite = load_suite(args.path, args.context_dir)
+    if args.parallel:
+        suite.config["parallel"] = True
+    if args.workers is not None and args.workers > 0:
+        suite.config["workers"] = args.workers
     if not args.model and suite.config.get("executor") == "copilot-sdk":
         raise ScievalsError(f"{suite.path}: config.executor", "copilot-sdk needs an agent model",
                             "name a registry LLM with --model (the llm executor)")
@@ -85,14 +96,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         config.setdefault("waza", {})["judge_model"] = args.judge_model
     options = grader_options(config, suite)
     code = 0
+    ab = args.baseline or suite.baseline
     for model in models:
         executor, model_id = executor_for(model, config, suite)
+        baseline = executor_for(model, config, suite, skills=False)[0] if ab else None
         recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                              trials=args.trials, options=options, task_filter=args.task,
-                             tags=args.tags)
+                             tags=args.tags, baseline_executor=baseline,
+                             threads=args.workers or None)
         outcome = regrade(suite, recorded, seed=args.seed, options=options,
                           skip_graders=args.skip_graders, where=f"{suite.name} / {model}")
-        _print_outcome(outcome, model)
+        if args.format == "github-comment":
+            print(reporters.github_comment(outcome), end="")
+        else:
+            _print_outcome(outcome, model)
+        for kind, path in reports:  # written whatever the outcome (waza: only on success)
+            if kind == "junit":
+                write_text(path, reporters.junit_xml(outcome))
         if args.output:
             write_json(args.output, outcome)
         elif args.output_dir:
@@ -128,12 +148,39 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    problems = check_suite(args.path, args.context_dir)
+    problems, warnings = check_report(args.path, args.context_dir, strict=args.strict)
+    for warning in warnings:
+        print(f"warning: {warning}")
     for problem in problems:
         print(problem)
     if not problems:
         print(f"{args.path}: valid")
     return 1 if problems else 0
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """waza's exit codes: 0 pass, 1 regression, 2 golden failure, 3 config error."""
+    try:
+        options = gate.GateOptions(args.max_regression_pct, args.golden_must_pass,
+                                   args.on_new_tasks, args.on_removed_tasks)
+        options.check()
+        if args.format not in gate.GATE_FORMATS:
+            raise ScievalsError(f"--format {args.format}", "unknown format",
+                                f"use one of {', '.join(gate.GATE_FORMATS)}")
+        report = gate.gate(gate.load_results(args.baseline), gate.load_results(args.current),
+                           options, args.baseline, args.current)
+    except ScievalsError as exc:
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return gate.EXIT_CONFIG
+    print(gate.GATE_FORMATS[args.format](report), end="")
+    return report["exit_code"]
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    report = gate.compare(args.files)
+    print(json.dumps(report, indent=2) if args.format == "json" else
+          gate.compare_table(report), end="\n" if args.format == "json" else "")
+    return 0
 
 
 def cmd_grade_one(args: argparse.Namespace) -> int:
@@ -149,6 +196,14 @@ def _guard(function):
             print(f"error: {exc.one_line()}", file=sys.stderr)
             return EXIT_ERROR
     return wrapped
+
+
+def _boolean(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
 
 
 def register(subparsers) -> None:
@@ -171,6 +226,15 @@ def register(subparsers) -> None:
     p.add_argument("--judge-model", help="registry LLM judging prompt/llm graders")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("--skip-graders", action="store_true", help="execute only; runs are skipped")
+    p.add_argument("--baseline", action="store_true",
+                   help="A/B: run every task again without skills (as baseline: true)")
+    p.add_argument("--parallel", action="store_true", help="run tasks concurrently")
+    p.add_argument("--workers", type=int, help="concurrent tasks (default: config.workers, "
+                   "0 = min(CPUs, tasks, 8))")
+    p.add_argument("--reporter", action="append",
+                   help="junit:PATH writes JUnit XML (one testcase per task); repeatable")
+    p.add_argument("--format", default="default",
+                   help="stdout summary: default, or github-comment (markdown)")
     p.set_defaults(func=_guard(cmd_run))
 
     p = sub.add_parser("grade", aliases=["score"], help="grade runs recorded elsewhere (replay)")
@@ -190,7 +254,27 @@ def register(subparsers) -> None:
                        help="validate a suite strictly (schemas + required keys)")
     p.add_argument("path", help="suite folder or its eval.yaml")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
+    p.add_argument("--strict", action="store_true",
+                   help="unknown keys of a schemaVersion 1.x suite are errors, not warnings")
     p.set_defaults(func=_guard(cmd_check))
+
+    p = sub.add_parser("gate", help="regression gate: current results against a baseline")
+    p.add_argument("--baseline", required=True, help="baseline results JSON")
+    p.add_argument("--current", required=True, help="current results JSON")
+    p.add_argument("--max-regression-pct", type=float, default=0.0,
+                   help="allowed drop of success_rate in percentage points (default 0)")
+    p.add_argument("--golden-must-pass", type=_boolean, default=True,
+                   help="golden tasks must pass in the current run (default true)")
+    p.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
+    p.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")
+    p.add_argument("-f", "--format", default="human",
+                   help="human|json|markdown|github-actions (default human)")
+    p.set_defaults(func=cmd_gate)
+
+    p = sub.add_parser("compare", help="results files side by side")
+    p.add_argument("files", nargs="+", help="two or more results JSON files")
+    p.add_argument("--format", choices=("table", "json"), default="table")
+    p.set_defaults(func=_guard(cmd_compare))
 
     p = sub.add_parser("grade-one", help="one grader on one recorded context (debugging)")
     p.add_argument("--type", required=True, help="grader type, e.g. text, code, file")

@@ -76,8 +76,29 @@ def bootstrap(values: Sequence[float], seed: int) -> dict:
             "confidence_level": CONFIDENCE_LEVEL, "num_bootstraps": BOOTSTRAP_RESAMPLES}
 
 
-def is_significant(ci: Mapping) -> bool:
-    return ci["lower"] > 0 or ci["upper"] < 0
+def wilson(successes: int, n: int) -> dict:
+    """Current waza's Wilson 95 % interval of a pass rate (specs/waza-current.md §5.2):
+    ``{lower, upper, mean = s/n, confidence_level}``, all zero when n < 1."""
+    if n < 1:
+        return {"lower": 0.0, "upper": 0.0, "mean": 0.0, "confidence_level": CONFIDENCE_LEVEL}
+    # scipy only when an interval is due (see bootstrap())
+    from scipy.stats import binomtest
+
+    ci = binomtest(successes, n).proportion_ci(CONFIDENCE_LEVEL, method="wilson")
+    return {"lower": max(0.0, float(ci.low)), "upper": min(1.0, float(ci.high)),
+            "mean": successes / n, "confidence_level": CONFIDENCE_LEVEL}
+
+
+def pass_hat_k(tasks: Sequence[Mapping]) -> list[float]:
+    """``pass_hat_k[k-1]`` = mean over tasks with runs of C(passed, k) / C(runs, k), for
+    k = 1 .. the largest run count (a term is 0 when k > runs or passed < k)."""
+    counts = [(sum(1 for r in t["runs"] if r["status"] == "passed"), len(t["runs"]))
+              for t in tasks if t["runs"]]
+    if not counts:
+        return []
+    top = max(n for _, n in counts)
+    return [statistics.fmean(math.comb(p, k) / math.comb(n, k) if k <= n else 0.0
+                             for p, n in counts) for k in range(1, top + 1)]
 
 
 def task_stats(runs: Sequence[Mapping], seed: int = 0) -> dict:
@@ -103,9 +124,8 @@ def task_stats(runs: Sequence[Mapping], seed: int = 0) -> dict:
         "avg_duration_ms": round(statistics.fmean(r.get("duration_ms") or 0 for r in runs)),
     }
     if len(runs) >= 2:
-        ci = bootstrap(weighted, seed)
-        stats["bootstrap_ci"] = ci
-        stats["is_significant"] = is_significant(ci)
+        stats["bootstrap_ci"] = bootstrap(weighted, seed)
+        stats["pass_rate_ci"] = wilson(passed, len(runs))
     return stats
 
 
@@ -146,8 +166,11 @@ def summary(tasks: Sequence[Mapping], trials: int, seed: int = 0) -> dict:
                             for t in tasks for r in t["runs"]),
     }
     if trials > 1 and len(tasks) >= 2:
-        ci = bootstrap(weighted, seed)
-        result["statistics"] = {"bootstrap_ci": ci, "is_significant": is_significant(ci)}
+        # current waza (schema 1.5): success_rate_ci over tasks and pass^k; the old
+        # is_significant flag is no longer written
+        result["statistics"] = {"bootstrap_ci": bootstrap(weighted, seed),
+                                "success_rate_ci": wilson(counts["passed"], total),
+                                "pass_hat_k": pass_hat_k(tasks)}
     return result
 
 
@@ -192,7 +215,12 @@ def trigger_accuracy_metric(metric: Mapping, accuracy: float) -> dict:
 
 
 def exit_code(outcome: Mapping) -> int:
-    """0 all passed; 1 a task failed or errored, or a metric gate failed."""
+    """0 all passed; 1 a task failed or errored, or a metric gate failed. In A/B mode
+    (``baseline_outcome``) as waza: 1 when the success rate with skills is not above the
+    baseline's (ties included), else 0 even when tasks failed."""
+    if outcome.get("baseline_outcome"):
+        base = outcome["baseline_outcome"]["summary"]["success_rate"]
+        return 1 if outcome["summary"]["success_rate"] <= base else 0
     tasks_ok = all(t["status"] in ("passed", "skipped") for t in outcome["tasks"])
     metrics_ok = all(m["passed"] for m in (outcome.get("metrics") or {}).values())
     return 0 if tasks_ok and metrics_ok else 1

@@ -13,13 +13,16 @@ only (every attempt is recorded; the score stage grades them again).
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json, write_text
-from scievals.waza import runs, workspaces
+from scievals.waza import hooks, runs, workspaces
 from scievals.waza.executors.agent import Agent, AgentExecutor, agent_settings, find_skills
 from scievals.waza.executors.base import Executor, Trial
 from scievals.waza.executors.mock import MOCK_MODEL, MockExecutor
@@ -30,23 +33,55 @@ from scievals.waza.suites import Suite, Task, load_suite
 log = logging.getLogger(__name__)
 
 BASELINES = (MOCK_MODEL,)
+AUTO_WORKERS_CAP = 8
+# Provisional verdicts (retries, fail_fast, stopping checkpoints) share the graders' worker
+# process; parallel tasks take turns for them.
+_VERDICT_LOCK = threading.Lock()
 
 
-def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: Trial) -> dict:
-    """Execute one run in a fresh workspace and record it (the workspace is removed)."""
+def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: Trial,
+             options: GraderOptions | None = None) -> dict:
+    """Execute one run in a fresh workspace and record it (the workspace is removed).
+    A task with checkpoints gets the state after each checkpoint's turn recorded too
+    (output, session, workspace files), for the score stage to grade; a checkpoint with
+    ``on_failure: stop`` is graded provisionally here, since it decides whether the
+    conversation goes on."""
     workspace = workspaces.make(suite, task)
+    states: list[dict] = []
+
+    def on_turn(turn: int, events: list[dict], output: str) -> bool:
+        checkpoint = next((c for c in task.checkpoints if c.after_turn == turn), None)
+        if checkpoint is None:
+            return True
+        state = runs.checkpoint_state(turn, events, output, workspace)
+        states.append(state)
+        if checkpoint.on_failure != "stop":
+            return True
+        with _VERDICT_LOCK:
+            return runs.grade_checkpoint(suite, task, checkpoint, state,
+                                         options or GraderOptions())["status"] != "failed"
+
     try:
         started = time.perf_counter()
-        execution = executor.execute(task.prompt, workspace, trial)
+        if task.follow_ups or task.checkpoints:
+            execution = executor.execute(task.prompt, workspace, trial, task.follow_ups,
+                                         on_turn if task.checkpoints else None)
+        else:  # single-turn: the plain call every executor answers
+            execution = executor.execute(task.prompt, workspace, trial)
         duration = round((time.perf_counter() - started) * 1000)
-        return runs.recorded_run(number, execution, duration, workspace)
+        record = runs.recorded_run(number, execution, duration, workspace)
+        record["prompt"] = task.prompt
+        if task.checkpoints:
+            record["checkpoint_states"] = states
+        return record
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
 
 
 def _provisional(suite: Suite, task: Task, recorded: dict, options: GraderOptions) -> str:
     """The status a run would get now (retry and fail_fast decisions only)."""
-    return runs.grade_task(suite, task, [recorded], options)[0]["status"]
+    with _VERDICT_LOCK:
+        return runs.grade_task(suite, task, [recorded], options)[0]["status"]
 
 
 def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_prefix: str,
@@ -62,15 +97,81 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
         for attempt in range(1, max_attempts + 1):
             suffix = "" if attempt == 1 else f"/attempt{attempt}"
             trial = Trial(f"{case_prefix}/{task.id}/run{number}{suffix}",
-                          (attempt - 1) * trials + number - 1, len(task.files), timeout)
-            attempts.append(_attempt(suite, task, executor, number, trial))
+                          (attempt - 1) * trials + number - 1, len(task.files), timeout,
+                          tuple(skill_dirs(suite, task)) if suite.version else None)
+            attempts.append(_attempt(suite, task, executor, number, trial, options))
             if max_attempts == 1 or _provisional(suite, task, attempts[-1], options) != "failed":
                 break
         record = dict(attempts[-1])
         if max_attempts > 1:
             record["attempt_records"] = attempts
         records.append(record)
-    return {"test_id": task.id, "display_name": task.name, "group": "", "runs": records}
+    record = {"test_id": task.id, "display_name": task.name, "group": "", "runs": records}
+    if task.golden:
+        record["golden"] = True
+    return record
+
+
+def _pass(suite: Suite, selected: list[Task], executor: Executor, trials: int, prefix: str,
+          options: GraderOptions, threads: int | None, triggers: bool = True
+          ) -> tuple[list[dict], list[dict]]:
+    """One pass over the tasks between the run hooks: (task records, trigger results)."""
+    failure = hooks.run_point(suite.hooks, "before_run", suite.directory, str(suite.path))
+    if failure:
+        raise ScievalsError(failure, "a before_run hook failed, so nothing ran",
+                            "fix the hook or set error_on_fail: false")
+    try:
+        workers = worker_count(suite, len(selected), threads)
+        if workers > 1:  # fail_fast is ignored in parallel mode, as in waza
+            with ThreadPoolExecutor(workers, thread_name_prefix="waza-task") as pool:
+                records = list(pool.map(lambda t: _hooked_task(
+                    suite, t, executor, trials, prefix, options), selected))
+        else:
+            records = []
+            for task in selected:
+                records.append(_hooked_task(suite, task, executor, trials, prefix, options))
+                done = records[-1]["runs"]
+                if suite.config.get("fail_fast") and (not done or any(
+                        _provisional(suite, task, r, options) != "passed" for r in done)):
+                    log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
+                    break
+        found = run_triggers(suite, executor, prefix) if triggers and suite.trigger_prompts \
+            else []
+    finally:  # after_run always runs, even when the run failed; its errors only warn
+        problem = hooks.run_point(suite.hooks, "after_run", suite.directory, str(suite.path))
+        if problem:
+            log.warning("%s", problem)
+    return records, found
+
+
+def worker_count(suite: Suite, n_tasks: int, threads: int | None = None) -> int:
+    """Concurrent tasks (§7): 1 unless ``config.parallel``; ``workers`` <= 0 means
+    min(CPUs, tasks, 8), a larger value is capped to the tasks; never above ``threads``
+    (the workflow job's threads)."""
+    if not suite.config.get("parallel") or n_tasks < 2:
+        return 1
+    cpus = os.cpu_count() or 1
+    wanted = int(suite.config.get("workers") or 0)
+    count = min(wanted, n_tasks) if wanted > 0 else min(cpus, n_tasks, AUTO_WORKERS_CAP)
+    return max(1, min(count, threads or cpus))
+
+
+def _hooked_task(suite: Suite, task: Task, executor: Executor, trials: int, prefix: str,
+                 options: GraderOptions) -> dict:
+    """A task between its ``before_task``/``after_task`` hooks: a failing ``before_task``
+    hook (error_on_fail) records the task with no runs (status ``failed``) and skips its
+    trials; ``after_task`` failures only warn."""
+    where = f"{suite.path} task {task.id}"
+    failure = hooks.run_point(suite.hooks, "before_task", suite.directory, where)
+    if failure:
+        log.warning("%s", failure)
+        return {"test_id": task.id, "display_name": task.name, "group": "", "runs": [],
+                "hook_error": failure}
+    record = run_task(suite, task, executor, trials, prefix, options)
+    problem = hooks.run_point(suite.hooks, "after_task", suite.directory, where)
+    if problem:
+        log.warning("%s", problem)
+    return record
 
 
 def run_triggers(suite: Suite, executor: Executor, case_prefix: str) -> list[dict]:
@@ -90,10 +191,25 @@ def run_triggers(suite: Suite, executor: Executor, case_prefix: str) -> list[dic
     return results
 
 
-def skill_dirs(suite: Suite) -> list[Path]:
-    """The suite folder and its ``config.skill_directories`` (relative to eval.yaml)."""
-    return [suite.directory] + [suite.directory / d
-                                for d in suite.config.get("skill_directories") or []]
+def skill_dirs(suite: Suite, task: Task | None = None) -> list[Path]:
+    """Where skills are found. A v0.23 suite: its folder and ``config.skill_directories``.
+    A 1.x suite as current waza (§2.2, §3.1): ``config.skill_directories`` (relative to
+    eval.yaml; empty: the suite folder, where waza discovers the target's skill), ``none``
+    there turns skills off, ``disabled_skills`` drops entries by path or basename (``*``:
+    all); a task's own ``skill_directories`` replace the list and are not filtered (but
+    ``*`` still turns everything off)."""
+    configured = list(suite.config.get("skill_directories") or [])
+    if not suite.version:
+        return [suite.directory] + [suite.directory / d for d in configured]
+    disabled = [str(d) for d in suite.config.get("disabled_skills") or []]
+    if "*" in disabled or "none" in configured:
+        return []
+    if task is not None and task.skill_directories is not None:
+        return [suite.directory / d for d in task.skill_directories]
+    if not configured:
+        return [suite.directory]
+    return [suite.directory / d for d in configured
+            if d not in disabled and Path(d).name not in disabled]
 
 
 def check_required_skills(suite: Suite) -> None:
@@ -122,36 +238,40 @@ def _selected(suite: Suite, task_filter: list[str] | None, tags: list[str] | Non
 def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
               model_id: str = "", trials: int | None = None,
               options: GraderOptions | None = None, task_filter: list[str] | None = None,
-              tags: list[str] | None = None) -> dict:
+              tags: list[str] | None = None, threads: int | None = None,
+              baseline_executor: Executor | None = None) -> dict:
     """Run every selected task ``trials`` times and record the runs: a results JSON whose
     runs are ungraded (``"graded": false``; :func:`scievals.waza.runs.regrade` grades it).
     ``task_filter`` keeps tasks by id or name, ``tags`` tasks with any of the tags;
-    ``options`` serve only the provisional retry/fail_fast verdicts."""
+    ``options`` serve only the provisional retry/fail_fast verdicts; ``threads`` bounds the
+    parallel workers (the job's threads). With ``baseline_executor`` (A/B mode: the same
+    model without skills) every task runs a second time, with its own hooks, into
+    ``baseline_tasks``."""
     executor = executor or MockExecutor(suite.trigger_skill or suite.skill)
     trials = trials or int(suite.config.get("trials_per_task") or 1)
     options = options or GraderOptions()
     check_required_skills(suite)
     prefix = f"{suite.name}/{model}"
-    records = []
-    for task in _selected(suite, task_filter, tags):
-        records.append(run_task(suite, task, executor, trials, prefix, options))
-        if suite.config.get("fail_fast") and any(
-                _provisional(suite, task, r, options) != "passed" for r in records[-1]["runs"]):
-            log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
-            break
-    triggers = run_triggers(suite, executor, prefix) if suite.trigger_prompts else []
+    selected = _selected(suite, task_filter, tags)
+    records, triggers = _pass(suite, selected, executor, trials, prefix, options, threads)
+    baseline = None
+    if baseline_executor is not None:  # the A/B arm: every task again, skills unavailable
+        baseline, _ = _pass(suite, selected, baseline_executor, trials,
+                            f"{prefix}/{runs.BASELINE_ARM}", options, threads, triggers=False)
     return {"skill": suite.skill, "eval_name": suite.name, "graded": False,
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "config": {"runs_per_test": trials, "model_id": model_id or model,
                        "engine_type": executor.kind,
                        "timeout_sec": int(suite.config.get("timeout_seconds") or 0)},
             "metadata": {"model": model, "notes": suite.notes},
-            "tasks": records, "trigger_results": triggers}
+            "tasks": records, "trigger_results": triggers,
+            **({"baseline_tasks": baseline} if baseline is not None else {})}
 
 
-def executor_for(model: str, config: dict, suite: Suite,
-                 records_path: Path | None = None) -> tuple[Executor, str]:
-    """(executor, model id) of a registry model: ``waza_mock`` or an LLM agent."""
+def executor_for(model: str, config: dict, suite: Suite, records_path: Path | None = None,
+                 skills: bool = True) -> tuple[Executor, str]:
+    """(executor, model id) of a registry model: ``waza_mock`` or an LLM agent;
+    ``skills`` False: the agent's skill tool offers nothing (the A/B baseline arm)."""
     # The LLM layer is imported only for an agent model (mock runs and DAG builds stay fast).
     from scievals.llm.registry import model_spec
     from scievals.llm.settings import LLMSettings
@@ -164,12 +284,14 @@ def executor_for(model: str, config: dict, suite: Suite,
                             f"waza baselines: {', '.join(BASELINES)}")
     agent = Agent(spec, LLMSettings.from_config(config.get("llm")),
                   agent_settings((config.get("waza") or {}).get("agent")),
-                  find_skills(skill_dirs(suite)), records_path=records_path)
-    return AgentExecutor(agent), spec.model or spec.name
+                  find_skills(skill_dirs(suite)) if skills else {},
+                  records_path=records_path)
+    return AgentExecutor(agent, skills=skills), spec.model or spec.name
 
 
 def predict_job(suite_dir: str, model: str, config: dict, out: str,
-                records_path: str | None = None, usage_path: str | None = None) -> dict:
+                records_path: str | None = None, usage_path: str | None = None,
+                threads: int | None = None) -> dict:
     """One workflow job: run one suite with one model; write its recorded runs and, for an
     LLM agent, ``usage.json`` (tokens, cost, latency, cache hits of every turn)."""
     started = time.perf_counter()
@@ -179,11 +301,15 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
         write_text(records_path, "")  # this job's LLM records start empty
     records = Path(records_path) if records_path else None
     executor, model_id = executor_for(model, config, suite, records)
-    needs_verdicts = int(suite.config.get("max_attempts") or 1) > 1 or suite.config.get(
-        "fail_fast")
+    needs_verdicts = (int(suite.config.get("max_attempts") or 1) > 1
+                      or suite.config.get("fail_fast")
+                      or any(c.on_failure == "stop" for t in suite.tasks for c in t.checkpoints))
     options = runs.grader_options(config, suite, records) if needs_verdicts else None
+    baseline = executor_for(model, config, suite, records, skills=False)[0] \
+        if suite.baseline else None
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
-                         trials=section.get("trials"), options=options)
+                         trials=section.get("trials"), options=options, threads=threads,
+                         baseline_executor=baseline)
     write_json(out, recorded)
     if usage_path and isinstance(executor, AgentExecutor):
         # The LLM layer's accounting only for an agent model (mock jobs stay fast).

@@ -26,10 +26,15 @@ from scievals.waza.executors.replay import recorded_context
 from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
 from scievals.waza.graders.judge import LLMJudge
 from scievals.waza.graders.registry import build, grade_all
-from scievals.waza.suites import GraderSpec, Suite, Task
+from scievals.waza.suites import Checkpoint, GraderSpec, Suite, Task
 
 # A run the predict stage recorded and the score stage has not graded yet.
 RECORDED = "recorded"
+# The results format written: current waza's, with schema 1.5's statistics (pass_rate_ci,
+# success_rate_ci, pass_hat_k; no is_significant).
+RESULTS_SCHEMA_VERSION = "1.5"
+# The A/B arm without skills (its score rows: model "<model> [no-skill]").
+BASELINE_ARM = "no-skill"
 
 
 def graders_for(suite: Suite, task: Task) -> list[GraderSpec]:
@@ -55,7 +60,7 @@ def build_graders(graders: Sequence[GraderSpec], options: GraderOptions) -> list
     built = []
     for spec in graders:
         try:
-            built.append(BuiltGrader(spec, build(spec.type, spec.config, options, spec.name)))
+            built.append(BuiltGrader(spec, build(spec.kind, spec.config, options, spec.name)))
         except ScievalsError as exc:
             built.append(BuiltGrader(spec, None, exc.one_line()))
     return built
@@ -150,6 +155,7 @@ def outcome(suite: Suite, tasks: list[dict], *, model_id: str, engine: str, tria
             metadata: Mapping | None = None) -> dict:
     """The EvaluationOutcome: summary, the ``trigger_accuracy`` gate, trigger metrics."""
     result: dict[str, Any] = {
+        "schemaVersion": RESULTS_SCHEMA_VERSION,
         "eval_id": f"run-{int(time.time())}", "skill": suite.skill, "eval_name": suite.name,
         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "config": {"runs_per_test": trials, "model_id": model_id, "engine_type": engine,
@@ -194,16 +200,79 @@ def recorded_run(number: int, execution: Execution, duration_ms: int,
                  workspace: Path | None) -> dict[str, Any]:
     """One executed run as the predict stage records it: what graders will read (output,
     transcript, session digest, skill invocations, the workspace's final files), ungraded;
-    an executor error makes the run ``error`` (it is never graded)."""
+    an executor error makes the run ``error`` (it is never graded). A failed follow-up
+    turn is kept as ``followup_error``: the state reached is graded, the run is ``error``."""
     context = session.grader_context(execution.events, output=execution.output,
                                      duration_ms=duration_ms, task={})
     record = run_record(number, duration_ms=duration_ms, context=context, validations={},
                         engine_error=execution.error)
     if not execution.error:
         record["status"] = RECORDED
+    if execution.followup_error:
+        record["followup_error"] = execution.followup_error
     if workspace is not None:
         record["workspace_files"], record["workspace_omitted"] = workspaces.snapshot(workspace)
     return record
+
+
+def checkpoint_state(turn: int, events: list[dict], output: str,
+                     workspace: Path | None) -> dict[str, Any]:
+    """The cumulative state after ``turn`` that a checkpoint's graders see (specs/
+    waza-current.md §3.3): that turn's output, the session so far, the workspace files."""
+    context = session.grader_context(events, output=output, duration_ms=0, task={})
+    state: dict[str, Any] = {"after_turn": turn, "final_output": context.output,
+                             "transcript": context.transcript,
+                             "session_digest": context.session.to_dict() if context.session
+                             else None,
+                             "skill_invocations": [vars(s) for s in context.skill_invocations]}
+    if workspace is not None:
+        state["workspace_files"], state["workspace_omitted"] = workspaces.snapshot(workspace)
+    return state
+
+
+def grade_checkpoint(suite: Suite, task: Task, checkpoint: Checkpoint, state: Mapping,
+                     options: GraderOptions, workspace: str | Path | None = None,
+                     where: str = "results") -> dict[str, Any]:
+    """``runs[].checkpoints[]`` entry: only the checkpoint's graders, on ``state``; a grader
+    error is a ``_checkpoint_error`` entry and status ``error``."""
+    graders = build_graders(checkpoint.graders, options)
+    with ExitStack() as stack:
+        context = _context(stack, state, suite, task, f"{where}: {task.id} checkpoint "
+                           f"{checkpoint.after_turn}", workspace)
+        error = _omitted_error(state)
+        validations, grader_error = ({}, error) if error else grade_run(graders, context)
+    if grader_error:
+        validations = {**validations, "_checkpoint_error": {
+            "identifier": "_checkpoint_error", "type": "", "score": 0.0, "weight": 1.0,
+            "passed": False, "feedback": grader_error, "details": {}, "duration_ms": 0}}
+        status = "error"
+    else:
+        status = metrics.run_status(validations)
+    return {"after_turn": checkpoint.after_turn, "status": status, "validations": validations}
+
+
+def _checkpoints(suite: Suite, task: Task, run: Mapping, options: GraderOptions,
+                 workspace: str | Path | None, where: str) -> tuple[list[dict], str, bool]:
+    """(checkpoint entries, run error, any failed) of one recorded run: a failed
+    ``on_failure: stop`` checkpoint ends the run in ``error``, as waza's runner does."""
+    states = {int(s["after_turn"]): s for s in run.get("checkpoint_states") or []}
+    entries, error, failed = [], "", False
+    for checkpoint in task.checkpoints:
+        state = states.get(checkpoint.after_turn)
+        if state is None:
+            continue  # the conversation ended before this turn
+        entry = grade_checkpoint(suite, task, checkpoint, state, options, workspace, where)
+        if entry["status"] == "error" and not error:
+            error = (f"checkpoint after turn {checkpoint.after_turn}: "
+                     f"{entry['validations']['_checkpoint_error']['feedback']}")
+        if entry["status"] == "failed":
+            failed = True
+            if checkpoint.on_failure == "stop":
+                entry["stopped"] = True
+                error = error or (f"checkpoint after turn {checkpoint.after_turn} failed "
+                                  "(on_failure: stop)")
+        entries.append(entry)
+    return entries, error, failed
 
 
 def _engine_error(run: Mapping) -> str:
@@ -255,12 +324,25 @@ def grade_task(suite: Suite, task: Task, recorded: Sequence[Mapping], options: G
     records, index = [], 0
     for number, (run, group) in enumerate(zip(recorded, attempts, strict=True), start=1):
         candidates = []
-        for _ in group:
+        for attempt in group:
             validations, grader_error = graded.get(index, ({}, pre_grading[index]))
-            candidates.append(run_record(
+            engine_error = errors[index] or str(attempt.get("followup_error") or "")
+            checkpoints, checkpoint_error, checkpoint_failed = [], "", False
+            if task.checkpoints and not errors[index] and not skip_graders:
+                checkpoints, checkpoint_error, checkpoint_failed = _checkpoints(
+                    suite, task, attempt, options, workspace, where)
+            record = run_record(
                 int(run.get("run_number") or number), duration_ms=contexts[index].duration_ms,
-                context=contexts[index], validations=validations, engine_error=errors[index],
-                grader_error=grader_error, skipped=skip_graders))
+                context=contexts[index], validations=validations,
+                engine_error=engine_error or checkpoint_error, grader_error=grader_error,
+                skipped=skip_graders)
+            if checkpoint_failed and record["status"] == "passed":
+                record["status"] = "failed"  # a failed checkpoint fails the run
+            if task.checkpoints:
+                record["checkpoints"] = checkpoints
+            if attempt.get("prompt") is not None:
+                record["prompt"] = attempt["prompt"]
+            candidates.append(record)
             index += 1
         chosen = next((i for i, c in enumerate(candidates) if c["status"] != "failed"),
                       len(candidates) - 1)
@@ -288,6 +370,10 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
         records = grade_task(suite, task, recorded["runs"], options, workspace=workspace,
                              skip_graders=skip_graders, where=where)
         tasks.append(task_record(task.id, task.name, records, seed))
+        if task.golden or recorded.get("golden"):
+            tasks[-1]["golden"] = True
+        if recorded.get("hook_error"):  # a before_task hook failed: no run was made
+            tasks[-1]["hook_error"] = recorded["hook_error"]
     config = results.get("config") or {}
     if results.get("graded") is False:  # recorded by our predict stage: keep its run info
         trials = int(config.get("runs_per_test") or 0)
@@ -295,10 +381,94 @@ def regrade(suite: Suite, results: Mapping, *, seed: int = 0,
     else:  # graded elsewhere (an own results file): a re-grade
         trials, engine, metadata = 0, "replay", {"regraded_from": results.get("eval_id", "")}
     trials = trials or max((len(t["runs"]) for t in tasks), default=1)
-    return outcome(suite, tasks, model_id=str(config.get("model_id") or ""), engine=engine,
-                   trials=trials, seed=seed, judge_model=options.judge_model,
-                   trigger_results=list(results.get("trigger_results") or []),
-                   metadata=dict(metadata or {}))
+    graded = outcome(suite, tasks, model_id=str(config.get("model_id") or ""), engine=engine,
+                     trials=trials, seed=seed, judge_model=options.judge_model,
+                     trigger_results=list(results.get("trigger_results") or []),
+                     metadata=dict(metadata or {}))
+    if results.get("baseline_tasks") is not None:
+        arm = regrade(suite, {**results, "tasks": results["baseline_tasks"],
+                              "baseline_tasks": None, "trigger_results": []},
+                      seed=seed, options=options, workspace=workspace,
+                      task_filter=task_filter, skip_graders=skip_graders,
+                      where=f"{where} (baseline arm)")
+        with_baseline(graded, arm, where)
+        pairwise_impact(suite, graded, arm, options)
+    return graded
+
+
+def pairwise_impact(suite: Suite, graded: dict, arm: Mapping, options: GraderOptions) -> None:
+    """What waza's runner cannot do (it grades pass 1 before pass 2 runs): every
+    ``prompt`` grader with ``mode: pairwise`` judges each run against the baseline arm's
+    run of the same number (positions swapped, old §6.7), into
+    ``skill_impact.pairwise[<grader>] = {runs: [{run_number, winner, magnitude, score} |
+    {run_number, error}], mean_score}`` (skill 1, tie 0.5, baseline 0)."""
+    by_id = {t.id: t for t in suite.tasks}
+    base = {t["test_id"]: t for t in arm["tasks"]}
+    for record in graded["tasks"]:
+        task = by_id[record["test_id"]]
+        specs = [g for g in graders_for(suite, task)
+                 if g.type == "prompt" and g.config.get("mode") == "pairwise"]
+        if not specs:
+            continue
+        base_runs = {r["run_number"]: r for r in base[task.id]["runs"]}
+        found = {}
+        for spec in specs:
+            grader = build(spec.kind, spec.config, options, spec.name)
+            results = []
+            for run in record["runs"]:
+                other = base_runs.get(run["run_number"])
+                if other is None or "error" in (run["status"], other["status"]):
+                    continue  # an errored run has nothing to compare
+                context = GraderContext(output=run["final_output"] or "",
+                                        baseline_output=other["final_output"] or "",
+                                        task=dict(task.raw))
+                try:
+                    verdict = grader.grade(context)
+                except ScievalsError as exc:
+                    results.append({"run_number": run["run_number"], "error": exc.one_line()})
+                    continue
+                results.append({"run_number": run["run_number"],
+                                "winner": verdict.details.get("winner"),
+                                "magnitude": verdict.details.get("magnitude", ""),
+                                "score": verdict.score})
+            scores = [r["score"] for r in results if "score" in r]
+            found[spec.name] = {"runs": results,
+                                "mean_score": sum(scores) / len(scores) if scores else None}
+        record["skill_impact"]["pairwise"] = found
+
+
+def normalized_gain(pre: float, post: float) -> float:
+    """waza's NormalizedGain(pre, post) = (post - pre) / (1 - pre): 0 when pre >= 1 or
+    post == pre, 1 when post >= 1, negative for a regression."""
+    if pre >= 1 or post == pre:
+        return 0.0
+    if post >= 1:
+        return 1.0
+    return (post - pre) / (1 - pre)
+
+
+def with_baseline(graded: dict, arm: dict, where: str = "results") -> dict:
+    """A/B mode (specs/waza-current.md §2.7): tasks paired by ``test_id`` (an unpaired task
+    is an error) get ``skill_impact``; the run is marked ``is_baseline`` with the whole
+    no-skill outcome in ``baseline_outcome``. waza declares ``normalized_gain`` but never
+    sets it; here it is computed from the two success rates (baseline = pre)."""
+    base = {t["test_id"]: t for t in arm["tasks"]}
+    if set(base) != {t["test_id"] for t in graded["tasks"]}:
+        unpaired = sorted(set(base) ^ {t["test_id"] for t in graded["tasks"]})
+        raise ScievalsError(f"{where}: baseline arm", f"unpaired task(s) {unpaired}",
+                            "both arms must run the same tasks")
+    for task in graded["tasks"]:
+        with_skills = task["stats"]["pass_rate"]
+        without = base[task["test_id"]]["stats"]["pass_rate"]
+        delta = with_skills - without
+        task["skill_impact"] = {"pass_rate_with_skills": with_skills,
+                                "pass_rate_baseline": without, "delta": delta,
+                                "percent_change": delta / max(without, 0.01) * 100}
+    graded["is_baseline"] = True
+    graded["baseline_outcome"] = arm
+    graded["summary"].setdefault("statistics", {})["normalized_gain"] = normalized_gain(
+        arm["summary"]["success_rate"], graded["summary"]["success_rate"])
+    return graded
 
 
 def grader_options(config: Mapping, suite: Suite, records_path: Path | None = None

@@ -104,6 +104,10 @@ def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
         if (usage.get(suite) or {}).get("requests"):
             rows += usage_metric_rows(usage[suite])
         frames.append(result_rows(provenance, job.model, "", rows))
+        if outcome.get("baseline_outcome"):  # the A/B arm: its own leaderboard row
+            frames.append(result_rows(provenance, f"{job.model} [{runs.BASELINE_ARM}]", "",
+                                      metrics.suite_metrics(outcome["baseline_outcome"],
+                                                            job.bootstrap)))
         cases += metrics.per_case(suite, outcome)
     table = pd.concat(frames, ignore_index=True)
     write_result_table(job.outputs["table"], table)

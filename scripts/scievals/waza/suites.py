@@ -19,6 +19,7 @@ import functools
 import glob
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,9 @@ from jsonschema import Draft7Validator
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
+from scievals.waza import format_v1
 from scievals.waza.data import DEMO_DIR
+from scievals.waza.graders import rubrics
 from scievals.waza.graders.base import GraderConfigError
 from scievals.waza.graders.registry import build
 
@@ -79,6 +82,11 @@ class GraderSpec:
     weight: float | None = None
     model: str = ""
     source: str = ""  # "<file>: graders[<i>]", for load errors
+    builder: str = ""  # the registry type when not ``type`` (the synthetic expected graders)
+
+    @property
+    def kind(self) -> str:
+        return self.builder or self.type
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type, "config": self.config,
@@ -91,6 +99,15 @@ class TaskFile:
 
     path: str
     content: str | None = None
+
+
+@dataclass
+class Checkpoint:
+    """Graders run on the state reached after turn ``after_turn`` (1 = the prompt)."""
+
+    after_turn: int
+    graders: list[GraderSpec]
+    on_failure: str = "continue"
 
 
 @dataclass
@@ -107,6 +124,11 @@ class Task:
     context: dict[str, Any] = field(default_factory=dict)
     graders: list[GraderSpec] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict)
+    # schemaVersion 1.x keys (specs/waza-current.md §3)
+    golden: bool = False
+    follow_ups: list[str] = field(default_factory=list)
+    checkpoints: list[Checkpoint] = field(default_factory=list)
+    skill_directories: list[str] | None = None
 
 
 @dataclass
@@ -137,6 +159,12 @@ class Suite:
     trigger_skill: str = ""
     trigger_prompts: list[TriggerPrompt] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # schemaVersion 1.x: the raw version text ("" for a v0.23 suite), hooks, A/B mode,
+    # and unknown keys that were ignored (each a warning naming file and key)
+    version: str = ""
+    hooks: dict[str, list[dict]] = field(default_factory=dict)
+    baseline: bool = False
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def directory(self) -> Path:
@@ -279,7 +307,7 @@ def grader_problems(graders: list[GraderSpec]) -> list[str]:
     problems = []
     for spec in graders:
         try:
-            build(spec.type, spec.config, name=spec.name)
+            build(spec.kind, spec.config, name=spec.name)
         except GraderConfigError as exc:
             problems.append(f"{spec.source} ({spec.name}): {exc.one_line()}")
     return problems
@@ -361,12 +389,16 @@ def _trigger_tests(path: Path, problems: list[str]) -> tuple[str, list[TriggerPr
     return raw["skill"], prompts
 
 
-def _collect(path: str | Path, context_dir: str | Path | None,
-             published: bool) -> tuple[Suite | None, list[str]]:
+def _collect(path: str | Path, context_dir: str | Path | None, published: bool,
+             strict: bool = False) -> tuple[Suite | None, list[str], list[str]]:
+    """(suite or None, problems, warnings); warnings are ignored unknown keys (1.x)."""
     spec = eval_path(path)
+    version = format_v1.schema_version(spec)
+    raw = read_yaml(spec)
+    if version is not None:
+        return _collect_v1(spec, raw, version, context_dir, published, strict)
     problems: list[str] = []
     notes: list[str] = []
-    raw = read_yaml(spec)
     problems += schema_problems(raw, _loader_schema("eval"), str(spec))
     graders: list[GraderSpec] = []
     if not problems:  # the entries have the loader's shape: build them (Go's constructors)
@@ -379,7 +411,7 @@ def _collect(path: str | Path, context_dir: str | Path | None,
                 problems.append(problem)
     globs = raw.get("tasks") if isinstance(raw, dict) else None
     if not isinstance(globs, list) or not all(isinstance(g, str) for g in globs):
-        return None, problems  # no task files to look at
+        return None, problems, []  # no task files to look at
     fixtures = Path(context_dir) if context_dir else spec.parent / "fixtures"
     tasks = []
     for task_path in _task_paths(spec, globs, problems):
@@ -397,7 +429,7 @@ def _collect(path: str | Path, context_dir: str | Path | None,
     trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
     problems = list(dict.fromkeys(problems))  # the loader and published schemas overlap
     if problems:
-        return None, problems
+        return None, problems, []
     config = {**DEFAULT_CONFIG, **(raw.get("config") or {})}
     if raw.get("hooks") or raw.get("tasks_from") or raw.get("inputs") or raw.get("range"):
         problems.append(f"{spec}: hooks/tasks_from/inputs/range are not supported by scievals "
@@ -405,17 +437,220 @@ def _collect(path: str | Path, context_dir: str | Path | None,
     if raw.get("baseline"):
         problems.append(f"{spec}: baseline: true (A/B runs) is not supported by scievals")
     if problems:
-        return None, problems
+        return None, problems, []
     suite = Suite(path=spec, name=raw.get("name") or spec.parent.name, skill=raw["skill"],
                   config=config, graders=graders, metrics=list(raw.get("metrics") or []),
                   tasks=tasks, fixtures_dir=fixtures, description=raw.get("description") or "",
                   trigger_skill=trigger_skill, trigger_prompts=prompts, notes=notes)
-    return suite, problems
+    return suite, problems, []
+
+
+# --- schemaVersion 1.x (specs/waza-current.md) ----------------------------------------------
+
+V1_CONFIG_DEFAULTS = {"parallel": False, "workers": 0, "fail_fast": False, "model": ""}
+V1_IGNORED_GRADER_KEYS = ("script", "rubric", "model")  # accepted, ignored by Go's graders
+
+
+def _describe(error: jsonschema.ValidationError, where: str) -> str:
+    return f"{where}: {_key_path(error)}: {_problem(error)}"
+
+
+def _grader_v1(entry: dict, where: str, notes: list[str], problems: list[str],
+               eval_dir: Path) -> GraderSpec | None:
+    """A 1.x grader entry: remote ``ref`` presets need waza's lockfile (refused here);
+    top-level ``script``/``rubric``/``model`` are accepted and ignored, as in Go."""
+    if entry.get("ref"):
+        problems.append(f"{where}: ref: remote grader presets need waza get's waza.lock, "
+                        "which scievals does not implement (inline the grader instead)")
+        return None
+    if not entry.get("type") or not entry.get("name"):
+        problems.append(f"{where}: needs type and name")
+        return None
+    for key in V1_IGNORED_GRADER_KEYS:
+        if key in entry:
+            notes.append(f"{where}: top-level {key} is ignored (put it inside config)")
+    weight = entry.get("weight")
+    config = dict(entry.get("config") or {})
+    rubric = config.get("rubric")
+    if entry["type"] == "prompt" and isinstance(rubric, str) and rubrics.is_path(rubric) \
+            and not Path(rubric).expanduser().is_absolute():
+        config["rubric"] = str(eval_dir / rubric)  # a rubric file: relative to eval.yaml
+    return GraderSpec(name=entry["name"], type=entry["type"], config=config,
+                      weight=float(weight) if weight is not None else None, source=where)
+
+
+def _graders_v1(entries: list, where: str, notes: list[str], problems: list[str],
+                eval_dir: Path) -> list[GraderSpec]:
+    specs = [_grader_v1(e, f"{where}[{i}]", notes, problems, eval_dir)
+             for i, e in enumerate(entries)]
+    built = [s for s in specs if s is not None]
+    problems += grader_problems(built)
+    return built
+
+
+def _expectations(expected: dict, where: str) -> list[GraderSpec]:
+    """``expected.output_contains``/``output_not_contains``/``output_contains_any`` as
+    waza's synthetic graders (empty type, weight 1), in that order, when non-empty."""
+    return [GraderSpec(name=f"_{key}", type="", config={"strings": list(expected[key])},
+                       weight=1.0, source=f"{where}: expected.{key}", builder=f"expected.{key}")
+            for key in ("output_contains", "output_not_contains", "output_contains_any")
+            if expected.get(key)]
+
+
+def _checkpoints(raw: list, n_turns: int | None, where: str, notes: list[str],
+                 problems: list[str], eval_dir: Path) -> list[Checkpoint]:
+    """``checkpoints``: ``after_turn`` unique and, with static follow-ups, <= the turns."""
+    found: list[Checkpoint] = []
+    for index, item in enumerate(raw):
+        here = f"{where}: checkpoints[{index}]"
+        turn = int(item["after_turn"])
+        if any(c.after_turn == turn for c in found):
+            problems.append(f"{here}: after_turn {turn} is given twice (make each unique)")
+            continue
+        if n_turns is not None and turn > n_turns:
+            problems.append(f"{here}: after_turn {turn} is past the last turn ({n_turns}: "
+                            "the prompt plus follow_up_prompts)")
+            continue
+        graders = _graders_v1(list(item["graders"]), f"{here}.graders", notes, problems,
+                              eval_dir)
+        found.append(Checkpoint(turn, graders, item.get("on_failure") or "continue"))
+    return found
+
+
+def _task_v1(path: Path, suite_dir: Path, fixtures: Path, strict: bool, published: bool,
+             problems: list[str], warnings: list[str], notes: list[str]) -> Task | None:
+    raw = copy.deepcopy(read_yaml(path))
+    if not isinstance(raw, dict):
+        problems.append(f"{path}: a task file must be a mapping")
+        return None
+    schema = format_v1.published_schema("task") if published else format_v1.loader_schema(
+        "task")
+    errors, ignored = format_v1.lenient_problems(raw, schema, str(path), strict, _describe)
+    warnings += ignored
+    if errors:
+        problems += errors
+        return None
+    if raw.get("enabled", True) is False:
+        return None
+    inputs = raw["inputs"]
+    if "responder" in inputs:
+        problems.append(f"{path}: inputs.responder: the LLM responder is not supported by "
+                        "scievals (use follow_up_prompts)")
+        return None
+    for key in ("command_mocks",):
+        if key in raw:
+            problems.append(f"{path}: {key}: not supported by scievals "
+                            f"({format_v1.UNSUPPORTED[key]})")
+    try:
+        prompt = (format_v1.read_prompt_file(path, inputs["prompt_file"])
+                  if "prompt_file" in inputs else inputs["prompt"])
+    except ScievalsError as exc:
+        problems.append(exc.one_line())
+        return None
+    follow_ups = [str(p) for p in inputs.get("follow_up_prompts") or []]
+    graders = _graders_v1(list(raw.get("graders") or []), f"{path}: graders", notes, problems,
+                          suite_dir)
+    graders += _expectations(raw.get("expected") or {}, str(path))
+    problems += grader_problems([g for g in graders if g.builder])
+    checkpoints = _checkpoints(list(raw.get("checkpoints") or []), 1 + len(follow_ups),
+                               str(path), notes, problems, suite_dir)
+    context_dir = (suite_dir / raw["context_dir"]) if raw.get("context_dir") else None
+    task = Task(id=str(raw["id"]), name=str(raw["name"]), prompt=prompt, source=path,
+                description=raw.get("description") or "", tags=list(raw.get("tags") or []),
+                timeout_seconds=raw.get("timeout_seconds"), context_dir=context_dir,
+                files=_files(inputs.get("files") or [], str(path), notes, problems),
+                context=dict(inputs.get("context") or {}), graders=graders, raw=raw,
+                golden=bool(raw.get("golden", False)), follow_ups=follow_ups,
+                checkpoints=checkpoints, skill_directories=raw.get("skill_directories"))
+    base = context_dir or fixtures
+    for item in task.files:
+        if item.content is None and not (base / item.path).is_file():
+            problems.append(f"{path}: inputs.files: fixture {item.path!r} not found in {base} "
+                            "(add it, give content:, or set --context-dir / context_dir)")
+    return task
+
+
+def _task_globs_v1(spec: Path, patterns: list[str], problems: list[str]) -> list[Path]:
+    """Go's filepath.Glob per pattern (no ``**``), each sorted, in list order, no
+    de-duplication; zero files in total is an error."""
+    found: list[Path] = []
+    for pattern in patterns:
+        found += [Path(m) for m in sorted(glob.glob(str(spec.parent / pattern)))]
+    if not found:
+        problems.append(f"{spec}: tasks: the patterns {patterns} match no file "
+                        "(globs are relative to eval.yaml; ** is not supported)")
+    return found
+
+
+def _csv_tasks_v1(spec: Path, raw: dict, problems: list[str]) -> list[Task]:
+    """``tasks_from`` rows as tasks: no task graders, expected, files or timeouts."""
+    fields = {"JobID": f"run-{int(time.time())}",
+              "Timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+              "Iteration": 0, "Attempt": 0}
+    try:
+        rows = format_v1.csv_tasks(spec.parent, raw["tasks_from"],
+                                   {k: str(v) for k, v in (raw.get("inputs") or {}).items()},
+                                   raw.get("range"), str(spec), fields)
+    except ScievalsError as exc:
+        problems.append(exc.one_line())
+        return []
+    source = spec.parent / raw["tasks_from"]
+    return [Task(id=r.id, name=r.name, prompt=r.prompt, source=source,
+                 raw={"id": r.id, "name": r.name, "csv_line": r.line}) for r in rows]
+
+
+def _collect_v1(spec: Path, raw: Any, version: format_v1.Version,
+                context_dir: str | Path | None, published: bool, strict: bool
+                ) -> tuple[Suite | None, list[str], list[str]]:
+    """A schemaVersion 1.x suite (current waza): unknown keys outside a grader's
+    ``config`` are warnings (``strict``: errors), every other problem an error."""
+    if not isinstance(raw, dict):
+        return None, [f"{spec}: eval.yaml must be a mapping"], []
+    raw = copy.deepcopy(raw)
+    raw["schemaVersion"] = version.text  # the raw text, not PyYAML's float
+    problems: list[str] = []
+    notes: list[str] = []
+    schema = format_v1.published_schema("eval") if published else format_v1.loader_schema(
+        "eval")
+    problems, warnings = format_v1.lenient_problems(raw, schema, str(spec), strict, _describe)
+    config = raw.get("config") if isinstance(raw.get("config"), dict) else {}
+    problems += format_v1.gated_problems(raw, version, str(spec), str(config.get("executor")))
+    if not raw.get("skill"):
+        problems.append(f"{spec}: skill: required (the skill under test)")
+    if not raw.get("tasks_from") and not raw.get("tasks"):
+        problems.append(f"{spec}: tasks: required unless tasks_from names a CSV file")
+    if problems:
+        return None, list(dict.fromkeys(problems)), warnings
+    graders = _graders_v1(list(raw.get("graders") or []), f"{spec}: graders", notes, problems,
+                          spec.parent)
+    fixtures = Path(context_dir) if context_dir else spec.parent / "fixtures"
+    tasks: list[Task] = []
+    if raw.get("tasks_from"):  # replaces tasks (range only applies here)
+        tasks = _csv_tasks_v1(spec, raw, problems)
+    else:
+        for task_path in _task_globs_v1(spec, list(raw["tasks"]), problems):
+            task = _task_v1(task_path, spec.parent, fixtures, strict, published, problems,
+                            warnings, notes)
+            if task is not None:
+                tasks.append(task)
+    trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
+    if problems:
+        return None, list(dict.fromkeys(problems)), warnings
+    suite = Suite(path=spec, name=raw["name"], skill=raw["skill"],
+                  config={**V1_CONFIG_DEFAULTS, **config}, graders=graders,
+                  metrics=list(raw.get("metrics") or []), tasks=tasks, fixtures_dir=fixtures,
+                  description=raw.get("description") or "", trigger_skill=trigger_skill,
+                  trigger_prompts=prompts, notes=notes, version=version.text,
+                  hooks=dict(raw.get("hooks") or {}), baseline=bool(raw.get("baseline")),
+                  warnings=warnings)
+    return suite, [], warnings
 
 
 def load_suite(path: str | Path, context_dir: str | Path | None = None) -> Suite:
     """Load a suite strictly (Go loader); any problem raises one ScievalsError listing all."""
-    suite, problems = _collect(path, context_dir, published=False)
+    suite, problems, warnings = _collect(path, context_dir, published=False)
+    for warning in warnings:
+        log.warning("%s", warning)
     if problems:
         where, _, first = problems[0].partition(": ")
         rest = f" (+{len(problems) - 1} more: {'; '.join(problems[1:])})" if problems[1:] else ""
@@ -427,10 +662,18 @@ def load_suite(path: str | Path, context_dir: str | Path | None = None) -> Suite
     return suite
 
 
-def check_suite(path: str | Path, context_dir: str | Path | None = None) -> list[str]:
+def check_suite(path: str | Path, context_dir: str | Path | None = None,
+                strict: bool = False) -> list[str]:
     """``waza check``: every problem (published schema + required config keys), [] if valid."""
+    return check_report(path, context_dir, strict)[0]
+
+
+def check_report(path: str | Path, context_dir: str | Path | None = None,
+                 strict: bool = False) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of ``waza check``; ``strict`` makes the unknown keys a 1.x
+    suite may carry (warnings otherwise) problems."""
     try:
-        _, problems = _collect(path, context_dir, published=True)
+        _, problems, warnings = _collect(path, context_dir, published=True, strict=strict)
     except ScievalsError as exc:
-        return [exc.one_line()]
-    return problems
+        return [exc.one_line()], []
+    return problems, warnings

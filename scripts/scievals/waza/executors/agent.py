@@ -28,13 +28,15 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from scievals.waza.executors.base import Execution, Trial
+from scievals.waza.executors.base import Execution, Trial, TurnHook
+from scievals.waza.session import final_output
 
 if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG builds)
     from scievals.llm.base import ModelSpec
@@ -69,8 +71,14 @@ class AgentSettings:
 
 @dataclass
 class AgentRun:
+    """``error``: the first turn failed (nothing to grade); ``followup_error``: a later
+    turn failed after ``turns`` completed turns whose last output is ``output``."""
+
     events: list[dict] = field(default_factory=list)
     error: str = ""
+    turns: int = 1
+    output: str | None = None
+    followup_error: str = ""
 
 
 def read_skill(path: Path) -> Skill:
@@ -194,7 +202,8 @@ class Agent:
         self.records_path = records_path
         self.responses: list = []  # every LLMResponse of this agent, for usage.json
 
-    def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict]) -> str:
+    def _tool(self, workspace: Workspace, name: str, args: dict, events: list[dict],
+              skills: dict[str, Skill]) -> str:
         if name == "read":
             return workspace.read(str(args.get("path", "")))
         if name == "write":
@@ -203,37 +212,69 @@ class Agent:
             return workspace.list(str(args.get("path", ".")))
         if name == "shell":
             return workspace.shell(str(args.get("command", "")))
-        if name == "skill" and self.skills:
-            skill = self.skills.get(str(args.get("skill", "")))
+        if name == "skill" and skills:
+            skill = skills.get(str(args.get("skill", "")))
             if skill is None:
-                raise ValueError(f"no skill {args.get('skill')!r} (have: {', '.join(self.skills)})")
+                raise ValueError(f"no skill {args.get('skill')!r} (have: {', '.join(skills)})")
             events.append({"type": "skill.invoked", "data": {
                 "name": skill.name, "path": str(skill.path), "content": skill.body}})
             return f"Skill {skill.name!r} loaded. Follow its instructions:\n\n{skill.body}"
         raise ValueError(f"unknown tool {name!r}")
 
-    def run(self, prompt: str, workspace_dir: Path, case_id: str, sample_index: int,
-            timeout_s: float) -> AgentRun:
+    def run(self, prompt: str | Sequence[str], workspace_dir: Path, case_id: str,
+            sample_index: int, timeout_s: float, on_turn: TurnHook | None = None,
+            skills: dict[str, Skill] | None = None) -> AgentRun:
+        """The conversation: each user turn (the prompt, then follow-ups) runs the tool
+        loop to a final answer, with its own ``timeout_s`` and ``max_turns``. ``skills``
+        (None: the agent's own) are what the skill tool offers in this run."""
+        from scievals.llm.base import Message
+
+        skills = self.skills if skills is None else skills
+        prompts = [prompt] if isinstance(prompt, str) else list(prompt)
+        workspace = Workspace(workspace_dir, self.settings)
+        messages = [Message(role="system",
+                            content=system_prompt(skills, self.settings.allow_shell))]
+        events: list[dict] = []
+        output = ""
+        for number, text in enumerate(prompts, start=1):
+            messages.append(Message(role="user", content=text))
+            events.append({"type": "user.message", "data": {"content": text}})
+            first_event = len(events)
+            # Turn 1 keeps the single-prompt request ids (cached replies stay valid).
+            prefix = case_id if number == 1 else f"{case_id}/followup{number - 1}"
+            error = self._user_turn(workspace, messages, events, prefix, sample_index,
+                                    timeout_s, skills)
+            if error:
+                if number == 1:
+                    return AgentRun(events, error)
+                return AgentRun(events, "", number - 1, output,
+                                f"follow-up {number - 1}/{len(prompts) - 1} failed: {error}")
+            output = final_output(events[first_event:])
+            if on_turn is not None and not on_turn(number, list(events), output) and (
+                    number < len(prompts)):
+                return AgentRun(events, "", number, output)
+        return AgentRun(events, "", len(prompts), output)
+
+    def _user_turn(self, workspace: Workspace, messages: list, events: list[dict],
+                   case_id: str, sample_index: int, timeout_s: float,
+                   skills: dict[str, Skill]) -> str:
+        """The tool loop of one user turn; "" when the model gave a final answer, else
+        the error. The final answer is appended to ``messages`` for a next turn."""
         from scievals.llm.base import LLMRequest, Message
         from scievals.llm.runner import run_batch
 
-        workspace = Workspace(workspace_dir, self.settings)
-        messages = [Message(role="system",
-                            content=system_prompt(self.skills, self.settings.allow_shell)),
-                    Message(role="user", content=prompt)]
-        events: list[dict] = [{"type": "user.message", "data": {"content": prompt}}]
         started = time.monotonic()
         for turn in range(self.settings.max_turns):
             if time.monotonic() - started > timeout_s:
-                return AgentRun(events, f"timed out after {timeout_s:g} s")
-            request = LLMRequest(case_id=f"{case_id}/turn{turn}", messages=messages,
+                return f"timed out after {timeout_s:g} s"
+            request = LLMRequest(case_id=f"{case_id}/turn{turn}", messages=list(messages),
                                  sample_index=sample_index)
             response = run_batch(self.spec, [request], self.llm, scope=CACHE_SCOPE,
                                  records_path=self.records_path,
                                  label=f"{self.spec.name} {case_id} turn {turn}").responses[0]
             self.responses.append(response)
             if response.error or response.text is None:
-                return AgentRun(events, f"model error: {response.error or 'empty reply'}")
+                return f"model error: {response.error or 'empty reply'}"
             text = response.text
             events.append({"type": "assistant.usage", "data": {
                 "model": self.spec.model or self.spec.name,
@@ -241,12 +282,12 @@ class Agent:
                 "output_tokens": response.usage.tokens_out}})
             calls = parse_tool_calls(text)
             prose = TOOL_BLOCK.sub("", text).strip()
+            messages.append(Message(role="assistant", content=text))
             if isinstance(calls, list) and not calls:
                 events.append({"type": "assistant.message", "data": {"content": prose}})
-                return AgentRun(events)
+                return ""
             if prose:  # text beside tool calls is an assistant message too, as in Copilot
                 events.append({"type": "assistant.message", "data": {"content": prose}})
-            messages.append(Message(role="assistant", content=text))
             if isinstance(calls, str):
                 messages.append(Message(role="user", content=f"Tool error: {calls}"))
                 continue
@@ -256,7 +297,8 @@ class Agent:
                 events.append({"type": "tool.execution_start", "data": {
                     "toolCallId": call_id, "toolName": name, "arguments": args}})
                 try:
-                    output, success = self._tool(workspace, name, args, events), True
+                    output, success = self._tool(workspace, name, args, events,
+                                                 skills), True
                 except (OSError, ValueError, UnicodeError) as exc:
                     output, success = f"error: {exc}", False
                 output = output[:MAX_TOOL_OUTPUT]
@@ -265,7 +307,7 @@ class Agent:
                     "result": {"content": output}}})
                 results.append(f"[{name} result]\n{output}")
             messages.append(Message(role="user", content="\n\n".join(results)))
-        return AgentRun(events, f"no final answer after {self.settings.max_turns} turns")
+        return f"no final answer after {self.settings.max_turns} turns"
 
 
 def agent_settings(section: dict | None) -> AgentSettings:
@@ -282,20 +324,29 @@ class AgentExecutor:
 
     kind = "llm"
 
-    def __init__(self, agent: Agent) -> None:
+    def __init__(self, agent: Agent, skills: bool = True) -> None:
         self.agent = agent
+        self.skills = skills  # False: the A/B baseline arm, no skill whatever the task says
 
-    def execute(self, prompt: str, workspace: Path | None, trial: Trial) -> Execution:
+    def execute(self, prompt: str, workspace: Path | None, trial: Trial,
+                follow_ups: Sequence[str] = (), on_turn: TurnHook | None = None
+                ) -> Execution:
         scratch = None
         if workspace is None:
             scratch = workspace = Path(tempfile.mkdtemp(prefix="waza-trigger-"))
         try:
-            result = self.agent.run(prompt, workspace, trial.case_id, trial.sample_index,
-                                    trial.timeout_s)
+            skills = {} if not self.skills else (
+                find_skills(list(trial.skill_dirs)) if trial.skill_dirs is not None else None)
+            result = self.agent.run([prompt, *follow_ups], workspace, trial.case_id,
+                                    trial.sample_index, trial.timeout_s, on_turn, skills)
         finally:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
-        return Execution(events=result.events, error=result.error)
+        # One turn: the output is every assistant message (as before); several: the last
+        # turn's only (waza's final_output).
+        output = result.output if (follow_ups and not result.error) else None
+        return Execution(events=result.events, output=output, error=result.error,
+                         turns=result.turns, followup_error=result.followup_error)
 
     def invoked_skills(self, prompt: str, should_trigger: bool, trial: Trial
                        ) -> tuple[list[str], str]:

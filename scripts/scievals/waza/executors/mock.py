@@ -7,9 +7,10 @@ trigger prompts it invokes the suite's skill exactly when it should (a perfect s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from scievals.waza.executors.base import Execution, Trial
+from scievals.waza.executors.base import Execution, Trial, TurnHook
 
 MOCK_MODEL = "waza_mock"
 # The predict_baseline rule's code version: a bump re-runs the mock's predict jobs.
@@ -23,11 +24,20 @@ class MockExecutor:
     def __init__(self, skill: str = "") -> None:
         self.skill = skill
 
-    def execute(self, prompt: str, workspace: Path | None, trial: Trial) -> Execution:
-        output = f"Mock response for: {prompt}"
-        if trial.n_files:
-            output += f"\nAnalyzed {trial.n_files} file(s)"
-        return Execution(output=output)
+    def execute(self, prompt: str, workspace: Path | None, trial: Trial,
+                follow_ups: Sequence[str] = (), on_turn: TurnHook | None = None
+                ) -> Execution:
+        """Each turn answers its own prompt the same way; the run's output is the last
+        turn's (follow-ups go to the same mock session, as in waza's runner)."""
+        prompts = [prompt, *follow_ups]
+        output = ""
+        for turn, text in enumerate(prompts, start=1):
+            output = f"Mock response for: {text}"
+            if trial.n_files:
+                output += f"\nAnalyzed {trial.n_files} file(s)"
+            if on_turn is not None and not on_turn(turn, [], output) and turn < len(prompts):
+                return Execution(output=output, turns=turn)
+        return Execution(output=output, turns=len(prompts))
 
     def invoked_skills(self, prompt: str, should_trigger: bool, trial: Trial
                        ) -> tuple[list[str], str]:

@@ -23,6 +23,8 @@ from scievals.waza import metrics
 from scievals.waza.graders.base import GraderContext
 
 RESULTS_KEYS = ("skill", "tasks")
+# waza JSON documents that are not results (specs/waza-current.md §5.3)
+FOREIGN_KINDS = ("waza.preflight", "waza.release")
 
 
 def read_results(path: str | Path) -> dict:
@@ -31,9 +33,16 @@ def read_results(path: str | Path) -> dict:
 
 def check_results(data, path: str) -> dict:
     """``data`` if it has waza's results shape (skill, tasks[{test_id, runs[]}])."""
+    if isinstance(data, dict) and str(data.get("kind", "")).startswith(FOREIGN_KINDS):
+        raise ScievalsError(path, f"a {data['kind']} document, not a results file",
+                            "give the JSON that `waza run -o` wrote")
     if not isinstance(data, dict) or any(k not in data for k in RESULTS_KEYS):
         raise ScievalsError(path, "not a waza results file (needs keys skill and tasks)",
                             "give the JSON that `waza run -o` wrote")
+    version = str(data.get("schemaVersion") or "")
+    if version and version.split(".")[0] != "1":  # current waza: another major is refused
+        raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
+                            "use results written by waza 1.x")
     for index, task in enumerate(data["tasks"]):
         if not isinstance(task, dict) or "test_id" not in task or not isinstance(
                 task.get("runs"), list):

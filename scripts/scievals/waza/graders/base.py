@@ -20,7 +20,7 @@ from scievals.common.errors import ScievalsError
 # Bump when a grader's verdict on the same run can change (score, passed, feedback): the
 # score stage grades every recorded run, so waza's METRICS_VERSION (the score rule's code
 # version) includes this and a grader change re-scores without re-running any agent.
-GRADERS_VERSION = "waza-graders-v1"
+GRADERS_VERSION = "waza-graders-v2"
 
 
 class GraderConfigError(ScievalsError):

@@ -24,6 +24,7 @@ from scievals.waza.graders.base import (
     GraderOptions,
     GraderResult,
 )
+from scievals.waza.graders import rubrics
 from scievals.waza.graders._common import Config
 
 JUDGE_SCOPE = "waza/judge-v1"
@@ -139,13 +140,17 @@ class PromptGrader:
     """score = passes / (passes + fails), 0 with none; passed = no fails and ≥1 pass."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("prompt", config, ("prompt", "model", "continue_session", "mode"))
+        cfg = Config("prompt", config, ("prompt", "model", "continue_session", "mode",
+                                         "rubric", "reasoning_effort"))
         self.prompt = cfg.str("prompt")
-        if not self.prompt:
+        # current waza: a built-in or file rubric; config.prompt overrides its body.
+        # reasoning_effort is accepted; a chat model through the LLM layer has no such knob.
+        self.rubric = rubrics.load(cfg.str("rubric")) if cfg.str("rubric") else None
+        if not self.prompt and self.rubric is None:
             raise GraderConfigError(
                 "prompt grader config: key prompt",
                 "required",
-                "write the judge's instructions under config.prompt",
+                "write the judge's instructions under config.prompt (or name a rubric)",
             )
         self.model = cfg.str("model") or (options.judge_model if options else "")
         self.continue_session = bool(cfg.bool("continue_session", False))
@@ -168,13 +173,16 @@ class PromptGrader:
                 "continue_session needs the agent's session id",
                 "the run recorded no session",
             )
-        sections = [
-            self.prompt,
-            "## Agent output",
-            context.output or "(empty)",
-            "## Workspace files",
-            _workspace_listing(context.workspace_dir),
-        ]
+        if self.rubric is not None:
+            sections = self._rubric_sections(context)
+        else:
+            sections = [
+                self.prompt,
+                "## Agent output",
+                context.output or "(empty)",
+                "## Workspace files",
+                _workspace_listing(context.workspace_dir),
+            ]
         if self.continue_session:
             sections += [
                 "## Agent session transcript",
@@ -202,8 +210,24 @@ class PromptGrader:
                 "fails": len(fails),
                 "model": answering_model(self.options, self.model),
                 "mode": "independent",
+                **({"rubric": self.rubric.meta} if self.rubric is not None else {}),
             },
         )
+
+    def _rubric_sections(self, context: GraderContext) -> list[str]:
+        """waza's rubric prompt: the body (config.prompt wins), ``---``, then ``## Task
+        input`` / ``## Source context`` / ``## Candidate output``, each left out when
+        empty. Task input = the task's prompt; source context = the workspace files."""
+        inputs = (context.task or {}).get("inputs") or {}
+        task_input = str(inputs.get("prompt") or "") if isinstance(inputs, Mapping) else ""
+        listing = _workspace_listing(context.workspace_dir)
+        source = "" if listing == "(no workspace)" else listing
+        sections = [self.prompt or self.rubric.body, "---"]
+        for title, text in (("## Task input", task_input), ("## Source context", source),
+                            ("## Candidate output", context.output)):
+            if text:
+                sections += [title, text]
+        return sections
 
     def _pairwise(self, judge: Judge, context: GraderContext) -> GraderResult:
         """Judge twice with positions swapped; disagreeing verdicts become a tie."""
@@ -236,7 +260,8 @@ class PromptGrader:
 
     def _winner(self, judge: Judge, case_id: str, a: str, b: str) -> dict[str, Any]:
         prompt = (
-            f"## Rubric\n{self.prompt}\n\n## Output A\n```\n{a}\n```\n\n"
+            f"## Rubric\n{self.prompt or (self.rubric.body if self.rubric else '')}\n\n"
+            f"## Output A\n```\n{a}\n```\n\n"
             f"## Output B\n```\n{b}\n```\n\n{PAIRWISE_PROTOCOL}"
         )
         verdict = parse_json_reply(judge.ask(case_id, prompt, self.model), "prompt grader")

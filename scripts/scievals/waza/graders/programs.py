@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -36,9 +37,10 @@ class JsonSchemaGrader:
     """The whole output must be JSON (no code-fence stripping) valid against the schema."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("json_schema", config, ("schema", "schema_file"))
+        cfg = Config("json_schema", config, ("schema", "schema_file", "extract_json"))
         self.schema = cfg.mapping("schema")
         self.schema_file = cfg.str("schema_file")
+        self.extract = bool(cfg.bool("extract_json", False))  # current waza (v0.38+)
         if self.schema is None and not self.schema_file:
             raise GraderConfigError(
                 "json_schema grader config", "must have either 'schema' or 'schema_file'"
@@ -46,10 +48,20 @@ class JsonSchemaGrader:
         self._compiled = None
 
     def grade(self, context: GraderContext) -> GraderResult:
-        try:
-            value = json.loads(context.output, parse_constant=_reject_constant)
-        except json.JSONDecodeError as exc:
-            return GraderResult(0.0, False, f"Output is not valid JSON: {exc}", {"error": str(exc)})
+        if self.extract:
+            values = extract_json_values(context.output)
+            if len(values) != 1:
+                found = "zero" if not values else "multiple"
+                feedback = ("Output must contain exactly one JSON object or array: found "
+                            f"{found} ({len(values)})")
+                return GraderResult(0.0, False, feedback, {"found": len(values)})
+            value = values[0]
+        else:
+            try:
+                value = json.loads(context.output, parse_constant=_reject_constant)
+            except json.JSONDecodeError as exc:
+                return GraderResult(0.0, False, f"Output is not valid JSON: {exc}",
+                                    {"error": str(exc)})
         validator = self._validator()
         error = jsonschema.exceptions.best_match(validator.iter_errors(value))
         if error is not None:
@@ -88,6 +100,27 @@ class JsonSchemaGrader:
                 f"json_schema grader: schema_file {self.schema_file}",
                 f"failed to parse schema file: {exc}",
             ) from None
+
+
+def extract_json_values(text: str) -> list[Any]:
+    """Every JSON object or array that decodes from some ``{`` or ``[`` of ``text`` (prose
+    or a Markdown code block around it), scanning on after each one found, so the values
+    nested inside a found one are not counted again."""
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    values, index = [], 0
+    while index < len(text):
+        starts = [i for i in (text.find("{", index), text.find("[", index)) if i >= 0]
+        if not starts:
+            break
+        start = min(starts)
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            index = start + 1
+            continue
+        values.append(value)
+        index = end
+    return values
 
 
 class ProgramGrader:
@@ -184,6 +217,7 @@ class ScriptGrader:
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
         cfg = Config("script", config, ("script",))
         self.script = cfg.str("script")
+        self.name = (options.grader_name if options else "") or "script"
 
     def grade(self, context: GraderContext) -> GraderResult:
         if not self.script:
@@ -213,13 +247,31 @@ class ScriptGrader:
             return GraderResult(0.0, False, f"Script failed: {proc.stderr}")
         try:
             reply = json.loads(proc.stdout)
-            score = float(reply.get("score", 0.0))
-            passed = bool(reply.get("passed", False))
-            details = reply.get("details", {})
-            message = str(reply.get("message", ""))
-        except (ValueError, TypeError, AttributeError) as exc:
+        except ValueError as exc:
             return GraderResult(0.0, False, f"Script error: {exc}")
+        score, passed = self._checked(reply)
+        details = reply.get("details", {})
+        message = str(reply.get("message", ""))
         return GraderResult(score, passed, message, details if isinstance(details, dict) else {})
+
+    def _checked(self, reply: Any) -> tuple[float, bool]:
+        """(score, passed) of a script's reply: ``score`` a finite number in [0, 1] and
+        ``passed`` a boolean (absent: 0 and false, as the Python era read them); anything
+        else is a grader error naming the grader, never a silently wrong score."""
+        where = f"script grader {self.name!r} ({self.script})"
+        if not isinstance(reply, dict):
+            raise GraderError(where, f"the reply is a JSON {type(reply).__name__}, not an object",
+                              'print {"score": 0..1, "passed": true|false, "message": ...}')
+        score = reply.get("score", 0.0)
+        if (isinstance(score, bool) or not isinstance(score, (int, float))
+                or not math.isfinite(score) or not 0.0 <= score <= 1.0):
+            raise GraderError(where, f"score {score!r} is not a finite number in [0, 1]",
+                              "make the script print a score between 0 and 1")
+        passed = reply.get("passed", False)
+        if not isinstance(passed, bool):
+            raise GraderError(where, f"passed {passed!r} is not a boolean",
+                              "make the script print passed as true or false (not a string)")
+        return float(score), passed
 
 
 # The grader types of this family (read by graders.registry).

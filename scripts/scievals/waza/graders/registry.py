@@ -12,7 +12,17 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from scievals.waza.graders import code, files, human, judge, programs, session, text, trigger
+from scievals.waza.graders import (
+    code,
+    expected,
+    files,
+    human,
+    judge,
+    programs,
+    session,
+    text,
+    trigger,
+)
 from scievals.waza.graders.base import (
     Grader,
     GraderConfigError,
@@ -22,7 +32,7 @@ from scievals.waza.graders.base import (
 )
 
 GraderFactory = Callable[[Mapping[str, Any], GraderOptions], Grader]
-FAMILIES = (code, files, human, judge, programs, session, text, trigger)
+FAMILIES = (code, expected, files, human, judge, programs, session, text, trigger)
 REGISTRY: Mapping[str, GraderFactory] = MappingProxyType(
     {kind: factory for family in FAMILIES for kind, factory in family.GRADERS.items()})
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -16,7 +17,7 @@ from scievals.waza.graders.base import (
     GraderOptions,
     GraderResult,
 )
-from scievals.waza.graders._common import Config, checks_result, go_list
+from scievals.waza.graders._common import Config, checks_result, go_list, go_quote
 from scievals.waza.graders.sandbox.regex import RegexError, compile_re2
 
 
@@ -199,15 +200,20 @@ class SkillInvocationGrader:
     """The same algorithm on invoked skill names; extras may be penalised."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("skill_invocation", config, ("required_skills", "mode", "allow_extra"))
+        cfg = Config("skill_invocation", config,
+                     ("required_skills", "mode", "allow_extra", "forbidden_skills"))
         self.required = cfg.strs("required_skills")
+        self.forbidden = cfg.strs("forbidden_skills")  # current waza (v0.34)
         self.mode = cfg.str("mode")
         self.allow_extra = cfg.bool("allow_extra", True)
-        if not self.required:
+        if not self.required and not self.forbidden:
             raise GraderConfigError(
                 "skill_invocation grader config: key required_skills",
                 "must have at least one required_skills entry",
+                "or forbidden_skills",
             )
+        if not self.required:  # forbidden-only: mode is not needed
+            self.mode = self.mode or "any_order"
         if self.mode not in _SKILL_MODES:
             raise GraderConfigError(
                 "skill_invocation grader config: key mode",
@@ -217,6 +223,13 @@ class SkillInvocationGrader:
 
     def grade(self, context: GraderContext) -> GraderResult:
         actual = [inv.name for inv in context.skill_invocations]
+        invoked = [s for s in dict.fromkeys(actual) if s in self.forbidden]
+        if invoked:  # any forbidden invocation: score 0, failed
+            return GraderResult(0.0, False, f"Forbidden skills invoked: {', '.join(invoked)}",
+                                {"forbidden_skills": self.forbidden, "actual_skills": actual})
+        if not self.required:
+            return GraderResult(1.0, True, "Forbidden skills were not invoked",
+                                {"forbidden_skills": self.forbidden, "actual_skills": actual})
         precision, recall, f1 = multiset_f1(self.required, actual)
         extra = not self.allow_extra and len(actual) > len(self.required)
         score = f1 * (1.0 - 0.6 * (len(actual) - len(self.required)) / len(actual)) if extra else f1
@@ -256,14 +269,17 @@ class ToolConstraintGrader:
     """Expected/rejected tool calls, matched by case-insensitive unanchored regexes."""
 
     def __init__(self, config: Mapping[str, Any], options: GraderOptions | None = None) -> None:
-        cfg = Config("tool_constraint", config, ("expect_tools", "reject_tools"))
+        cfg = Config("tool_constraint", config, ("expect_tools", "reject_tools", "allow_only"))
         self.expect = _tool_specs(cfg, "expect_tools")
         self.reject = _tool_specs(cfg, "reject_tools")
-        if not self.expect and not self.reject:
+        # current waza: exact tool names, case-insensitive; [] denies every tool
+        self.allow_only = ([t.lower() for t in cfg.strs("allow_only")]
+                           if "allow_only" in config else None)
+        if not self.expect and not self.reject and self.allow_only is None:
             raise GraderConfigError(
                 "tool_constraint grader config",
                 "must have at least one constraint configured",
-                "add expect_tools or reject_tools",
+                "add expect_tools, reject_tools or allow_only",
             )
 
     def grade(self, context: GraderContext) -> GraderResult:
@@ -283,6 +299,13 @@ class ToolConstraintGrader:
             for s in self.reject
             if any(_spec_matches(s, c.name, c.arguments) for c in calls)
         ]
+        total = len(self.expect) + len(self.reject)
+        if self.allow_only is not None:  # one check: no call outside the list
+            total += 1
+            outside = [n for n in dict.fromkeys(c.name for c in calls)
+                       if n.lower() not in self.allow_only]
+            if outside:
+                failures.append(f"Tool not in allow_only: {', '.join(outside)}")
         details: dict[str, Any] = {
             "expect_tools": [_describe(s) for s in self.expect],
             "reject_tools": [_describe(s) for s in self.reject],
@@ -291,12 +314,7 @@ class ToolConstraintGrader:
         if session.usage is not None:
             details["tokens_total"] = _tokens(session.usage)
             details["total_turns"] = session.usage.get("turns", 0)
-        return checks_result(
-            failures,
-            len(self.expect) + len(self.reject),
-            "All tool constraint checks passed",
-            details,
-        )
+        return checks_result(failures, total, "All tool constraint checks passed", details)
 
 
 def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
@@ -312,9 +330,10 @@ def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
         sub = Config(
             f"tool_constraint {key}[{i}]",
             entry,
-            ("tool", "command_pattern", "skill_pattern", "path_pattern"),
+            ("tool", "command_pattern", "skill_pattern", "path_pattern", "args"),
         )
         spec = {"tool": sub.str("tool").strip(), **{k: sub.str(k) for k, _ in _SPEC_PATTERNS}}
+        args = _arg_matchers(sub.mapping("args") or {}, f"{where}.args")
         if not spec["tool"]:
             raise GraderConfigError(f"{where}.tool", "required non-empty string")
         compiled = []  # (argument or None for the tool name, regex); empty patterns match all
@@ -327,7 +346,7 @@ def _tool_specs(cfg: Config, key: str) -> list[dict[str, Any]]:
                         f"config.{key}[{i}].{field}", f"invalid regex: {exc}"
                     ) from None
                 compiled.append((dict(_SPEC_PATTERNS).get(field), regex))
-        specs.append({**spec, "compiled": compiled})
+        specs.append({**spec, "compiled": compiled, "args": args})
     return specs
 
 
@@ -335,7 +354,7 @@ def _spec_matches(spec: dict[str, Any], name: str, arguments: Mapping[str, Any])
     return all(
         regex.search(name if arg is None else _arg_text(arguments.get(arg))) is not None
         for arg, regex in spec["compiled"]
-    )
+    ) and not _args_reason(spec, arguments)
 
 
 def _arg_text(value: Any) -> str:
@@ -461,21 +480,26 @@ class ToolCallsGrader:
         self.expect = [_expectation(i, e) for i, e in enumerate(cfg.list("expect"))]
 
     def grade(self, context: GraderContext) -> GraderResult:
+        """Current waza's checks and feedback (specs/waza-current.md §4.2)."""
         session = context.session
         if session is None:
-            return GraderResult(0.0, False, "No session digest available for tool_calls grading")
+            return GraderResult(0.0, False, "no session data available for tool_calls grading")
         calls = session.tool_calls
         names = {c.name for c in calls}
-        failures = [f"Required tool not called: {t}" for t in self.required if t not in names]
-        failures += [f"Forbidden tool was called: {t}" for t in self.forbidden if t in names]
+        failures = [f"required tool {go_quote(t)} was not called" for t in self.required
+                    if t not in names]
+        failures += [f"forbidden tool {go_quote(t)} was called" for t in self.forbidden
+                     if t in names]
         n = len(calls)
         if self.min_calls is not None and n < self.min_calls:
-            failures.append(f"Tool call count {n} is below min_calls {self.min_calls}")
+            failures.append(f"expected at least {self.min_calls} tool calls, got {n}")
         if self.max_calls is not None and n > self.max_calls:
-            failures.append(f"Tool call count {n} exceeds max_calls {self.max_calls}")
+            failures.append(f"expected at most {self.max_calls} tool calls, got {n}")
         for spec in self.expect:
-            if not any(_expect_matches(spec, c.name, c.arguments) for c in calls):
-                failures.append(f"No tool call matched expectation: {spec['label']}")
+            reason = _expect_reason(spec, calls)
+            if reason:
+                failures.append(f"expectation tool={go_quote(spec['tool'])} not satisfied: "
+                                f"{reason}")
         total = (
             len(self.required)
             + len(self.forbidden)
@@ -486,7 +510,7 @@ class ToolCallsGrader:
         return checks_result(
             failures,
             total,
-            "All tool call checks passed",
+            "all tool_calls checks passed",
             {
                 "required_tools": self.required,
                 "forbidden_tools": self.forbidden,
@@ -498,7 +522,59 @@ class ToolCallsGrader:
         )
 
 
+def _expect_reason(spec: dict[str, Any], calls: list) -> str:
+    """"" when some call matches the name and every argument matcher, else why not (the
+    first name-matching call's first failing argument)."""
+    reasons = []
+    for call in calls:
+        if spec["compiled"].search(call.name) is None:
+            continue
+        reason = _args_reason(spec, call.arguments)
+        if not reason:
+            return ""
+        reasons.append(reason)
+    return reasons[0] if reasons else "no call to a matching tool"
+
+
+def _args_reason(spec: dict[str, Any], arguments: Mapping[str, Any]) -> str:
+    for arg, matcher in spec["args"].items():
+        if arg not in arguments:
+            return f"argument {go_quote(arg)}: not present on tool call"
+        kind, want = next(iter(matcher.items()))
+        if not _arg_matches((kind, want), arguments[arg]):
+            return f"argument {go_quote(arg)}: {kind} did not match"
+    return ""
+
+
 _MATCHERS = ("equals", "regex", "contains", "range", "json_schema")
+
+
+def _arg_matchers(args: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``args: {name: matcher}``, each exactly one of equals, regex, contains, range,
+    json_schema (checked here, as waza's constructor does)."""
+    for arg, matcher in args.items():
+        at = f"{where}.{arg}"
+        if (
+            not isinstance(matcher, Mapping)
+            or len(matcher) != 1
+            or next(iter(matcher)) not in _MATCHERS
+        ):
+            raise GraderConfigError(at, "must be one matcher", f"one of {', '.join(_MATCHERS)}")
+        kind, value = next(iter(matcher.items()))
+        if kind == "regex":
+            try:
+                compile_re2(str(value))
+            except RegexError as exc:
+                raise GraderConfigError(f"{at}.regex", f"invalid regex: {exc}") from None
+        if kind == "range" and not _valid_range(value):
+            raise GraderConfigError(f"{at}.range", "must be {gte, lte, gt, lt} numbers "
+                                    "or [min, max]")
+        if kind == "json_schema":
+            try:
+                jsonschema.validators.validator_for(value).check_schema(value)
+            except (jsonschema.SchemaError, TypeError) as exc:
+                raise GraderConfigError(f"{at}.json_schema", f"invalid schema: {exc}") from None
+    return dict(args)
 
 
 def _expectation(i: int, entry: Any) -> dict[str, Any]:
@@ -513,49 +589,28 @@ def _expectation(i: int, entry: Any) -> dict[str, Any]:
         compiled = compile_re2("(?i)" + tool)
     except RegexError as exc:
         raise GraderConfigError(f"{where}.tool", f"invalid regex: {exc}") from None
-    args = sub.mapping("args") or {}
-    for arg, matcher in args.items():
-        at = f"{where}.args.{arg}"
-        if (
-            not isinstance(matcher, Mapping)
-            or len(matcher) != 1
-            or next(iter(matcher)) not in _MATCHERS
-        ):
-            raise GraderConfigError(at, "must be one matcher", f"one of {', '.join(_MATCHERS)}")
-        kind, value = next(iter(matcher.items()))
-        if kind == "regex":
-            try:
-                compile_re2(str(value))
-            except RegexError as exc:
-                raise GraderConfigError(f"{at}.regex", f"invalid regex: {exc}") from None
-        if kind == "range" and not _valid_range(value):
-            raise GraderConfigError(f"{at}.range", "must be [min, max] numbers")
-        if kind == "json_schema":
-            try:
-                jsonschema.validators.validator_for(value).check_schema(value)
-            except (jsonschema.SchemaError, TypeError) as exc:
-                raise GraderConfigError(f"{at}.json_schema", f"invalid schema: {exc}") from None
+    args = _arg_matchers(sub.mapping("args") or {}, f"{where}.args")
     label = tool + (f" {json.dumps(args, sort_keys=True)}" if args else "")
     return {"tool": tool, "args": args, "label": label, "compiled": compiled}
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _valid_range(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and len(value) == 2
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-    )
+    """``{gte, lte, gt, lt}`` (current waza's argmatcher), or ``[min, max]`` (inclusive)."""
+    if isinstance(value, Mapping):
+        return bool(value) and set(value) <= {"gte", "lte", "gt", "lt"} and all(
+            _number(v) for v in value.values())
+    return isinstance(value, list) and len(value) == 2 and all(_number(v) for v in value)
 
 
-def _expect_matches(spec: dict[str, Any], name: str, arguments: Mapping[str, Any]) -> bool:
-    if spec["compiled"].search(name) is None:
-        return False
-    for arg, matcher in spec["args"].items():
-        if arg not in arguments:
-            return False
-        if not _arg_matches(next(iter(matcher.items())), arguments[arg]):
-            return False
-    return True
+def _in_range(want: Any, value: float) -> bool:
+    if isinstance(want, Mapping):
+        return (value >= want.get("gte", -math.inf) and value <= want.get("lte", math.inf)
+                and value > want.get("gt", -math.inf) and value < want.get("lt", math.inf))
+    return want[0] <= value <= want[1]
 
 
 def _arg_matches(matcher: tuple[str, Any], value: Any) -> bool:
@@ -568,11 +623,7 @@ def _arg_matches(matcher: tuple[str, Any], value: Any) -> bool:
     if kind == "contains":
         return str(want) in text
     if kind == "range":
-        return (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and want[0] <= value <= want[1]
-        )
+        return _number(value) and _in_range(want, value)
     return jsonschema.validators.validator_for(want)(want).is_valid(value)
 
 

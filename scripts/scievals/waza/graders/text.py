@@ -78,6 +78,14 @@ class KeywordGrader:
         )
 
 
+def _bare_error(pattern: str, fallback: RegexError) -> RegexError:
+    try:
+        compile_re2(pattern)
+    except RegexError as exc:
+        return exc
+    return fallback
+
+
 class LegacyRegexGrader:
     """Python-era ``regex``: ``must_match``/``must_not_match``, case-insensitive.
 
@@ -100,7 +108,10 @@ class LegacyRegexGrader:
                 try:
                     found = compile_re2("(?i)" + pattern).search(context.output) is not None
                 except RegexError as exc:
-                    failures.append(f"Invalid {key} pattern {go_quote(pattern)}: {exc}")
+                    # worded for the pattern as written (waza's regex grader compiles it
+                    # without the case-insensitive prefix)
+                    failures.append(f"Invalid {key} pattern {go_quote(pattern)}: "
+                                    f"{_bare_error(pattern, exc)}")
                     continue
                 if found != must:
                     failures.append(message + pattern)

@@ -165,7 +165,9 @@ class TriggerGrader:
         if not tokens:
             return 0.0, 0.0, []
         matched = list(dict.fromkeys(t for t in tokens if t in self.keywords))
-        token_score = len(matched) / len(tokens)
+        # by the prompt's unique tokens: "deploy deploy deploy" is one token, fully matched
+        # (waza's DuplicateTokensDoNotDiluteScore)
+        token_score = len(matched) / len(set(tokens))
         phrase_score = self._phrase_score(prompt, set(tokens))
         return max(token_score, phrase_score), phrase_score, matched
 

@@ -16,7 +16,33 @@ _OPTIONS.log_errors = False  # RE2 would print every bad pattern to stderr
 
 
 class RegexError(ValueError):
-    """A pattern RE2 rejects; ``str()`` is RE2's reason."""
+    """A pattern RE2 rejects; ``str()`` is the reason as Go's regexp package words it."""
+
+
+# RE2's error texts -> Go regexp/syntax's (same engine family, different wording), so an
+# invalid pattern's feedback reads as waza's: error parsing regexp: <code>: `<expr>`.
+GO_ERROR_CODES = {
+    "missing ]": "missing closing ]",
+    "missing )": "missing closing )",
+    "unexpected )": "unexpected )",
+    "trailing \\": "trailing backslash at end of expression",
+    "no argument for repetition operator": "missing argument to repetition operator",
+    "invalid repetition size": "invalid repeat count",
+    "bad repetition operator": "invalid nested repetition operator",
+    "invalid perl operator": "invalid or unsupported Perl syntax",
+    "invalid named capture group": "invalid named capture",
+    "pattern too large - compile failed": "expression too large",
+}
+
+
+def go_error_text(reason: str) -> str:
+    """``error parsing regexp: <Go code>: `<expr>``` from RE2's ``<code>: <expr>``."""
+    for code in sorted(GO_ERROR_CODES, key=len, reverse=True):
+        if reason == code or reason.startswith(code + ": "):
+            expr = reason[len(code) + 2:]
+            return f"error parsing regexp: {GO_ERROR_CODES[code]}: `{expr}`"
+    code, sep, expr = reason.partition(": ")
+    return f"error parsing regexp: {code}: `{expr}`" if sep else f"error parsing regexp: {reason}"
 
 
 @lru_cache(maxsize=4096)
@@ -27,7 +53,7 @@ def _compile(pattern: str):
         reason = exc.args[0] if exc.args else "invalid pattern"
         if isinstance(reason, bytes):
             reason = reason.decode("utf-8", "replace")
-        return RegexError(f"error parsing regexp: {reason}")
+        return RegexError(go_error_text(reason))
 
 
 def compile_re2(pattern: str):

@@ -1,0 +1,171 @@
+"""Run a command we did not write (a grader, an agent's shell command) on a short leash.
+
+Such a command gets:
+
+- a scrubbed environment: only :data:`ENV_KEEP` (never an API key), ``HOME`` = its
+  working directory, plus what the caller adds;
+- its own session and process group, killed as a whole (``os.killpg``) on timeout *and*
+  when the command ends, so nothing it started in the background survives it;
+- OS limits set in the child before it starts: address space (``RLIMIT_AS``), CPU time
+  (``RLIMIT_CPU``, a little over the wall-clock timeout) and no core files;
+- a working directory the caller chooses (the run's temporary workspace), so relative
+  writes cannot land in the checkout;
+- capped captured output (a flood of stdout cannot fill the job's memory).
+
+One helper for every such command, so the rules above hold everywhere at once.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# The variables a command may see: enough to find programs and print text, nothing secret.
+ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
+DEFAULT_MEMORY_MB = 2048
+OUTPUT_CAP_BYTES = 1 << 20  # per stream; the rest is read and dropped
+# After the group is killed, how long to wait for its pipes to close: a process that left
+# the group (its own setsid) may hold them open; we stop reading rather than wait for it.
+GRACE_S = 1.0
+_POLL_S = 0.05
+
+
+@dataclass
+class Finished:
+    """How a limited command ended: ``timed_out`` when the timeout killed it."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+
+
+def scrubbed_env(home: str | os.PathLike, extra: Mapping[str, str] | None = None) -> dict:
+    """:data:`ENV_KEEP` from this process, ``HOME`` = ``home``, then ``extra``."""
+    env = {key: os.environ[key] for key in ENV_KEEP if key in os.environ}
+    env["HOME"] = str(home)
+    env.update(extra or {})
+    return env
+
+
+def _limits(memory_mb: int, cpu_s: int):
+    """The child's ``preexec_fn``: runs after fork, before exec (so only async-safe work)."""
+    memory = memory_mb << 20
+
+    def apply() -> None:
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        except (ValueError, OSError):  # macOS cannot cap the address space; CPU still holds
+            pass
+        # Soft limit: SIGXCPU; the hard one a second later: SIGKILL.
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL every process of the group (gone already: nothing to do)."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s: float,
+                input: bytes = b"", env: Mapping[str, str] | None = None,
+                memory_mb: int = DEFAULT_MEMORY_MB, shell: bool = False,
+                merge_stderr: bool = False) -> Finished:
+    """Run ``argv`` under the rules of this module; return when its whole group is gone.
+
+    ``env`` defaults to :func:`scrubbed_env` with ``HOME`` = ``cwd``. Starting it can
+    raise ``OSError`` (missing program, no permission), as ``subprocess`` does.
+    """
+    cwd = Path(cwd)
+    cpu_s = max(1, math.ceil(timeout_s) + 1)
+    proc = subprocess.Popen(
+        argv, shell=shell, cwd=cwd, env=dict(env) if env is not None else scrubbed_env(cwd),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+        start_new_session=True, preexec_fn=_limits(memory_mb, cpu_s), close_fds=True)
+    deadline = time.monotonic() + timeout_s
+    try:
+        out, err, timed_out = _pump(proc, input, deadline)
+        if proc.poll() is None and not timed_out:  # it closed its output but still runs
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+    finally:
+        kill_group(proc.pid)  # also on an exception here (KeyboardInterrupt included)
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
+    return Finished(proc.returncode, out, err, timed_out)
+
+
+def _pump(proc: subprocess.Popen, data: bytes, deadline: float) -> tuple[bytes, bytes, bool]:
+    """Feed stdin and read stdout/stderr until the pipes close, killing the group when the
+    leader ends or the deadline passes."""
+    selector = selectors.DefaultSelector()
+    buffers: dict[int, bytearray] = {}
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            os.set_blocking(stream.fileno(), False)
+            buffers[stream.fileno()] = bytearray()
+            selector.register(stream.fileno(), selectors.EVENT_READ)
+    pending = memoryview(data)
+    stdin = proc.stdin.fileno()
+    if pending:
+        os.set_blocking(stdin, False)
+        selector.register(stdin, selectors.EVENT_WRITE)
+    else:
+        proc.stdin.close()
+    timed_out, killed_at = False, None
+    try:
+        while selector.get_map():
+            now = time.monotonic()
+            if killed_at is None and (proc.poll() is not None or now >= deadline):
+                timed_out = proc.poll() is None  # the leader still ran at the deadline
+                kill_group(proc.pid)  # the leader ended: so does what it left behind
+                killed_at = now
+            if killed_at is not None and now - killed_at > GRACE_S:
+                break
+            for key, _ in selector.select(_POLL_S):
+                fd = key.fd
+                if fd == stdin:
+                    try:
+                        written = os.write(fd, pending[:65536])
+                        pending = pending[written:]
+                    except BlockingIOError:
+                        continue
+                    except OSError:  # the command stopped reading: the rest is not wanted
+                        pending = pending[:0]
+                    if not pending:
+                        selector.unregister(fd)
+                        proc.stdin.close()
+                    continue
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    selector.unregister(fd)
+                    continue
+                room = OUTPUT_CAP_BYTES - len(buffers[fd])
+                if room > 0:
+                    buffers[fd] += chunk[:room]
+    finally:
+        selector.close()
+    out = bytes(buffers.get(proc.stdout.fileno(), b"")) if proc.stdout else b""
+    err = bytes(buffers.get(proc.stderr.fileno(), b"")) if proc.stderr else b""
+    return out, err, timed_out

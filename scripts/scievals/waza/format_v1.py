@@ -1,0 +1,273 @@
+"""Current waza's suite format (``schemaVersion`` 1.x, waza v0.33-v0.40): the parts that
+differ from v0.23 (specs/waza-current.md §1-§3).
+
+- :func:`schema_version`: the raw scalar text of ``schemaVersion`` (PyYAML would read
+  ``1.10`` as the float 1.1), checked as ``MAJOR.MINOR``; only major 1 is run (2.0 is
+  waza's scenario format, out of scope here).
+- :func:`lenient_problems`: the current JSON Schemas with waza's run-time leniency: an
+  unknown key outside a grader's ``config`` is a warning and is dropped (``strict``
+  makes it an error), inside a grader's ``config`` it is an error.
+- :func:`csv_tasks`: ``tasks_from`` CSV rows (``inputs`` merged with each row, ``range``),
+  their prompts rendered by :func:`render`, the subset of Go's ``text/template`` that
+  waza's CSV prompts use.
+- :func:`read_prompt_file`: ``inputs.prompt_file``, relative to the task file.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft7Validator
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_user_text
+from scievals.waza.data import DEMO_DIR
+
+SCHEMA_DIR = DEMO_DIR / "schemas-current"
+SUPPORTED_MAJOR = 1
+# Keys that need an explicit minor at least this high (specs/waza-current.md §1.1).
+MINOR_GATES = {"mcp_mocks": 1, "adversarial": 2, "command_mocks": 3}
+# Accepted by the format, but no executor here can honour them: refused, not ignored.
+UNSUPPORTED = {
+    "mcp_mocks": "MCP mock servers need waza's copilot-sdk executor",
+    "command_mocks": "command mocks are PATH shims of waza's copilot-sdk executor",
+    "scenario": "scenario evals are waza's 2.0 format",
+}
+# Keys waza's loader accepts although its schemas lack them (§1.3): what check says.
+LOADER_ONLY = {"expected.output_contains_any": "not in task.schema.json, but waza run "
+               "grades it", "adversarial": "not in eval.schema.json; waza run ignores it"}
+TEMPLATE_ACTION = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+TEMPLATE_FIELDS = ("TaskName", "JobID", "Timestamp", "Iteration", "Attempt")
+
+
+@dataclass(frozen=True)
+class Version:
+    text: str
+    major: int
+    minor: int
+
+
+def _raw_scalar(text: str, key: str) -> str | None:
+    """The raw text of a top-level scalar ``key`` of a YAML document (None if absent)."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None  # read_yaml reports the syntax error with its line
+    if not isinstance(root, yaml.MappingNode):
+        return None
+    for key_node, value_node in root.value:
+        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
+            return value_node.value if isinstance(value_node, yaml.ScalarNode) else ""
+    return None
+
+
+def schema_version(path: Path) -> Version | None:
+    """The suite's ``schemaVersion`` from the raw YAML text; None when the key is absent
+    (a v0.23 suite). A malformed value or another major is one clear error."""
+    raw = _raw_scalar(read_user_text(path), "schemaVersion")
+    if raw is None:
+        return None
+    parts = raw.strip().split(".")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise ScievalsError(f"{path}: schemaVersion", f"{raw!r} is not MAJOR.MINOR",
+                            'write it quoted, e.g. schemaVersion: "1.4"')
+    version = Version(raw.strip(), int(parts[0]), int(parts[1]))
+    if version.major != SUPPORTED_MAJOR:
+        raise ScievalsError(f"{path}: schemaVersion", f"{raw!r}: only 1.x suites are "
+                            "supported (2.0 scenario evals are out of scope for scievals)",
+                            "write a 1.x eval (waza migrate keeps 1.x as is)")
+    return version
+
+
+def gated_problems(raw: dict, version: Version, where: str, executor: str) -> list[str]:
+    """Minor-gated keys used under a lower explicit minor, and keys no executor here runs."""
+    problems = []
+    for key, minor in MINOR_GATES.items():
+        if key in raw and version.minor < minor:
+            problems.append(f"{where}: {key}: needs schemaVersion 1.{minor} or later "
+                            f"(this file says {version.text})")
+    if "command_mocks" in raw and executor != "copilot-sdk":
+        problems.append(f"{where}: command_mocks: needs config.executor copilot-sdk")
+    for key, reason in UNSUPPORTED.items():
+        if key in raw:
+            problems.append(f"{where}: {key}: not supported by scievals ({reason})")
+    return problems
+
+
+# --- schemas -------------------------------------------------------------------------------
+
+@functools.cache
+def published_schema(name: str) -> dict:
+    with open(SCHEMA_DIR / f"{name}.schema.json", encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@functools.cache
+def loader_schema(name: str) -> dict:
+    """The current schema relaxed where waza's loader (``waza run``) is (§1.3): ``metrics``
+    and ``config.model`` are optional, ``skill``/``tasks`` required unless ``scenario``/
+    ``tasks_from`` say otherwise (checked in code), ``expected.output_contains_any`` and
+    ``adversarial`` accepted."""
+    schema = copy.deepcopy(published_schema(name))
+    defs = schema["$defs"]
+    if name == "eval":
+        schema["required"] = ["name", "config"]
+        defs["config"]["required"] = ["trials_per_task", "timeout_seconds", "executor"]
+        schema["properties"]["adversarial"] = {"type": "object"}
+    else:
+        defs["expected"]["properties"]["output_contains_any"] = {
+            "type": "array", "items": {"type": "string"}}
+    return schema
+
+
+def _in_grader_config(path: list) -> bool:
+    """Is this key path inside some grader's ``config`` (``graders[i].config...``)?"""
+    return any(path[i] == "graders" and isinstance(path[i + 1], int)
+               and path[i + 2] == "config" for i in range(len(path) - 2))
+
+
+def _key_path(path: list) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def lenient_problems(instance: dict, schema: dict, where: str, strict: bool,
+                     describe) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of ``instance`` against ``schema``. Unknown keys outside a
+    grader's ``config`` are dropped from ``instance`` with a warning (errors when
+    ``strict``); inside one they are errors. ``describe`` words any other violation."""
+    warnings: list[str] = []
+    errors: list[str] = []
+    for _ in range(20):  # dropping a key can expose the next level's unknown keys
+        dropped = False
+        found = sorted(Draft7Validator(schema).iter_errors(instance),
+                       key=lambda e: [str(p) for p in e.absolute_path])
+        for error in found:
+            path = list(error.absolute_path)
+            if error.validator != "additionalProperties" or not isinstance(error.instance,
+                                                                             dict):
+                continue
+            allowed = set(error.schema.get("properties", {}))
+            extra = sorted(set(error.instance) - allowed)
+            if not extra or _in_grader_config(path) or strict:
+                continue
+            for key in extra:
+                key_path = _key_path(path + [key])
+                why = LOADER_ONLY.get(key_path, "unknown key ignored")
+                warnings.append(f"{where}: {key_path}: {why} (schemaVersion 1.x; waza check "
+                                "--strict makes it an error)")
+                del error.instance[key]
+            dropped = True
+        if not dropped:
+            errors = [describe(e, where) for e in found]
+            break
+    return list(dict.fromkeys(errors)), list(dict.fromkeys(warnings))
+
+
+# --- task sources --------------------------------------------------------------------------
+
+def render(template: str, variables: dict[str, str], fields: dict[str, Any],
+           where: str) -> str:
+    """A CSV prompt through the subset of Go ``text/template`` waza's prompts use:
+    ``{{.Vars.<key>}}`` and ``{{.TaskName}}``/``{{.JobID}}``/``{{.Timestamp}}``/
+    ``{{.Iteration}}``/``{{.Attempt}}``, spaces inside the braces allowed. A missing key
+    is an error (Go's ``missingkey=error``), and so is any other action."""
+    if "{{" not in template:
+        return template
+
+    def action(match: re.Match) -> str:
+        body = match.group(1).strip()
+        if body.startswith(".Vars."):
+            key = body[len(".Vars."):]
+            if key not in variables:
+                raise ScievalsError(where, f"template {{{{{body}}}}}: no variable {key!r}",
+                                    f"variables: {', '.join(sorted(variables)) or 'none'} "
+                                    "(inputs merged with the row's columns)")
+            return str(variables[key])
+        if body.startswith(".") and body[1:] in TEMPLATE_FIELDS:
+            return str(fields[body[1:]])
+        raise ScievalsError(where, f"template action {{{{{body}}}}} is not supported",
+                            "use {{.Vars.<column or input>}}, {{.TaskName}}, {{.JobID}}, "
+                            "{{.Timestamp}}, {{.Iteration}} or {{.Attempt}}")
+
+    rendered = TEMPLATE_ACTION.sub(action, template)
+    if "{{" in rendered:
+        raise ScievalsError(where, "unclosed template action", "close it with }}")
+    return rendered
+
+
+@dataclass
+class CsvRow:
+    id: str
+    name: str
+    prompt: str
+    line: int
+
+
+def inside(folder: Path, relative: str, where: str, key: str) -> Path:
+    """``folder/relative``, refused when absolute, with ``..`` or resolving outside."""
+    if not relative or Path(relative).is_absolute() or ".." in Path(relative).parts:
+        raise ScievalsError(f"{where}: {key}", f"{relative!r} must be a relative path inside "
+                            f"{folder}", "give a path relative to that folder, without '..'")
+    path = folder / relative
+    if folder.resolve() not in path.resolve().parents:
+        raise ScievalsError(f"{where}: {key}", f"{relative!r} resolves outside {folder}",
+                            "keep the file inside the folder (no symlink out of it)")
+    return path
+
+
+def csv_tasks(suite_dir: Path, tasks_from: str, inputs: dict[str, str],
+              row_range: list[int] | None, where: str, fields: dict[str, Any]) -> list[CsvRow]:
+    """One task per data row of the ``tasks_from`` CSV (§2.3): ``id`` = the ``id``
+    column, else ``name``, else ``row-N``; prompt = the ``prompt`` column rendered with
+    ``inputs`` merged with the row (the row wins)."""
+    path = inside(suite_dir, tasks_from, where, "tasks_from")
+    if not path.is_file():
+        raise ScievalsError(f"{where}: tasks_from", f"{path} does not exist",
+                            "give a CSV file inside the suite folder")
+    rows = list(csv.reader(read_user_text(path).splitlines()))
+    if not rows:
+        raise ScievalsError(path, "no header row", "the first row names the columns")
+    header, data = rows[0], rows[1:]
+    for number, row in enumerate(data, start=2):
+        if len(row) != len(header):
+            raise ScievalsError(f"{path}:{number}", f"{len(row)} fields, the header has "
+                                f"{len(header)}", "give every row the header's columns")
+    start, end = (row_range or [0, 0])
+    if [start, end] != [0, 0]:
+        if start < 1 or end < 1 or start > end:
+            raise ScievalsError(f"{where}: range", f"[{start}, {end}] is not a 1-based "
+                                "[start, end] with start <= end", "e.g. range: [1, 20]")
+        data_index = range(start - 1, min(end, len(data)))
+    else:
+        data_index = range(len(data))
+    tasks = []
+    for index in data_index:
+        row = dict(zip(header, data[index], strict=True))
+        number = index + 1
+        name = row.get("name") or f"row-{number}"
+        task_id = row.get("id") or row.get("name") or f"row-{number}"
+        prompt = render(row.get("prompt", ""), {**inputs, **row},
+                        {**fields, "TaskName": name}, f"{path}:{index + 2}: prompt")
+        tasks.append(CsvRow(task_id, name, prompt, index + 2))
+    return tasks
+
+
+def read_prompt_file(task_path: Path, relative: str) -> str:
+    """``inputs.prompt_file``: relative to the task file's folder, read at load time."""
+    path = inside(task_path.parent, relative, str(task_path), "inputs.prompt_file")
+    if not path.is_file():
+        raise ScievalsError(f"{task_path}: inputs.prompt_file", f"{path} does not exist",
+                            "give a file relative to the task file's folder")
+    return read_user_text(path)
+
