@@ -31,15 +31,13 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "tests"))  # support.workflow_copy
 
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.predict import predict_ridge_descriptors
+from support.workflow_copy import copy_workflow
 
-IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",
-    "__pycache__", ".pytest_cache", "*.egg-info", "predictions",
-)
 CONFIG = """\
 benchmarks: [abdev]
 abdev:
@@ -88,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "scievals"
-        shutil.copytree(ROOT, work, ignore=IGNORE)
+        copy_workflow(ROOT, work)
         (work / "bench.yaml").write_text(CONFIG, encoding="utf-8")
         names = write_predictions(work / "predictions" / "abdev", args.files)
         extra = args.snakemake_args.split()

@@ -22,9 +22,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support.fake_server
 
 from scievals.llm.base import LLMRequest, Message, ModelSpec
-from scievals.llm.fake_server import FakeServerProcess
+from support.fake_server import FakeServerProcess
 from scievals.llm.runner import run_batch
 from scievals.llm.settings import LLMSettings
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,10 +23,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",
-    "__pycache__", ".pytest_cache", "*.egg-info", "predictions",
-)
+sys.path.insert(0, str(ROOT / "tests"))
+
+from support.workflow_copy import copy_workflow  # noqa: E402
 
 
 def timed(cmd: list[str], cwd: Path) -> float:
@@ -51,7 +49,7 @@ def main() -> None:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "scievals"
-        shutil.copytree(ROOT, work, ignore=IGNORE)
+        copy_workflow(ROOT, work)
         snakemake = [sys.executable, "-m", "snakemake", "--cores", args.cores]
         cmd = snakemake + [args.target]
         cold = timed(cmd, work)

@@ -9,11 +9,13 @@ from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
-from scievals.report import run_manifest
 from scievals.llm.registry import key_envs, preflight_config
+from scievals.report import run_manifest
+from scievals.workflow_config import validated
 
 try:
-    registry.validate_config(config, where="config")
+    # validated and filled in place; repeated only when the config or its checks changed
+    validated(config)
     # Registry entry of every enabled benchmark, in the config's order.
     ENABLED = registry.enabled(config)
     # benchmark name -> its models: baselines, llms, byo (own files), all.

@@ -1,67 +1,70 @@
 # Figures of the HTML report: `snakemake --cores 8` makes them (rule all collects
 # REPORT_FIGURES), then `snakemake --report results/report.html` bundles figures, captions,
 # the rule graph and the run statistics into one self-contained file (`--report-after-run`
-# does both in one command). The figure functions import matplotlib only when they draw, so
-# a core install parses this file.
+# does both in one command). The figure functions are named, not imported, here (matplotlib
+# is the `report` extra), so a core install parses this file.
 #
-# One job per (benchmark, figure) of each enabled benchmark's registry entry (`figures=`);
-# a benchmark without figures gets the generic model comparison. Captions:
+# One job per enabled benchmark draws the figures of its registry entry (`figures=`); a
+# benchmark without figures gets the generic model comparison. Captions:
 # report/<benchmark>/<figure>.rst, else report/generic/<figure>.rst. Figure inputs:
 # "summary" (every benchmark) plus the benchmark's `report_inputs`.
-from scievals.report.workflow import caption_path, data_source, report_inputs
+from scievals.report.workflow import caption_path, data_source, figure_job, report_inputs
 
 REPORT_FIGURES = []
 
 for _bench in ENABLED:
     _benchmark = _bench.name
     _inputs = report_inputs(_bench, MODELS[_benchmark].all)
+    _outputs, _figures = {}, []
     for _figure in _bench.report_figures():
         _path = f"results/report/{_benchmark}/{_figure.name}"
         _labels = {"benchmark": _benchmark, "figure": _figure.label}
+        _caption = caption_path(workflow.basedir, _benchmark, _figure.name)
         if _figure.directory:
-            _output = report(
+            _outputs[_figure.name] = report(
                 directory(_path),
                 patterns=["{item}.png"],
-                caption=caption_path(workflow.basedir, _benchmark, _figure.name),
+                caption=_caption,
                 category=_benchmark,
                 subcategory=_figure.label,
                 labels={**_labels, "item": "{item}"},
             )
         else:
             _path += ".png"
-            _output = report(
+            _outputs[_figure.name] = report(
                 _path,
-                caption=caption_path(workflow.basedir, _benchmark, _figure.name),
+                caption=_caption,
                 category=_benchmark,
                 subcategory=_figure.label,
                 labels=_labels,
             )
         REPORT_FIGURES.append(_path)
+        _figures.append(figure_job(_figure))
 
-        rule:
-            name:
-                f"report_{_benchmark}_{_figure.name}"
-            input:
-                **{name: _inputs[name] for name in _figure.inputs},
-            output:
-                _output,
-            log:
-                f"logs/report/{_benchmark}/{_figure.name}.log",
-            group:
-                "report"
-            conda:
-                "../envs/report.yaml"
-            resources:
-                mem_mb=1000,
-                runtime=10,
-            params:
-                benchmark=_benchmark,
-                figure=_figure.name,
-                function=_figure.function,
-                models=MODELS[_benchmark].all,
-                data_source=data_source(_benchmark, config),
-            script:
-                "../scripts/report_figure.py"
+    # One job draws every figure of a benchmark: matplotlib is loaded once, not per figure.
+    rule:
+        name:
+            f"report_{_benchmark}"
+        input:
+            **_inputs,
+        output:
+            **_outputs,
+        log:
+            f"logs/report/{_benchmark}.log",
+        group:
+            "report"
+        conda:
+            "../envs/report.yaml"
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        params:
+            benchmark=_benchmark,
+            figures=_figures,
+            models=MODELS[_benchmark].all,
+            data_source=data_source(_benchmark, config),
+        script:
+            "../scripts/report_figure.py"
 
 
 # The leaderboard (python -m scievals show) as the report's first page: Snakemake's report

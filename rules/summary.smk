@@ -1,6 +1,16 @@
 # Merge every benchmark's score tables into results/<benchmark>/summary.csv, then all
 # enabled benchmarks into results/summary.csv (kept in results/history/ as well) and its
 # headline view results/leaderboard.md.
+#
+# A benchmark target (`snakemake --cores 8 <benchmark>`) refreshes results/summary.csv and
+# results/leaderboard.md too, from each enabled benchmark's last results/<b>/summary.csv
+# (the others' rows as their last run left them), so `python -m scievals show` is current
+# after any target. Its own output is the benchmark's leaderboard.
+
+
+SUMMARY = "results/summary.csv"
+LEADERBOARD = "results/leaderboard.md"
+HISTORY_DIR = "results/history"
 
 
 rule summarize_benchmark:
@@ -23,17 +33,39 @@ rule summarize_all:
     input:
         expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
     output:
-        "results/summary.csv",
-        leaderboard="results/leaderboard.md",  # = python -m scievals show
+        SUMMARY,
+        leaderboard=LEADERBOARD,  # = python -m scievals show
     log:
         "logs/summarize_all.log",
     localrule: True
     conda:
         "../envs/core.yaml"
     params:
-        history_dir="results/history",
+        history_dir=HISTORY_DIR,
     script:
-        "../scripts/summarize.py"
+        "../scripts/merge_summary.py"
+
+
+rule refresh_summary:
+    input:
+        "results/{benchmark}/summary.csv",
+    output:
+        "results/{benchmark}/leaderboard.md",
+    log:
+        "logs/refresh_summary/{benchmark}.log",
+    wildcard_constraints:
+        benchmark=model_regex(BENCHMARKS),
+    localrule: True
+    conda:
+        "../envs/core.yaml"
+    params:
+        # every enabled benchmark's summary: the ones not on disk yet are left out
+        summaries=expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
+        summary=SUMMARY,
+        leaderboard=LEADERBOARD,
+        history_dir=HISTORY_DIR,
+    script:
+        "../scripts/merge_summary.py"
 
 
 # One target rule per benchmark: `snakemake --cores 8 <benchmark>`.
@@ -44,4 +76,5 @@ for _benchmark in BENCHMARKS:
             _benchmark
         input:
             f"results/{_benchmark}/summary.csv",
+            f"results/{_benchmark}/leaderboard.md",
         localrule: True

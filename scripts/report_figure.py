@@ -1,4 +1,5 @@
-"""Entry script of the report_<benchmark>_<figure> rules: draw one registered figure."""
+"""Entry script of the report_<benchmark> rules: draw every registered figure of one
+benchmark in one job (matplotlib is loaded once)."""
 
 import sys
 
@@ -6,15 +7,17 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.report.registry import FigureSpec
+from scievals.figures.spec import FigureSpec
 
 
 def draw(smk):
-    spec = FigureSpec(smk.params.figure, smk.params.figure, smk.params.function)
-    inputs = {}
-    for name, files in smk.input.items():
-        inputs[name] = [files] if isinstance(files, str) else list(files)
-    spec.draw(inputs, smk.output[0])
+    for figure in smk.params.figures:
+        spec = FigureSpec(figure["name"], figure["name"], figure["function"])
+        inputs = {}
+        for name in figure["inputs"]:
+            files = getattr(smk.input, name)
+            inputs[name] = [files] if isinstance(files, str) else list(files)
+        spec.draw(inputs, getattr(smk.output, figure["name"]))
 
 
 run(snakemake, draw)

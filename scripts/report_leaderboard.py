@@ -6,7 +6,7 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.report.leaderboard_cli import write_leaderboard
+from scievals.results.show import write_leaderboard
 
 
 def leaderboard(smk):

@@ -1,4 +1,7 @@
-"""Entry script: merge result tables (rules summarize_benchmark and summarize_all)."""
+"""Entry script of rule summarize_benchmark: one benchmark's score tables -> its summary
+(as text, without pandas: scievals.common.table_files), then the benchmark's quality
+notices (scievals.common.quality: unparseable replies, own files lacking items; pandas is
+loaded only when the text pre-check finds something to look at)."""
 
 import sys
 
@@ -6,21 +9,19 @@ import sys
 sys.path.insert(0, snakemake.scriptdir)
 
 from scievals.common.entry import run
-from scievals.common.history import record_history
-from scievals.common.quality import record_quality_notices
-from scievals.common.tables import concat_tables, write_result_table
-from scievals.report.leaderboard_cli import write_leaderboard
+from scievals.common.quality import may_have_problems, record_quality_notices
+from scievals.common.table_files import concat_files
 
 
 def summarize(smk):
-    table = concat_tables(smk.input)
-    write_result_table(smk.output[0], table)
-    if "benchmark" in smk.wildcards.keys():  # noqa: SIM118 (one benchmark: say its problems)
-        record_quality_notices(smk.wildcards.benchmark, table, list(smk.input))
-    if "history_dir" in smk.params.keys():  # noqa: SIM118 (Namedlist: `in` tests values)
-        record_history(smk.output[0], smk.params.history_dir)
-    if "leaderboard" in smk.output.keys():  # noqa: SIM118
-        write_leaderboard(smk.output[0], markdown_out=smk.output.leaderboard)
+    concat_files(smk.input, smk.output[0])
+    score_tables = list(smk.input)
+    if may_have_problems(smk.output[0], score_tables):
+        # start-up: pandas only when a problem is possible
+        from scievals.common.tables import read_result_table
+
+        record_quality_notices(smk.wildcards.benchmark, read_result_table(smk.output[0]),
+                               score_tables)
 
 
 run(snakemake, summarize)

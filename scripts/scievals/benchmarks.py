@@ -1,33 +1,70 @@
 """The benchmark registry: the one list of benchmarks.
 
 A benchmark is one package (``scievals/<name>/``) plus one :class:`Benchmark` line in
-:data:`REGISTRY`. Config validation, the CLI, the Snakefile's includes, the summary
+:data:`REGISTRY`. Config validation (:mod:`scievals.workflow_config`), the CLI, the Snakefile's includes, the summary
 and the report loop over this list; nothing else names a benchmark. The how-to is
 ``docs/adding-a-benchmark.md``.
 
 Everything that needs the benchmark's own code (CLI module, figure functions, code
-versions) is named as ``"module:attribute"`` and imported only when asked for, so
+versions) is named as ``"module:attribute"``: the CLI and figures are imported only when
+used, and code versions are read from the module's source (:func:`literal_constant`), so
 reading the registry (the Snakefile does it at every start) imports no benchmark.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
-from scievals.common import config as config_schema
-from scievals.report.registry import GENERIC_FIGURES, FigureSpec
+from scievals.figures.spec import GENERIC_FIGURES, FigureSpec
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the folder holding the scievals package
 
 
 def resolve(reference: str):
     """The object a ``"module:attribute"`` reference names."""
     module, _, attribute = reference.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def literal_constant(reference: str):
+    """The value of a module-level constant (``"module:NAME"``), read from the module's source
+    without importing it when it is a one-line literal: the Snakefile asks for every code
+    version at each start, and importing the benchmark modules would load pandas and scipy
+    just to parse. A constant computed from others (waza's metrics version joins its graders'
+    version) is imported: such a module keeps its top-level imports light."""
+    module, _, name = reference.partition(":")
+    base = PACKAGE_ROOT.joinpath(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    assigned = _module_assignments(path)
+    if name not in assigned:
+        raise KeyError(f"{reference}: {path} assigns no {name} at module level")
+    try:
+        # the line's value, or its value without a trailing comment
+        return ast.literal_eval(ast.parse(assigned[name], mode="eval").body)
+    except (ValueError, SyntaxError):
+        return resolve(reference)
+
+
+# NAME[: annotation] = value, on one line at column 0 (ast.parse drops a trailing comment)
+_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=[ \t]*([^\n]+)$", re.MULTILINE)
+
+
+@cache
+def _module_assignments(path: Path) -> dict[str, str]:
+    """Module-level ``NAME = value`` lines of a source file: name -> the value's source text
+    (the first one wins, as a constant is assigned once)."""
+    out: dict[str, str] = {}
+    for name, value in _ASSIGNMENT.findall(path.read_text(encoding="utf-8")):
+        out.setdefault(name, value)
+    return out
 
 
 @dataclass(frozen=True)
@@ -81,7 +118,7 @@ class Benchmark:
 
     def code_version(self, role: str) -> str:
         """The version constant of the code behind ``role`` (a rule param)."""
-        return str(resolve(self.code_versions[role]))
+        return str(literal_constant(self.code_versions[role]))
 
     def report_figures(self) -> tuple[FigureSpec, ...]:
         return self.figures or GENERIC_FIGURES
@@ -107,9 +144,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("model_comparison", "Model comparison",
-                       "scievals.report.abdev:model_comparison"),
+                       "scievals.abdev.figures:model_comparison"),
             FigureSpec("assay_heatmap", "Spearman per assay and model",
-                       "scievals.report.abdev:assay_heatmap"),
+                       "scievals.abdev.figures:assay_heatmap"),
         ),
         # The reference leaderboard's ranking: per-fold CV average of each assay.
         headline_metrics=tuple(f"{assay}:{metric}" for metric in ("spearman", "top_10_recall")
@@ -131,11 +168,11 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("model_comparison", "Model comparison",
-                       "scievals.report.gating:model_comparison"),
+                       "scievals.gating.figures:model_comparison"),
             FigureSpec("case_heatmap", "Scores per test case",
-                       "scievals.report.gating:case_heatmap", ("per_case",)),
+                       "scievals.gating.figures:case_heatmap", ("per_case",)),
             FigureSpec("hierarchies", "True vs predicted hierarchies",
-                       "scievals.report.gating:hierarchies", ("cases", "predictions"),
+                       "scievals.gating.figures:hierarchies", ("cases", "predictions"),
                        directory=True),
         ),
         report_inputs=MappingProxyType({
@@ -161,9 +198,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("model_comparison", "Model comparison",
-                       "scievals.report.autogkb:model_comparison"),
+                       "scievals.autogkb.figures:model_comparison"),
             FigureSpec("field_similarity", "Field similarity by model",
-                       "scievals.report.autogkb:field_similarity"),
+                       "scievals.autogkb.figures:field_similarity"),
         ),
         prompt_modules=("scievals.autogkb.prompt",),
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
@@ -184,7 +221,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         figures=(
             FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
-                       "scievals.report.waza:suite_comparison"),
+                       "scievals.waza.figures:suite_comparison"),
         ),
         prompt_modules=("scievals.waza.executors.agent",),  # the agent's system prompt
         headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
@@ -206,22 +243,3 @@ def get(name: str) -> Benchmark:
 def enabled(config: Mapping) -> list[Benchmark]:
     """The benchmarks the (validated) config's ``benchmarks:`` list enables, in its order."""
     return [get(name) for name in config["benchmarks"]]
-
-
-def validate_config(config: dict, where: str = "config") -> dict:
-    """Validate the workflow config (filling defaults); raise one ScievalsError line otherwise.
-
-    One source per part: the top level from config/schema.yaml, each registered benchmark's
-    section from its schema plus the shared data-source keys, the model registry entries and
-    the ``llm`` section from the LLM layer's pydantic models (their rules across keys, such as
-    "anthropic/openai need a model id", from ``model_spec``)."""
-    from scievals.llm.base import ModelSpec
-    from scievals.llm.registry import model_spec
-    from scievals.llm.settings import LLMSettings
-
-    generated = {"models": config_schema.schema_of(ModelSpec, drop=("name",)),
-                 "llm": config_schema.schema_of(LLMSettings)}
-    config_schema.validate_config(config, REGISTRY, where, generated)
-    for name in config["models"]:
-        model_spec(name, config)
-    return config

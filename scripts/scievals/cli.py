@@ -20,8 +20,8 @@ from scievals.common.extras import missing_extra
 # Sub-command groups: every benchmark's, then the ones shared by all benchmarks.
 COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.llm.cli",
-    "scievals.common.history_cli",
-    "scievals.report.leaderboard_cli",
+    "scievals.results.history_cli",
+    "scievals.results.show",
 ]
 
 

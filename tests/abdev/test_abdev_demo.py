@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scievals.abdev.constants import DEFAULT_FOLD_COL, GDPA1_COLUMNS, HELDOUT_COLUMNS, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV
-from scievals.abdev.demo import make_demo, write_demo
+from support.abdev_demo import make_demo, write_demo
 
 
 def test_regeneration_is_byte_identical(tmp_path):

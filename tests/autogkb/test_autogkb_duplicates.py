@@ -15,7 +15,7 @@ from scievals import benchmarks
 from scievals.autogkb import curate, predict, score
 from scievals.autogkb.metrics import FIELDS, count_duplicates, evaluate
 from scievals.common import notices
-from scievals.report.leaderboard import benchmark_table, headline_for
+from scievals.results.leaderboard import benchmark_table, headline_for
 
 ROW = {
     "Variant/Haplotypes": "rs4149056", "Gene": "SLCO1B1", "Drug(s)": "simvastatin",

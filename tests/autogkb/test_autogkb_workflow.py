@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -15,17 +14,16 @@ import yaml
 from scievals.autogkb.data import REPO_DIR, load_articles
 from scievals.autogkb.metrics import FIELDS
 from scievals.common.tables import RESULT_COLUMNS
+from support.workflow_copy import copy_workflow
 
 pytestmark = pytest.mark.slow
 
-IGNORE = shutil.ignore_patterns(".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw",
-                                "curated", "__pycache__", ".pytest_cache", "*.egg-info", "predictions")
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("autogkb_wf") / "scievals"
-    shutil.copytree(REPO_DIR, workdir, ignore=IGNORE)
+    copy_workflow(REPO_DIR, workdir)
     articles = load_articles()
     truth = {p: [{f: r[f] for f in FIELDS} for r in a["var_pheno_ann"]]
              for p, a in articles.items() if a["var_pheno_ann"]}

@@ -46,7 +46,7 @@ def test_cluster_test_uses_a_partition_no_profile_names():
 
 def test_cluster_doc_lists_every_rule():
     """docs/cluster.md's "What runs where" names every rule of rules/*.smk (rules named in a
-    loop by their pattern: report_<benchmark>_<figure>, abdev_score_own_<k>, <benchmark>)."""
+    loop by their pattern: report_<benchmark>, abdev_score_own_<k>, <benchmark>)."""
     import re
 
     doc = (ROOT / "docs/cluster.md").read_text()
@@ -59,5 +59,5 @@ def test_cluster_doc_lists_every_rule():
     assert rules - named == set()
     from scievals import benchmarks
 
-    assert {"report_<benchmark>_<figure>", "abdev_score_own_<k>", "all",
+    assert {"report_<benchmark>", "abdev_score_own_<k>", "all",
             *benchmarks.NAMES} <= named

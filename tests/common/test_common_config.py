@@ -1,9 +1,10 @@
 import copy
 
 import pytest
-from scievals.benchmarks import NAMES, validate_config
+from scievals.benchmarks import NAMES
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
+from scievals.config_validation import validate_config
 
 
 @pytest.fixture()

@@ -9,6 +9,7 @@ import pandas as pd
 from scievals.common import notices
 from scievals.common.quality import (
     fewer_items,
+    may_have_problems,
     missing_items,
     per_item_files,
     record_quality_notices,
@@ -83,3 +84,21 @@ def test_missing_items_are_not_said_again_as_unparseable(tmp_path):
     summary = frame(row("mine", "user", "parse_success_rate", 0.0, 2))
     lines = record_quality_notices("gating", summary, [scores / "mine.csv"])
     assert lines == ["mine: no prediction for 1 of 2 items (first: B), scored as failures"]
+
+
+def test_the_text_pre_check_lets_a_clean_summary_skip_pandas(tmp_path):
+    """may_have_problems (no pandas) is False only when record_quality_notices finds nothing."""
+    scores = tmp_path / "scores"
+    scores.mkdir()
+    (scores / "a.csv").write_text("x\n")
+    clean, short, unparsed = (tmp_path / f"{name}.csv" for name in ("clean", "short", "bad"))
+    frame(row("a", "llm", "parse_success_rate", 0.9, 10),
+          row("b", "llm", "parse_success_rate", 1.0, 10)).to_csv(clean, index=False)
+    frame(row("a", "", "HIC:spearman", 0.6, 242),
+          row("b", "", "HIC:spearman", 0.5, 200)).to_csv(short, index=False)
+    frame(row("a", "llm", "parse_success_rate", 0.1, 10)).to_csv(unparsed, index=False)
+    assert not may_have_problems(clean, [scores / "a.csv"])
+    assert may_have_problems(short, []) and may_have_problems(unparsed, [])
+    pd.DataFrame({"case_id": ["A"], "parse_status": ["missing"]}).to_csv(
+        scores / "a.per_case.csv", index=False)
+    assert may_have_problems(clean, [scores / "a.csv"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -15,11 +14,10 @@ import pytest
 import yaml
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.gating.paths import REPO_DIR
+from support.workflow_copy import copy_workflow
 
 pytestmark = pytest.mark.slow
 
-IGNORE = shutil.ignore_patterns(".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw",
-                                "curated", "__pycache__", ".pytest_cache", "*.egg-info", "predictions")
 REPLY = "```json\n" + json.dumps({"name": "All Events", "children": [{"name": "Singlets", "children": [
     {"name": "Live cells", "children": [{"name": "CD3+ T cells", "children": [
         {"name": "CD4+ T cells"}, {"name": "CD8+ T cells"}]}]}]}]}) + "\n```"
@@ -36,7 +34,7 @@ def _snakemake(workdir, *args):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("gating_wf") / "scievals"
-    shutil.copytree(REPO_DIR, workdir, ignore=IGNORE)
+    copy_workflow(REPO_DIR, workdir)
     wsp = workdir / "data/demo/gating/flowkit/8_color_data_set/8_color_ICS.wsp"
     extra = {
         "models": {"mock-llm": {"provider": "mock", "responses": {"OMIP-022": "I cannot predict this.",

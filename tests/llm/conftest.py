@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # for llm_helpers (importlib imp
 
 from llm_helpers import FAKE_KEY, KEY_VAR
 from scievals.common import notices
-from scievals.llm.fake_server import FakeLLMServer
+from support.fake_server import FakeLLMServer
 from scievals.llm.settings import LLMSettings
 
 

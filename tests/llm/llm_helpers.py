@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scievals.llm.base import LLMRequest, Message, ModelSpec
-from scievals.llm.fake_server import FakeLLMServer
+from support.fake_server import FakeLLMServer
 
 # A recognisable fake key: tests grep every written file for it.
 FAKE_KEY = "sk-test-DO-NOT-LEAK-7f3a9c1e2b"

@@ -7,7 +7,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from scievals.llm.fake_server import FakeServerProcess
+from support.fake_server import FakeServerProcess
 
 
 def post(url: str, body: dict) -> tuple[int, dict]:

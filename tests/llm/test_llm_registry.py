@@ -141,7 +141,7 @@ def test_preflight_malformed_base_url(url):
 
 def test_default_config_needs_no_key(monkeypatch):
     """The README's main command runs the default config: it must pass preflight keyless."""
-    from scievals.benchmarks import validate_config
+    from scievals.config_validation import validate_config
     from scievals.common.config import CONFIG_DIR
     from scievals.common.io import read_yaml
 

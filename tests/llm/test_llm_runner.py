@@ -218,7 +218,7 @@ def test_model_id_and_system_fingerprint_are_kept_from_replies_and_cache(server,
                                                                          settings, tmp_path):
     """The run record needs what the provider said answered: the fake server echoes the model
     id it was asked for and sends the fingerprint FINGERPRINT, as api.openai.com does."""
-    from scievals.llm.fake_server import FINGERPRINT
+    from support.fake_server import FINGERPRINT
 
     records = tmp_path / "records.jsonl"
     spec = openai_spec(server)

@@ -18,23 +18,19 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
+from support.workflow_copy import copy_workflow
 
 from .browser import find_chromium, visit
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",
-    "__pycache__", ".pytest_cache", "*.egg-info", "predictions",
-)
 DATA_URI = re.compile(r'"data_uri": "data:image/png;charset=utf8;filename=([^;]+);base64,([^"]+)"')
 
 
@@ -85,7 +81,7 @@ def chromium() -> str:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("report") / "scievals"
-    shutil.copytree(ROOT, workdir, ignore=IGNORE)
+    copy_workflow(ROOT, workdir)
     # The README's two commands: the quick start, then the report (which builds the
     # figures first: --report-after-run).
     snakemake(workdir, "--cores", "2", "results/summary.csv")

@@ -14,7 +14,7 @@ import pytest
 import scipy
 import snakemake
 from scievals.cli import main
-from scievals.common.history import record_history
+from scievals.results.history import record_history
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
 from scievals.report import run_manifest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
-from scievals.report.waza import suite_comparison, suite_frame
+from scievals.waza.figures import suite_comparison, suite_frame
 
 
 def _summary(tmp_path):

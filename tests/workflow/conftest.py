@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.workflow_copy import copy_workflow as support_copy
 
 ROOT = Path(__file__).resolve().parents[2]
-IGNORE = shutil.ignore_patterns(
-    ".git", ".venv", "results", "logs", ".snakemake", ".cache", "raw", "curated",
-    "__pycache__", ".pytest_cache", "*.egg-info", "predictions",
-)
 
 
 def copy_workflow(dest: Path) -> Path:
-    shutil.copytree(ROOT, dest, ignore=IGNORE)
-    return dest
+    return support_copy(ROOT, dest)
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:

@@ -16,7 +16,7 @@ import sys
 import pandas as pd
 import pytest
 import yaml
-from scievals.llm.fake_server import FakeLLMServer
+from support.fake_server import FakeLLMServer
 
 from .conftest import copy_workflow
 

@@ -1,4 +1,4 @@
-"""``python -m scievals abdev ...``: validate, score, predict, make-demo.
+"""``python -m scievals abdev ...``: validate, score, predict.
 
 ``validate`` and ``score`` follow the reference's removed CLI
 (``evaluation/cli.py``): score validates first and prints the result table;
@@ -114,16 +114,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_make_demo(args: argparse.Namespace) -> int:
-    from scievals.abdev.demo import write_demo
-
-    write_demo(args.out, args.heldout_out, args.seed)
-    print(f"wrote synthetic GDPa1-demo to {args.out}" + (f" and {args.heldout_out}" if args.heldout_out else ""))
-    return 0
-
 
 def register(subparsers) -> None:
-    from scievals.abdev.demo import DEMO_SEED
     from scievals.abdev.predict import BASELINES
 
     sub = benchmark_commands(
@@ -178,13 +170,3 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=42, help="seed (default: %(default)s)")
     p.set_defaults(func=cmd_predict)
 
-    p = sub.add_parser(
-        "make-demo",
-        help="write the synthetic GDPa1-demo truth (deterministic)",
-        description="Regenerate the embedded synthetic GDPa1-demo data (same bytes for the same seed). "
-        "It is NOT GDPa1: sequences and labels are invented.",
-    )
-    p.add_argument("--out", required=True, help="output truth CSV, e.g. data/demo/abdev/GDPa1_demo.csv")
-    p.add_argument("--heldout-out", help="also write 80 synthetic heldout sequences here")
-    p.add_argument("--seed", type=int, default=DEMO_SEED, help="generator seed (default: %(default)s)")
-    p.set_defaults(func=cmd_make_demo)

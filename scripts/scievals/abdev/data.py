@@ -162,7 +162,7 @@ def _use_demo(tmp_csv: Path, tmp_heldout: Path) -> dict:
     for path in (DEMO_CSV, DEMO_HELDOUT_CSV):
         if not path.exists():
             raise ScievalsError(
-                path, "embedded demo file is missing", "regenerate it: python -m scievals abdev make-demo"
+                path, "embedded demo file is missing", "restore it from git (git checkout data/demo/abdev)"
             )
     shutil.copyfile(DEMO_CSV, tmp_csv)
     shutil.copyfile(DEMO_HELDOUT_CSV, tmp_heldout)

@@ -158,6 +158,8 @@ def predict_ridge_descriptors(truth_df: pd.DataFrame, fold_col: str, seed: int =
 
     ``seed`` is accepted for a uniform signature; the fit is deterministic.
     """
+    # Not at the top: scikit-learn takes ~0.6 CPU-s to import and only this baseline uses it
+    # (the random baseline's job and every score job import this module too).
     from sklearn.linear_model import RidgeCV
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from scievals.autogkb import data
 from scievals.autogkb.data import ANNOTATION_TYPES, dataset_label
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
@@ -111,8 +112,6 @@ def read_cases(path) -> list[dict]:
 
 def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> dict:
     """The curate step: embedded or ClinPGx annotations -> cases, vocabulary, report."""
-    from scievals.autogkb import data
-
     embedded = data.load_articles(data.DEMO_FILE)
     test_ids = data.test_pmcids(embedded)
     origin = download_report["origin"]

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from scievals.autogkb import baseline
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.data import load_articles, test_pmcids
 from scievals.autogkb.fields import KEY_ALIASES, squash
 from scievals.autogkb.metrics import FIELDS, count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
@@ -36,6 +38,8 @@ from scievals.common.io import (
     write_jsonl,
 )
 from scievals.common.names import named_with_hints
+from scievals.llm.registry import model_spec
+from scievals.llm.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +80,7 @@ def reply_record(case: dict, model: str, request, response) -> dict:
 
 
 def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
-    from scievals.llm.runner import run_batch
-    from scievals.llm.settings import LLMSettings
+    from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
 
     settings = LLMSettings.from_config(config.get("llm"))
     requests = [build_request(c) for c in cases]
@@ -94,8 +97,6 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
 def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
         usage_json) -> list[dict]:
     """Predict every case with ``model_name``; write the records and the usage summary."""
-    from scievals.llm.registry import model_spec
-
     cases = read_cases(cases_jsonl)
     spec = model_spec(model_name, config)
     if spec.provider == "baseline":
@@ -217,10 +218,6 @@ def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
     Errors stop the import (not a PMCID object, an unknown PMCID, an unusable entry);
     warnings are what the workflow accepts with a note (a missing article, scored 0;
     duplicated annotations)."""
-    from pathlib import Path
-
-    from scievals.autogkb.data import load_articles, test_pmcids
-
     if cases_jsonl and Path(cases_jsonl).exists():
         case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
     else:

@@ -29,6 +29,7 @@ import tempfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -148,8 +149,6 @@ def unpack(
 
     ``max_bytes`` caps the total bytes written (None: no cap). See the module doc.
     """
-    from contextlib import ExitStack
-
     archive, folder = Path(archive), Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", suffix=".unpacking",

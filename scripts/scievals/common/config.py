@@ -9,7 +9,9 @@ the registry (``scievals.benchmarks``), which passes itself in here.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,7 +22,6 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
-
 
 
 class BenchmarkSchema(Protocol):
@@ -47,9 +48,24 @@ def _with_defaults(cls):
 
 
 def _copy(value):
-    import copy
-
     return copy.deepcopy(value)
+
+
+@cache
+def _schema_file(path: Path, mtime_ns: int, size: int) -> dict:
+    return read_yaml(path)
+
+
+def schema_file(path: str | Path) -> dict:
+    """A schema YAML file, read once per process while it is unchanged (every benchmark
+    section shares the data-source schema); a fresh copy each call, since callers complete it
+    in place."""
+    path = Path(path)
+    try:
+        stat = path.stat()
+    except OSError:
+        return read_yaml(path)  # says what is wrong with the path, in one line
+    return copy.deepcopy(_schema_file(path, stat.st_mtime_ns, stat.st_size))
 
 
 _DefaultingValidator = _with_defaults(Draft202012Validator)
@@ -76,13 +92,6 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
     if validator == "required":
         return (error.message, "add the key")
     return (error.message, schema.get("description", ""))
-
-
-def pydantic_error(exc, where: str, fix: str = "") -> ScievalsError:
-    """A pydantic ValidationError as the same one line a schema violation gives."""
-    first = exc.errors()[0]
-    key = ".".join(str(p) for p in first["loc"])
-    return ScievalsError(f"{where}.{key}" if key else where, first["msg"], fix)
 
 
 def schema_of(model, drop: Sequence[str] = ()) -> tuple[dict, dict]:
@@ -114,7 +123,7 @@ def schema_of(model, drop: Sequence[str] = ()) -> tuple[dict, dict]:
 def validate(instance: Any, schema: str | Path | dict, where: str, prefix: str = "") -> Any:
     """Validate ``instance`` in place (filling defaults) or raise one ScievalsError."""
     if not isinstance(schema, dict):
-        schema = read_yaml(schema)
+        schema = schema_file(schema)
     validator = _DefaultingValidator(schema)
     errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.absolute_path))
     if errors:
@@ -129,7 +138,7 @@ def top_level_schema(benchmarks: Sequence[BenchmarkSchema],
     """config/schema.yaml completed by the registry: the allowed ``benchmarks:`` names
     (default: all), one section per benchmark (checked by its own schema) and the parts
     generated from the LLM layer's models (``generated``: key -> :func:`schema_of`)."""
-    schema = read_yaml(CONFIG_DIR / "schema.yaml")
+    schema = schema_file(CONFIG_DIR / "schema.yaml")
     for key, (part, defs) in (generated or {}).items():
         schema.setdefault("$defs", {}).update(defs)
         target = schema["properties"][key]
@@ -153,9 +162,9 @@ def top_level_schema(benchmarks: Sequence[BenchmarkSchema],
 def section_schema(bench: BenchmarkSchema) -> dict:
     """A benchmark's section schema plus the data-source keys every section shares
     (config/schemas/data_source.schema.yaml); the benchmark may only set their defaults."""
-    schema = read_yaml(bench.schema)
+    schema = schema_file(bench.schema)
     own = schema.setdefault("properties", {})
-    shared = read_yaml(CONFIG_DIR / "schemas" / "data_source.schema.yaml")
+    shared = schema_file(CONFIG_DIR / "schemas" / "data_source.schema.yaml")
     schema["allOf"] = schema.get("allOf", []) + shared.get("allOf", [])
     for key, spec in shared["properties"].items():
         extra = set(own.get(key, {})) - {"default", "description"}

@@ -68,7 +68,7 @@ def _progress(total: int | None, label: str):
     if not sys.stderr.isatty():
         return None
     try:
-        from tqdm import tqdm
+        from tqdm import tqdm  # the 'llm' extra; a core install downloads without a bar
     except ImportError:  # progress is a nicety; never a reason to fail
         return None
     return tqdm(total=total, unit="B", unit_scale=True, desc=label, leave=False)
@@ -146,6 +146,8 @@ def fetch(source: str, dest: str | os.PathLike, *, sha256: str | None = None,
 
 def _download(url: str, handle, hashes: dict, timeout_s: float, max_bytes: int | None,
               headers: dict, label: str) -> int:
+    # Not at the top: the Snakefile imports this module (through the benchmarks' data
+    # modules) at every start, and httpx costs about 0.1 s to import.
     import httpx
 
     timeout = httpx.Timeout(timeout_s, connect=min(10.0, timeout_s))

@@ -37,6 +37,13 @@ class ScievalsError(Exception):
         return ScievalsError(self.where.replace(str(path), str(instead)), self.problem, self.fix)
 
 
+def pydantic_error(exc, where: str, fix: str = "") -> ScievalsError:
+    """A pydantic ValidationError as the same one line a schema violation gives."""
+    first = exc.errors()[0]
+    key = ".".join(str(p) for p in first["loc"])
+    return ScievalsError(f"{where}.{key}" if key else where, first["msg"], fix)
+
+
 # OSErrors that say something about the machine, not a bug: each becomes one line.
 _MACHINE_ERRORS = {
     errno.ENOSPC: "free disk space (or point the output elsewhere), then re-run",

@@ -5,15 +5,20 @@ and an own prediction file that lacks items is scored on what it has (abdev) or 
 missing items as failures (gating, autogkb); the log says so once, in the middle. The
 summary job of each benchmark calls :func:`record_quality_notices`, so these become
 end-of-run notices (``scievals.common.notices``) and land in ``results/run_report.json``.
+A text-only pre-check (:func:`may_have_problems`) lets that job skip pandas when nothing
+can be wrong, the usual case.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from scievals.common import notices
+from scievals.common.table_files import read_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Below this share of parseable replies a model's scores mostly measure its output format.
 MIN_PARSE_SUCCESS = 0.5
@@ -54,6 +59,8 @@ def fewer_items(summary: pd.DataFrame) -> list[str]:
 
 def missing_items(per_item_files: list[Path]) -> list[str]:
     """One line per model whose per-item table has items with no prediction at all."""
+    import pandas as pd  # start-up: only when may_have_problems found something to look at
+
     lines = []
     for path in per_item_files:
         frame = pd.read_csv(path, usecols=lambda c: c in ("case_id", "parse_status"), dtype=str)
@@ -66,6 +73,28 @@ def missing_items(per_item_files: list[Path]) -> list[str]:
             lines.append(f"{model}: no prediction for {len(missing)} of {len(frame)} items "
                          f"(first: {first}), scored as failures")
     return lines
+
+
+def may_have_problems(summary_path: str | Path, score_tables: list[str | Path]) -> bool:
+    """False when the summary and per-item tables cannot hold a quality problem (read as
+    text, without pandas); True means :func:`record_quality_notices` should look."""
+    rows = read_rows(summary_path)
+    most: dict[tuple[str, str, str], set[str]] = {}
+    for row in rows:
+        if row["metric"] == "parse_success_rate" and not _at_least(row["value"], MIN_PARSE_SUCCESS):
+            return True
+        most.setdefault((row["dataset"], row["condition"], row["metric"]), set()).add(row["n"])
+    if any(len(ns) > 1 for ns in most.values()):
+        return True
+    return any("missing" in path.read_text(encoding="utf-8", errors="replace")
+               for path in per_item_files(score_tables))
+
+
+def _at_least(cell: str, floor: float) -> bool:
+    try:
+        return float(cell) >= floor
+    except ValueError:
+        return False
 
 
 def per_item_files(score_tables: list[str | Path]) -> list[Path]:

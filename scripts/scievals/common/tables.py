@@ -17,22 +17,7 @@ from scievals.common import interrupts
 from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.provenance import Provenance
-
-RESULT_COLUMNS = [
-    "benchmark",
-    "dataset",
-    "dataset_sha256",
-    "model",
-    "condition",
-    "metric",
-    "value",
-    "ci_low",
-    "ci_high",
-    "n",
-    "scievals_version",
-    "git_commit",
-    "config_hash",
-]
+from scievals.common.table_files import RESULT_COLUMNS
 
 
 def result_rows(

@@ -14,6 +14,7 @@ The report names the dataset by what went in, e.g. "OMIP-verified+OMIP-staging+f
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections import OrderedDict
@@ -49,8 +50,6 @@ def _display_path(path: Path) -> str:
 
 def load_omip_dir(folder: str | os.PathLike) -> tuple[list[dict], list[dict]]:
     """(valid cases, rejected entries) of one folder of test-case JSON files."""
-    import json
-
     folder = Path(folder)
     case_set = folder.name
     valid, rejected = [], []

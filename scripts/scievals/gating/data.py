@@ -100,7 +100,7 @@ def parse_experiment_listing(xml_text: str) -> list[dict]:
 
 
 def _flowrepository(exp_id: str, out_dir: Path, cfg: dict) -> dict:
-    import httpx
+    import httpx  # not at the top: the Snakefile imports this module at every start (~0.1 s)
 
     timeout = float(cfg.get("download_timeout_s", 30))
     max_mb = cfg.get("max_download_mb", 200)

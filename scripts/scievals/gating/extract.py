@@ -28,6 +28,7 @@ from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.extras import import_extra
 from scievals.common.io import sha256_file, write_json, write_jsonl
+from scievals.gating.paths import FLOWKIT_DIR
 
 log = logging.getLogger(__name__)
 
@@ -227,8 +228,6 @@ def read_workspace(wsp_path: str | os.PathLike, fcs_dirs: list | None = None,
 
 def _origin(path: Path, origins: dict) -> str:
     """Where a workspace came from: the embedded FlowKit data, a download, or local."""
-    from scievals.gating.paths import FLOWKIT_DIR
-
     if str(path) in origins:
         return origins[str(path)]
     try:

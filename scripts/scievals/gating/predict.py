@@ -40,6 +40,9 @@ from scievals.gating.prompts import (
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.task_failure import classify
 from scievals.gating.tree import TOO_DEEP, junk_names
+from scievals.llm.registry import model_spec
+from scievals.llm.settings import LLMSettings
+from scievals.llm.usage import summarize_usage
 
 log = logging.getLogger(__name__)
 
@@ -93,9 +96,7 @@ def reply_record(case_id: str, model: str, context: str, strategy: str, request,
 
 
 def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
-    from scievals.llm.runner import run_batch
-    from scievals.llm.settings import LLMSettings
-    from scievals.llm.usage import summarize_usage
+    from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
 
     section = config.get("gating") or {}
     contexts = section.get("contexts") or list(CONTEXTS)
@@ -122,8 +123,6 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
 
 def run(cases_jsonl, model_name: str, config: dict, out_jsonl, usage_json) -> list[dict]:
     """Predict every case with ``model_name`` (all configured conditions for LLMs)."""
-    from scievals.llm.registry import model_spec
-
     cases = read_cases(cases_jsonl)
     spec = model_spec(model_name, config)
     if spec.provider == "baseline":

@@ -18,7 +18,7 @@ class Progress:
         if tty is None:
             tty = sys.stderr.isatty()
         if tty and total:
-            from tqdm import tqdm
+            from tqdm import tqdm  # the 'llm' extra; only on a terminal
 
             self._bar = tqdm(total=total, initial=done, desc=label, unit="req", file=sys.stderr)
 

@@ -8,8 +8,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from scievals.common.config import pydantic_error
-from scievals.common.errors import ScievalsError
+from scievals.common.errors import ScievalsError, pydantic_error
 from scievals.llm.base import ModelSpec
 
 # Where the provider's own endpoint needs a key although the config names none.

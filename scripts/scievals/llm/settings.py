@@ -7,7 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from scievals.common.config import pydantic_error
+from scievals.common.errors import pydantic_error
+
 
 CacheMode = Literal["use", "refresh", "off"]
 

@@ -120,6 +120,13 @@ USAGE_METRICS = {
 }
 
 
+# Rows that say how this run got its replies, not what the replies were: a re-run served
+# from the cache changes them and nothing else, so they are no result (``compare`` lists them
+# apart and never fails on them; the history records no entry for them alone). Latency is
+# the provider's speed on the day, not the model's answers: bookkeeping as well.
+BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s"})
+
+
 def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
     """Rows for :func:`scievals.common.tables.result_rows` (cost is NaN when unpriced);
     ``summary`` may be a ``usage.json`` object as read back."""

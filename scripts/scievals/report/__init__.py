@@ -1,8 +1,8 @@
-"""Figures for the Snakemake HTML report (``snakemake --report results/report.html``).
+"""The Snakemake HTML report (``snakemake --report results/report.html``): what
+``rules/report.smk`` needs at DAG-build time (:mod:`scievals.report.workflow`).
 
-``frames`` shapes result tables into what a figure shows (tested on numbers), ``plots``
-draws with matplotlib, ``generic``/``abdev``/``gating`` are the figure functions of each
-benchmark, ``registry.FigureSpec`` describes one figure and each benchmark's entry in
-``scievals.benchmarks.REGISTRY`` lists its figures; ``rules/report.smk`` makes one job per
-figure of each enabled benchmark.
+The figures themselves live below the registry: :mod:`scievals.figures` holds
+``FigureSpec``, the table shaping (``frames``), the drawing (``plots``) and the generic
+model comparison; each benchmark draws its own figures in ``scievals.<b>.figures``, which
+its registry entry names. The leaderboard page comes from :mod:`scievals.results`.
 """

@@ -27,10 +27,10 @@ import pandas as pd
 
 from scievals import __version__
 from scievals import benchmarks as registry
-from scievals.common.history_cli import RUN_RECORD_SUFFIX
 from scievals.common.io import sha256_file, write_json, write_text
 from scievals.common.notices import now_utc
 from scievals.common.provenance import git_commit
+from scievals.results.history_cli import RUN_RECORD_SUFFIX
 
 log = logging.getLogger(__name__)
 

@@ -29,3 +29,9 @@ def caption_path(basedir: str | Path, benchmark: str, figure: str) -> str:
 def data_source(benchmark: str, config: Mapping) -> str:
     """The config's data source of a benchmark, for the captions."""
     return str(config.get(benchmark, {}).get("source", "the benchmark's configured sources"))
+
+
+def figure_job(spec) -> dict:
+    """What the benchmark's figure job needs of one ``FigureSpec``: its output name (the
+    figure's name), the function to call and the input names it reads."""
+    return {"name": spec.name, "function": spec.function, "inputs": list(spec.inputs)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
-from scievals.report.leaderboard import (
+from scievals.results.leaderboard import (
     leaderboard_fragment,
     leaderboard_html,
     leaderboard_markdown,

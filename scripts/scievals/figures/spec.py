@@ -1,7 +1,7 @@
 """What a report figure is; which figures a benchmark shows is its registry entry.
 
 A benchmark lists its figures in ``scievals.benchmarks.REGISTRY`` (``figures=``): figure
-functions live in ``scievals/report/<benchmark>.py``, one caption per figure in
+functions live in ``scievals/<benchmark>/figures.py``, one caption per figure in
 ``report/<benchmark>/<figure>.rst``. A benchmark without figures gets
 :data:`GENERIC_FIGURES` (every metric of its summary, with CIs).
 
@@ -33,5 +33,5 @@ class FigureSpec:
 
 
 GENERIC_FIGURES = (
-    FigureSpec("model_comparison", "Model comparison", "scievals.report.generic:model_comparison"),
+    FigureSpec("model_comparison", "Model comparison", "scievals.figures.generic:model_comparison"),
 )

@@ -8,8 +8,8 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import read_result_table
-from scievals.report.frames import provenance_line
-from scievals.report.plots import plot_model_comparison
+from scievals.figures.frames import provenance_line
+from scievals.figures.plots import plot_model_comparison
 
 METRICS = ["pass_rate", "weighted_score", "trigger_accuracy"]
 LABELS = {"pass_rate": "pass rate (tasks)", "weighted_score": "weighted score",

@@ -56,32 +56,56 @@ def format_n(values: pd.Series) -> str:
     return str(numbers[0]) if len(numbers) == 1 else f"{numbers[0]}-{numbers[-1]}"
 
 
-def benchmark_table(frame: pd.DataFrame, headline: Headline) -> pd.DataFrame:
-    """One dataset of one benchmark -> model (x condition) by headline metric, best first."""
+def headline_rows(frame: pd.DataFrame, headline: Headline) -> pd.DataFrame:
+    """The summary rows a leaderboard shows: headline metrics (of the headline condition)."""
     rows = frame[frame["metric"].isin(headline.metrics)]
     if headline.condition is not None:
         rows = rows[rows["condition"] == headline.condition]
-    keys = ["model"] if rows["condition"].nunique() <= 1 else ["model", "condition"]
+    return rows
+
+
+def row_keys(rows: pd.DataFrame) -> list[str]:
+    """What names a leaderboard row: the model, and the condition where there are several."""
+    return ["model"] if rows["condition"].nunique() <= 1 else ["model", "condition"]
+
+
+def metric_cells(group: pd.DataFrame, metrics: list[str]) -> dict:
+    """One row's metric columns: ``value [ci]`` text, plus the raw value as ``_<metric>``
+    (for ordering)."""
+    by_metric = group.set_index("metric")
+    cells: dict = {}
+    for metric in metrics:
+        if metric in by_metric.index:
+            r = by_metric.loc[metric]
+            cells[metric] = format_cell(r["value"], r["ci_low"], r["ci_high"])
+            cells[f"_{metric}"] = r["value"]
+        else:
+            cells[metric], cells[f"_{metric}"] = "-", math.nan
+    return cells
+
+
+def leaderboard_row(keys: list[str], key: tuple, group: pd.DataFrame, metrics: list[str]) -> dict:
+    """One model (x condition): its name columns, metric cells and n."""
+    return {**dict(zip(keys, key)), **metric_cells(group, metrics), "n": format_n(group["n"])}
+
+
+def best_first(table: pd.DataFrame, metrics: list[str]) -> pd.DataFrame:
+    """Rows ordered by the first metric's value, best first (missing last, ties kept)."""
+    if not metrics:
+        return table
+    return table.sort_values(f"_{metrics[0]}", ascending=False, na_position="last", kind="stable")
+
+
+def benchmark_table(frame: pd.DataFrame, headline: Headline) -> pd.DataFrame:
+    """One dataset of one benchmark -> model (x condition) by headline metric, best first."""
+    rows = headline_rows(frame, headline)
+    keys = row_keys(rows)
     metrics = [m for m in headline.metrics if m in set(rows["metric"])]
     out = []
     for key, group in rows.groupby(keys, sort=False):
-        key = key if isinstance(key, tuple) else (key,)
-        by_metric = group.set_index("metric")
-        line = dict(zip(keys, key))
-        for metric in metrics:
-            if metric in by_metric.index:
-                r = by_metric.loc[metric]
-                line[metric] = format_cell(r["value"], r["ci_low"], r["ci_high"])
-                line[f"_{metric}"] = r["value"]
-            else:
-                line[metric], line[f"_{metric}"] = "-", math.nan
-        line["n"] = format_n(group["n"])
-        out.append(line)
+        out.append(leaderboard_row(keys, key if isinstance(key, tuple) else (key,), group, metrics))
     table = pd.DataFrame(out, columns=keys + metrics + ["n"] + [f"_{m}" for m in metrics])
-    if metrics:
-        table = table.sort_values(f"_{metrics[0]}", ascending=False, na_position="last",
-                                  kind="stable")
-    return table[keys + metrics + ["n"]].reset_index(drop=True)
+    return best_first(table, metrics)[keys + metrics + ["n"]].reset_index(drop=True)
 
 
 # Cost and failure columns (plain values, no interval), where a benchmark has them: metric ->

@@ -29,6 +29,7 @@ import threading
 import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Self
 
 # The system_fingerprint every OpenAI-shaped reply carries (what a real server's would be).
@@ -333,7 +334,7 @@ class FakeServerProcess:
             [
                 sys.executable,
                 "-m",
-                "scievals.llm.fake_server",
+                "support.fake_server",
                 "--latency",
                 str(self.latency_s),
                 "--max-lifetime",
@@ -341,7 +342,7 @@ class FakeServerProcess:
             ],
             stdout=subprocess.PIPE,
             text=True,
-            env={**os.environ, "PYTHONPATH": _scripts_dir()},
+            env={**os.environ, "PYTHONPATH": _tests_dir()},
         )
         line = self._proc.stdout.readline().strip()  # "listening on http://127.0.0.1:PORT"
         if not line.startswith("listening on "):
@@ -369,10 +370,9 @@ class FakeServerProcess:
         urllib.request.urlopen(request, timeout=5).close()
 
 
-def _scripts_dir() -> str:
-    from pathlib import Path
-
-    return str(Path(__file__).resolve().parents[2])
+def _tests_dir() -> str:
+    """The folder holding ``support/`` (what ``python -m support.fake_server`` needs)."""
+    return str(Path(__file__).resolve().parents[1])
 
 
 def main(argv: list[str] | None = None) -> None:

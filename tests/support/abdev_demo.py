@@ -14,12 +14,18 @@ mutated per family (15 % of positions) and per antibody (3 %), CDRs are drawn
 from a CDR-like amino-acid composition, and constant domains are random
 strings. No sequence or value is taken from GDPa1 or any real antibody.
 
-``python -m scievals abdev make-demo --out data/demo/abdev/GDPa1_demo.csv``
-rewrites the committed file byte for byte (a test checks this).
+It is a tool of this repository, not of the installed package (the workflow only reads the
+committed files)::
+
+    PYTHONPATH=scripts:tests python -m support.abdev_demo \
+        --out data/demo/abdev/GDPa1_demo.csv --heldout-out data/demo/abdev/heldout_demo.csv
+
+rewrites the committed files byte for byte (``tests/abdev/test_abdev_demo.py`` checks this).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 
@@ -375,3 +381,20 @@ def write_demo(out: str | os.PathLike, heldout_out: str | os.PathLike | None = N
     write_csv(out, make_demo(seed))
     if heldout_out:
         write_csv(heldout_out, make_demo_heldout(seed))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description="Regenerate the embedded synthetic GDPa1-demo data (same bytes for the same "
+        "seed). It is NOT GDPa1: sequences and labels are invented.")
+    parser.add_argument("--out", required=True, help="truth CSV, e.g. data/demo/abdev/GDPa1_demo.csv")
+    parser.add_argument("--heldout-out", help="also write 80 synthetic heldout sequences here")
+    parser.add_argument("--seed", type=int, default=DEMO_SEED, help="default: %(default)s")
+    args = parser.parse_args(argv)
+    write_demo(args.out, args.heldout_out, args.seed)
+    print(f"wrote synthetic GDPa1-demo to {args.out}"
+          + (f" and {args.heldout_out}" if args.heldout_out else ""))
+
+
+if __name__ == "__main__":
+    main()

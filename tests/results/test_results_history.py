@@ -5,9 +5,10 @@ import pytest
 from scievals.cli import main
 from scievals.common import notices as run_notices
 from scievals.common.errors import ScievalsError
-from scievals.common.history import compare, read_index, record_history, resolve
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
+from scievals.results.compare import compare
+from scievals.results.history import read_index, record_history, resolve
 
 
 def _summary(path, values, commit="abc"):
@@ -52,9 +53,9 @@ def test_compare_cli_exit_codes(tmp_path, capsys):
     a = _summary(tmp_path / "a.csv", {"random": 0.1})
     b = _summary(tmp_path / "b.csv", {"random": 0.3})
     assert main(["compare", str(a), str(a), "--fail-on-change"]) == 0
-    assert "No value changed." in capsys.readouterr().out
+    assert "No result changed" in capsys.readouterr().out
     assert main(["compare", str(a), str(b), "--fail-on-change"]) == 2
-    assert "1 value(s) changed" in capsys.readouterr().out
+    assert "1 result difference(s) (value 1):" in capsys.readouterr().out
     assert main(["compare", str(a), str(tmp_path / "missing.csv")]) == 1
     assert "missing.csv: file not found" in capsys.readouterr().err
 
@@ -170,14 +171,16 @@ def test_unwritable_history_does_not_fail_the_summary(tmp_path, notices, monkeyp
 
 
 class _Outputs(list):
-    """Snakemake's Namedlist, as far as summarize.py uses it (no named outputs here)."""
+    """Snakemake's Namedlist, as far as merge_summary.py uses it (the summary, then the
+    leaderboard named ``leaderboard``)."""
 
-    def keys(self):
-        return []
+    @property
+    def leaderboard(self):
+        return self[1]
 
 
 def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeypatch, notices):
-    """The summarize entry script with an empty index.csv: summary written, exit 0."""
+    """The merged summary's entry script with an empty index.csv: summary written, exit 0."""
     import runpy
     import types
     from pathlib import Path
@@ -190,14 +193,17 @@ def test_summarize_job_writes_the_summary_whatever_the_history(tmp_path, monkeyp
     hist.mkdir()
     (hist / "index.csv").write_text("")
     out = tmp_path / "summary.csv"
+    board = tmp_path / "leaderboard.md"
     scripts = Path(scievals.__file__).parents[1]
     smk = types.SimpleNamespace(
-        input=[str(part)], output=_Outputs([str(out)]), log=[], rule="summarize_all", wildcards={},
+        input=[str(part)], output=_Outputs([str(out), str(board)]), log=[], rule="summarize_all",
+        wildcards={},
         scriptdir=str(scripts),
         params=types.SimpleNamespace(history_dir=str(hist), keys=lambda: ["history_dir"]),
     )
-    runpy.run_path(str(scripts / "summarize.py"), init_globals={"snakemake": smk})
+    runpy.run_path(str(scripts / "merge_summary.py"), init_globals={"snakemake": smk})
     assert out.read_bytes() == part.read_bytes()
+    assert "| random |" in board.read_text()
     assert len(read_index(hist)) == 1 and list(hist.glob("index.csv.damaged-*"))
     [notice] = run_notices.collect(tmp_path / "logs" / "notices")
     assert (notice.kind, notice.job) == ("history_set_aside", "summarize_all")

@@ -1,9 +1,10 @@
-"""Versioned summaries: keep every distinct results/summary.csv and diff any two.
+"""Versioned summaries: keep every distinct results/summary.csv.
 
 ``record_history`` copies a new summary to ``results/history/<UTC>_<commit>.csv``
-and appends a line to ``results/history/index.csv``; an unchanged summary (same
-sha256 as the newest entry) is not stored twice. ``compare`` lines two summaries
-up by (benchmark, dataset, model, condition, metric).
+and appends a line to ``results/history/index.csv``; an unchanged summary is not
+stored twice: same sha256 as the newest entry, or a difference only in bookkeeping
+rows (``cache_hits``: how this run got its replies, not what they were). ``resolve``
+turns ``@latest``/``@previous``/``@N`` into a snapshot for ``scievals.results.compare``.
 
 The history is a record, not a gate: ``record_history`` never fails the summary.
 A history folder that is a file, or an index that cannot be read, is set aside
@@ -16,25 +17,21 @@ summary is stored again.
 from __future__ import annotations
 
 import logging
-import math
 import re
 import shutil
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
 from scievals.common import notices
-from scievals.common.dataset_diff import dataset_differences, datasets_line
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, sha256_file, write_csv
 from scievals.common.provenance import git_commit
 from scievals.common.tables import read_result_table
+from scievals.llm.usage import BOOKKEEPING_METRICS
 
-KEY = ["benchmark", "dataset", "model", "condition", "metric"]
 INDEX_COLUMNS = ["recorded_utc", "git_commit", "file", "sha256", "rows", "benchmarks"]
-PROVENANCE = ["dataset_sha256", "scievals_version", "git_commit", "config_hash"]
 # <UTC stamp to the millisecond>_<commit>.csv: a plain name inside the history folder.
 SNAPSHOT_NAME = re.compile(r"(\d{8}T\d{6})(\d{3})Z_([A-Za-z0-9._-]+)\.csv")
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -156,6 +153,8 @@ def _record(summary_path: Path, history_dir: Path, now: datetime) -> Path | None
         log.warning("history: snapshot %s of the current summary was missing or damaged; "
                     "stored again", snapshot)
         return snapshot
+    if len(index) and _only_bookkeeping_differs(summary_path, history_dir, index.iloc[-1]):
+        return None
     commit = git_commit()
     snapshot = history_dir / f"{_stamp(now)}_{re.sub(r'[^A-Za-z0-9._-]', '_', commit)}.csv"
     with atomic_path(snapshot) as tmp:
@@ -163,6 +162,21 @@ def _record(summary_path: Path, history_dir: Path, now: datetime) -> Path | None
     row = _index_row(snapshot, now, commit, digest)
     write_csv(history_dir / "index.csv", pd.concat([index, pd.DataFrame([row])], ignore_index=True))
     return snapshot
+
+
+def results_only(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without its bookkeeping rows, renumbered."""
+    return table[~table["metric"].isin(BOOKKEEPING_METRICS)].reset_index(drop=True)
+
+
+def _only_bookkeeping_differs(summary_path: Path, history_dir: Path, newest: pd.Series) -> bool:
+    """True when the summary equals the newest intact snapshot once bookkeeping rows are
+    left out (a re-run served from the cache changes only ``cache_hits``)."""
+    snapshot = history_dir / newest["file"]
+    if snapshot_state(snapshot, newest["sha256"]) != "ok":
+        return False
+    return results_only(read_result_table(summary_path)).equals(
+        results_only(read_result_table(snapshot)))
 
 
 def resolve(ref: str, history_dir: str | Path) -> Path:
@@ -209,74 +223,3 @@ def snapshot_state(snapshot: Path, digest: str) -> str:
     if not snapshot.is_file():
         return "missing"
     return "ok" if sha256_file(snapshot) == digest else "damaged"
-
-
-@dataclass
-class Comparison:
-    changed: pd.DataFrame
-    only_a: pd.DataFrame
-    only_b: pd.DataFrame
-    provenance: list[str] = field(default_factory=list)
-    datasets: list[str] = field(default_factory=list)  # benchmarks scored on different data
-
-    @property
-    def identical(self) -> bool:
-        return self.changed.empty and self.only_a.empty and self.only_b.empty
-
-
-def _same(x: float, y: float, tolerance: float) -> bool:
-    if math.isnan(x) and math.isnan(y):
-        return True
-    return abs(x - y) <= tolerance
-
-
-def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0) -> Comparison:
-    if not tolerance >= 0:  # also refuses NaN
-        raise ScievalsError(
-            "--tolerance", f"{tolerance} is not a tolerance", "give 0 or a positive number"
-        )
-    a = read_result_table(path_a)
-    b = read_result_table(path_b)
-    for frame, path in ((a, path_a), (b, path_b)):
-        dup = frame.duplicated(KEY)
-        if dup.any():
-            first = frame.loc[dup, KEY].iloc[0].to_dict()
-            raise ScievalsError(path, f"duplicate result rows, e.g. {first}", "regenerate the summary")
-    merged = a.merge(b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True)
-    both = merged[merged["_merge"] == "both"]
-    value_changed = [
-        not _same(x, y, tolerance) for x, y in zip(both["value_a"], both["value_b"])
-    ]
-    changed = both.loc[value_changed, KEY + ["value_a", "value_b"]].copy()
-    changed["delta"] = changed["value_b"] - changed["value_a"]
-    notes = []
-    for column in PROVENANCE:
-        pairs = both[[f"{column}_a", f"{column}_b"]].astype(str).drop_duplicates()
-        for old, new in pairs.itertuples(index=False):
-            if old != new:
-                notes.append(f"{column}: {old} -> {new}")
-    return Comparison(
-        changed=changed.reset_index(drop=True),
-        only_a=merged.loc[merged["_merge"] == "left_only", KEY].reset_index(drop=True),
-        only_b=merged.loc[merged["_merge"] == "right_only", KEY].reset_index(drop=True),
-        provenance=sorted(set(notes)),
-        datasets=dataset_differences(a, b),
-    )
-
-
-def format_comparison(result: Comparison, label_a: str, label_b: str) -> str:
-    lines = [datasets_line(result.datasets)] if result.datasets else []
-    lines += [f"A: {label_a}", f"B: {label_b}"]
-    if result.identical:
-        lines.append("No value changed.")
-    if not result.changed.empty:
-        lines.append(f"\n{len(result.changed)} value(s) changed:")
-        lines.append(result.changed.to_string(index=False, float_format=lambda v: f"{v:.6g}"))
-    for label, frame in (("only in A", result.only_a), ("only in B", result.only_b)):
-        if not frame.empty:
-            lines.append(f"\n{len(frame)} row(s) {label}:")
-            lines.append(frame.to_string(index=False))
-    if result.provenance:
-        lines.append("\nProvenance differences:")
-        lines.extend(f"  {note}" for note in result.provenance)
-    return "\n".join(lines)

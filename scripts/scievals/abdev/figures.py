@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from scievals.common.tables import read_result_table
-from scievals.report import generic
-from scievals.report.frames import metric_matrix, provenance_line, select_rows
-from scievals.report.plots import panel_order, plot_heatmap
+from scievals.figures import generic
+from scievals.figures.frames import metric_matrix, provenance_line, select_rows
+from scievals.figures.plots import panel_order, plot_heatmap
 
 # The reference's assay order (GDPa1 column order).
 ASSAYS = ["HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from scievals.common.tables import read_result_table
-from scievals.report.frames import comparison_frame, provenance_line
-from scievals.report.plots import plot_model_comparison
+from scievals.figures.frames import comparison_frame, provenance_line
+from scievals.figures.plots import plot_model_comparison
 
 MAX_PANELS = 9
 

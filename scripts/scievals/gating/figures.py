@@ -12,9 +12,9 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.common.tables import read_result_table
 from scievals.gating.normalize import norm
-from scievals.report import generic
-from scievals.report.frames import metric_matrix
-from scievals.report.plots import panel_order, plot_heatmap, plot_hierarchies
+from scievals.figures import generic
+from scievals.figures.frames import metric_matrix
+from scievals.figures.plots import panel_order, plot_heatmap, plot_hierarchies
 
 # The headline metrics of the flow_gating reference, in its order, with structure accuracy's
 # coverage beside it (accuracy alone rewards predicting few gates).

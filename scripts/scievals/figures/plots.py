@@ -1,6 +1,6 @@
 """Matplotlib drawing for the report: model comparisons, heatmaps, gating hierarchies.
 
-Every function takes data already shaped by :mod:`scievals.report.frames` and writes one
+Every function takes data already shaped by :mod:`scievals.figures.frames` and writes one
 image atomically (temp file, then rename), so a failed plot never leaves a broken file.
 The Agg backend is forced: report jobs run on headless cluster nodes.
 """

@@ -8,9 +8,9 @@ from scievals.autogkb.metrics import FIELDS
 from scievals.autogkb.score import HEADLINE, field_metric
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import read_result_table
-from scievals.report import generic
-from scievals.report.frames import metric_matrix, provenance_line
-from scievals.report.plots import plot_heatmap
+from scievals.figures import generic
+from scievals.figures.frames import metric_matrix, provenance_line
+from scievals.figures.plots import plot_heatmap
 
 LABELS = {"score": "reference score (0-100+)", "one_to_one_score": "one-to-one score",
           "precision": "precision", "recall": "recall", "f1": "F1"}

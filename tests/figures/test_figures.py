@@ -11,13 +11,15 @@ import pandas as pd
 import pytest
 from PIL import Image
 from scievals import benchmarks
+from scievals.abdev import figures as abdev
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import Provenance
 from scievals.common.tables import concat_tables, result_rows, write_result_table
-from scievals.report import abdev, gating, generic
-from scievals.report.frames import comparison_frame, metric_matrix, provenance_line
-from scievals.report.plots import default_gate_key, panel_order, tree_layout
-from scievals.report.registry import GENERIC_FIGURES
+from scievals.figures import generic
+from scievals.figures.frames import comparison_frame, metric_matrix, provenance_line
+from scievals.figures.plots import default_gate_key, panel_order, tree_layout
+from scievals.figures.spec import GENERIC_FIGURES
+from scievals.gating import figures as gating
 
 PROV = Provenance("abdev", "GDPa1-demo", "ab" * 32, "c0ffee123456", "0.1.0", "deadbeef1234")
 ASSAYS = ["HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4"]
@@ -292,7 +294,7 @@ def test_a_figure_on_demo_data_says_demo_in_the_image(tmp_path):
     """The same comparison drawn with a demo and a real provenance line: only the demo one
     carries the red DEMO label (no other element of this figure is that red)."""
     import pandas as pd
-    from scievals.report import plots
+    from scievals.figures import plots
 
     frame = pd.DataFrame({"metric": ["m"] * 2, "condition": [""] * 2, "model": ["a", "b"],
                           "value": [0.2, 0.5], "ci_low": [0.1, 0.4], "ci_high": [0.3, 0.6]})

@@ -5,13 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scievals.common.history import (
-    compare,
-    format_comparison,
-    read_index,
-    resolve,
-    snapshot_state,
-)
+from scievals.results.compare import compare, format_comparison
+from scievals.results.history import read_index, resolve, snapshot_state
 
 DEFAULT_HISTORY = "results/history"
 # The run record's copy beside an entry: <entry stem> + this (written by
@@ -24,13 +19,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         "compare",
         help="show what changed between two result summaries",
         description="Compare two summary CSVs (paths, or @latest, @previous, @N from the history "
-        "index) row by row on (benchmark, dataset, model, condition, metric).",
+        "index) row by row on (benchmark, dataset, model, condition, metric). Results are value, "
+        "ci_low, ci_high, n and each benchmark's dataset (name, sha256): every difference is "
+        "listed; cache_hits and latency_mean_s rows are bookkeeping, listed apart.",
     )
     cmp.add_argument("a", help="older summary: path or @previous/@N")
     cmp.add_argument("b", help="newer summary: path or @latest/@N")
-    cmp.add_argument("--tolerance", type=float, default=0.0, help="ignore |delta| up to this (default 0)")
+    cmp.add_argument("--tolerance", type=float, default=0.0,
+                     help="ignore differences of value, ci_low, ci_high and n up to this "
+                     "(default 0)")
     cmp.add_argument("--history-dir", default=DEFAULT_HISTORY, help=f"default {DEFAULT_HISTORY}")
-    cmp.add_argument("--fail-on-change", action="store_true", help="exit 2 when anything differs")
+    cmp.add_argument("--fail-on-change", action="store_true",
+                     help="exit 2 when any result differs: a value, CI bound or n beyond the "
+                     "tolerance, a row on one side only, or a dataset (name or sha256); "
+                     "bookkeeping rows and provenance columns do not count")
     cmp.set_defaults(func=_compare)
 
     hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")

@@ -4,9 +4,9 @@ from datetime import UTC, datetime
 
 import pandas as pd
 from scievals.cli import main
-from scievals.common.history import record_history
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
+from scievals.results.history import record_history
 
 REAL = ("GDPa1_cross_validation", "a" * 64)
 DEMO = ("GDPa1-demo_cross_validation", "d" * 64)

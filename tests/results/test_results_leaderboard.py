@@ -9,8 +9,8 @@ import pytest
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import RESULT_COLUMNS, write_result_table
-from scievals.report.leaderboard import leaderboard_html, leaderboard_markdown, sections
-from scievals.report.leaderboard_cli import write_leaderboard
+from scievals.results.leaderboard import leaderboard_html, leaderboard_markdown, sections
+from scievals.results.show import write_leaderboard
 
 SHA_DEMO = "d" * 64
 SHA_REAL = "a" * 64
@@ -183,7 +183,7 @@ def test_gating_conditions_keep_their_own_quality_figures():
 
 
 def test_a_rate_over_several_conditions_is_weighted_by_n():
-    from scievals.report.leaderboard import quality_columns
+    from scievals.results.leaderboard import quality_columns
 
     base = ("autogkb", "autogkb-demo", SHA_DEMO)
     rows = pd.DataFrame([

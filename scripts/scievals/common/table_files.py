@@ -1,0 +1,62 @@
+"""Result tables as CSV text, without pandas: the column set every table shares, and the
+concatenation a benchmark's summary job makes (its start-up would otherwise be mostly the
+pandas import). Cells are copied as written; rows sorted as ``tables.concat_tables`` sorts.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_user_text, write_text
+
+RESULT_COLUMNS = [
+    "benchmark",
+    "dataset",
+    "dataset_sha256",
+    "model",
+    "condition",
+    "metric",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n",
+    "scievals_version",
+    "git_commit",
+    "config_hash",
+]
+SORT_KEY = ["benchmark", "dataset", "model", "condition", "metric"]
+
+
+def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
+    """A result table's rows as text cells, checked for the shared columns."""
+    text = read_user_text(path)
+    if not text.strip():
+        raise ScievalsError(path, "not a readable CSV (empty file)", "give a scievals result table")
+    try:
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        rows = list(reader)
+    except csv.Error as exc:
+        raise ScievalsError(path, f"not a readable CSV ({exc})",
+                            "give a scievals result table") from None
+    missing = [c for c in RESULT_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ScievalsError(path, f"result table lacks columns {missing}",
+                            "tables must be written by scievals.common.tables")
+    return rows
+
+
+def concat_files(paths: Iterable[str | os.PathLike], out: str | os.PathLike) -> int:
+    """Write the rows of every table in ``paths`` to ``out`` (atomic), sorted by benchmark,
+    dataset, model, condition and metric (stable); returns the number of rows."""
+    rows = [row for path in paths for row in read_rows(path)]
+    rows.sort(key=lambda row: tuple(row[c] or "" for c in SORT_KEY))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, RESULT_COLUMNS, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(out, buffer.getvalue())
+    return len(rows)
