@@ -19,7 +19,7 @@ import jsonschema
 from jsonschema import Draft202012Validator, validators
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_yaml
+from scievals.common.io import read_own_yaml, read_yaml
 
 CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 
@@ -53,7 +53,7 @@ def _copy(value):
 
 @cache
 def _schema_file(path: Path, mtime_ns: int, size: int) -> dict:
-    return read_yaml(path)
+    return read_own_yaml(path)
 
 
 def schema_file(path: str | Path) -> dict:

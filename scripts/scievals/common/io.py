@@ -181,17 +181,137 @@ def read_jsonl(path: str | os.PathLike) -> list[dict]:
     return records
 
 
-def read_yaml(path: str | os.PathLike) -> Any:
+# YAML aliases share one node, which stays small until something walks the data; nested
+# anchors ("billion laughs") then expand a 1 KB file to gigabytes. A few aliases are a fair
+# convenience, so the budget is on the nodes that expanding them adds.
+YAML_ALIAS_BUDGET = 10_000
+
+
+class _YamlRefused(Exception):
+    def __init__(self, problem: str, fix: str, mark=None) -> None:
+        super().__init__(problem)
+        self.problem, self.fix, self.mark = problem, fix, mark
+
+
+def _yaml_children(node) -> list:
+    if node.id == "mapping":
+        return [part for pair in node.value for part in pair]
+    return list(node.value) if node.id == "sequence" else []
+
+
+def _check_yaml_nodes(root) -> None:
+    """Refuse recursive aliases, alias expansion beyond the budget and unwritable text,
+    walking the composed node graph once (iteratively: the graph may be deep)."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _yaml_children(node))
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise _YamlRefused("a recursive alias (an anchor used inside itself)",
+                               "write the value out instead of referring to itself",
+                               node.start_mark)
+        if node.id == "scalar":
+            found = _UNWRITABLE.search(node.value)
+            if found:
+                raise _YamlRefused(f"a NUL or lone surrogate character "
+                                   f"(U+{ord(found.group()):04X}) in {node.value[:40]!r}",
+                                   "remove it", node.start_mark)
+            sizes[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _yaml_children(node))
+    written = len(sizes)
+    if sizes[id(root)] - written > YAML_ALIAS_BUDGET:
+        raise _YamlRefused(f"aliases expand to more than {YAML_ALIAS_BUDGET:,} extra nodes "
+                           "(nested anchors, a YAML bomb?)",
+                           "write the repeated parts out, or use fewer nested aliases")
+
+
+def parse_yaml(text: str, where: str | os.PathLike) -> Any:
+    """The data of one YAML document the user wrote; every problem is one ScievalsError.
+
+    The one YAML reader for user input (config, suites, task files, front matter): safe
+    tags only, a budget on alias expansion, no recursive aliases, no NUL or lone
+    surrogates, and a document nested too deeply for the parser is refused, not a crash.
+    """
     import yaml  # here, not at the top: most jobs that import this module never read YAML
 
+    loader = None
     try:
-        # libyaml's safe loader when PyYAML has it: the same documents, several times faster
-        # (the Snakefile reads the config and its schemas at every start)
-        return yaml.load(read_user_text(path), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # the pure-Python loader on purpose: libyaml accepts nesting deep enough to crash
+        # whoever walks the data, and words a lone surrogate less clearly (read_own_yaml is
+        # the fast path for the project's own files); its reader refuses control characters
+        loader = yaml.SafeLoader(text)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_yaml_nodes(node)
+        return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise ScievalsError(where, f"not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        at = f"{where}:{mark.line + 1}" if mark else str(where)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]  # one line
+        raise ScievalsError(at, f"not valid YAML ({problem})") from None
+    except _YamlRefused as exc:
+        at = f"{where}:{exc.mark.line + 1}" if exc.mark else str(where)
+        raise ScievalsError(at, f"refused YAML: {exc.problem}", exc.fix) from None
+    except RecursionError:
+        raise ScievalsError(where, "YAML nested too deeply to read", "flatten it") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def parse_yaml_node(text: str, where: str | os.PathLike) -> Any:
+    """The composed root node (``yaml.Node`` or None) of one YAML document, with the same
+    refusals as :func:`parse_yaml` (for readers of the raw scalar text, e.g. waza's
+    ``schemaVersion``: ``1.10`` is not ``1.1``)."""
+    import yaml
+
+    loader = None
+    try:
+        loader = yaml.SafeLoader(text)
+        node = loader.get_single_node()
+        if node is not None:
+            _check_yaml_nodes(node)
+        return node
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f"{where}:{mark.line + 1}" if mark else str(where)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScievalsError(at, f"not valid YAML ({problem})") from None
+    except _YamlRefused as exc:
+        at = f"{where}:{exc.mark.line + 1}" if exc.mark else str(where)
+        raise ScievalsError(at, f"refused YAML: {exc.problem}", exc.fix) from None
+    except RecursionError:
+        raise ScievalsError(where, "YAML nested too deeply to read", "flatten it") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """The YAML file the user names, read through :func:`parse_yaml`."""
+    return parse_yaml(read_user_text(path), path)
+
+
+def read_own_yaml(path: str | os.PathLike) -> Any:
+    """A YAML file the project ships (config schemas): libyaml's safe loader when PyYAML has
+    it, several times faster than :func:`parse_yaml` (the Snakefile reads the schemas at every
+    start); never for files a user wrote."""
+    import yaml  # here, not at the top: most jobs that import this module never read YAML
+
+    with open(path, encoding="utf-8") as handle:
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

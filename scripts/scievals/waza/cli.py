@@ -31,6 +31,7 @@ from scievals.waza.executors.mock import MOCK_MODEL
 from scievals.waza.executors.replay import grade_report, read_results, recompute
 from scievals.waza.grade_one import main as grade_one_main
 from scievals.waza.predict import executor_for, run_suite
+from scievals.waza.redact import redact_keys
 from scievals.waza.runs import grader_options, regrade, transcript_files
 from scievals.waza.suites import check_report, load_suite
 
@@ -106,6 +107,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                              threads=args.workers or None)
         outcome = regrade(suite, recorded, seed=args.seed, options=options,
                           skip_graders=args.skip_graders, where=f"{suite.name} / {model}")
+        outcome = redact_keys(outcome, config)
         if args.format == "github-comment":
             print(reporters.github_comment(outcome), end="")
         else:
@@ -120,7 +122,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.transcript_dir:
             prompts = {t.id: t.prompt for t in suite.tasks}
             folder = Path(args.transcript_dir) / (model if len(models) > 1 else "")
-            for name, content in transcript_files(outcome, prompts).items():
+            files = redact_keys(transcript_files(outcome, prompts), config)  # prompts too
+            for name, content in files.items():
                 write_json(folder / name, content)
         code = max(code, metrics.exit_code(outcome))
     return code
@@ -141,6 +144,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
                           workspace=args.workspace, task_filter=args.task,
                           where=str(args.results))
+        outcome = redact_keys(outcome, config)
     if args.output:
         write_json(args.output, outcome)
     print(json.dumps(grade_report(outcome), indent=2))

@@ -17,6 +17,7 @@ from scievals.common.archives import unpack
 from scievals.common.download import DownloadError, fetch
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, sha256_text, write_json
+from scievals.waza.suite_paths import links_leaving
 
 DEMO_DIR = Path(__file__).resolve().parents[3] / "data" / "demo" / "waza"
 DEMO_SUITES_DIR = DEMO_DIR / "suites"
@@ -122,6 +123,11 @@ def download_suites(cfg: dict, out_dir: str | Path, source_json: str | Path) -> 
         demo = root == DEMO_SUITES_DIR
         entries = {}
         for name in names:
+            leaving = links_leaving(available[name])
+            if leaving:  # copytree would copy the host files they point at
+                raise ScievalsError(f"{origin}: {name}", f"symlink(s) to outside the suite "
+                                    f"folder: {', '.join(leaving)}",
+                                    "copy the files in instead of linking them")
             target = Path(out_dir) / name
             if target.exists():
                 shutil.rmtree(target)

@@ -28,7 +28,7 @@ import yaml
 from jsonschema import Draft7Validator
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_user_text
+from scievals.common.io import parse_yaml_node, read_user_text
 from scievals.waza.data import DEMO_DIR
 
 SCHEMA_DIR = DEMO_DIR / "schemas-current"
@@ -58,9 +58,9 @@ class Version:
 def _raw_scalar(text: str, key: str) -> str | None:
     """The raw text of a top-level scalar ``key`` of a YAML document (None if absent)."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None  # read_yaml reports the syntax error with its line
+        root = parse_yaml_node(text, "eval.yaml")
+    except ScievalsError:
+        return None  # read_yaml reports the problem with its line
     if not isinstance(root, yaml.MappingNode):
         return None
     for key_node, value_node in root.value:

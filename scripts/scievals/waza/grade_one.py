@@ -18,6 +18,7 @@ from typing import Any
 from scievals.common.errors import ScievalsError
 from scievals.waza.graders.base import GraderContext, GraderOptions
 from scievals.waza.graders.registry import build
+from scievals.waza.redact import redact_keys
 
 
 def _read_json(path: str, what: str) -> Any:
@@ -53,8 +54,8 @@ def grade_one(kind: str, config_path: str, context_path: str, workspace: str | N
 
 
 def main(args: argparse.Namespace) -> int:
-    verdict = grade_one(args.type, args.config, args.context, args.workspace,
-                        getattr(args, "context_dir", None))
+    verdict = redact_keys(grade_one(args.type, args.config, args.context, args.workspace,
+                                    getattr(args, "context_dir", None)), {})
     json.dump(verdict, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0

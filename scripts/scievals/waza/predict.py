@@ -20,6 +20,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json, write_text
 from scievals.waza import hooks, runs, workspaces
@@ -28,6 +29,7 @@ from scievals.waza.executors.base import Executor, Trial
 from scievals.waza.executors.mock import MOCK_MODEL, MockExecutor
 from scievals.waza.executors.replay import check_results
 from scievals.waza.graders.base import GraderOptions
+from scievals.waza.own_results import check_coverage, fill_missing
 from scievals.waza.suites import Suite, Task, load_suite
 
 log = logging.getLogger(__name__)
@@ -321,14 +323,16 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
 
 
 def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: list[str],
-                       out: str | Path) -> dict:
+                       out: str | Path, trials: int | None = None) -> dict:
     """Bring your own: check a user's results file(s) and file them under their suites.
 
     ``user_file`` holds one results JSON or a list of them; each is matched to a suite by
     its ``eval_name`` (the suite's ``name``) or folder name, and every task id must be one
     of that suite's. All are written as ``{"suites": {suite: results}}``; the score stage
     grades them (no workspace: file graders score 0, as ``waza grade`` without
-    ``--workspace``).
+    ``--workspace``). Each must cover its suite: a task listed twice or with more runs than
+    ``trials`` (default: the suite's ``trials_per_task``) is refused, a task left out is
+    filed as failed runs (with an end-of-run notice naming it).
     """
     data = read_json(user_file)
     items = data if isinstance(data, list) else [data]
@@ -346,12 +350,13 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
         if name in filed:
             raise ScievalsError(where, f"a second results object for suite {name}",
                                 "keep one per suite")
-        task_ids = {t.id for t in loaded[name].tasks}
-        for task in item["tasks"]:
-            if task["test_id"] not in task_ids:
-                raise ScievalsError(f"{where}: task {task['test_id']!r}",
-                                    f"no such task in {loaded[name].path}",
-                                    f"task ids: {', '.join(sorted(task_ids))}")
-        filed[name] = item
+        suite = loaded[name]
+        allowed = trials or int(suite.config.get("trials_per_task") or 1)
+        missing = check_coverage(item, [t.id for t in suite.tasks], allowed, where)
+        if missing:
+            notices.record("skipped_case", "waza", f"{where}: suite {name}: task(s) "
+                           f"{', '.join(missing)} missing; counted as failed",
+                           details={"suite": name, "missing": missing})
+        filed[name] = fill_missing(item, suite.tasks, missing, allowed)
     write_json(out, {"suites": filed})
     return filed

@@ -11,6 +11,7 @@ failure) makes the run ``error`` with ``running graders: ...``.
 
 from __future__ import annotations
 
+import math
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -87,6 +88,10 @@ def grade_runs(graders: Sequence[BuiltGrader],
         for i, (result, elapsed_ms) in zip(live, verdicts, strict=True):
             if isinstance(result, ScievalsError):
                 errors[i] = f"running graders: {built.spec.name}: {result.one_line()}"
+                continue
+            if not math.isfinite(float(result.score)):  # NaN would poison every mean
+                errors[i] = (f"running graders: {built.spec.name}: score {result.score} is "
+                             "not a finite number")
                 continue
             spec = built.spec
             validations[i][spec.name] = {

@@ -32,6 +32,7 @@ from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage import usage_metric_rows
 from scievals.waza import metrics, runs
 from scievals.waza.executors.replay import check_results
+from scievals.waza.redact import redact_keys
 from scievals.waza.review import review
 from scievals.waza.suites import load_suite
 
@@ -70,8 +71,9 @@ def grade(job: ScoreJob) -> dict[str, dict]:
     outcomes = {}
     for suite_name, (results, where) in sorted(recorded_of(job.predictions).items()):
         suite = load_suite(Path(job.truth["suites"]) / suite_name)
-        outcome = runs.regrade(suite, results, seed=seed,
-                               options=runs.grader_options(config, suite), where=where)
+        outcome = redact_keys(runs.regrade(suite, results, seed=seed,
+                                           options=runs.grader_options(config, suite),
+                                           where=where), config)
         notify_errors(suite_name, job.model, outcome)
         outcomes[suite_name] = outcome
     return outcomes

@@ -34,6 +34,7 @@ from scievals.waza.data import DEMO_DIR
 from scievals.waza.graders import rubrics
 from scievals.waza.graders.base import GraderConfigError
 from scievals.waza.graders.registry import build
+from scievals.waza.suite_paths import outside, suite_problems, v1_problems
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +222,8 @@ def _problem(error: jsonschema.ValidationError) -> str:
     schema, instance = error.schema, error.instance
     if error.validator == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
-        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, dict) else []
+        extra = (sorted(str(k) for k in set(instance) - set(allowed))  # YAML keys: any type
+                 if isinstance(instance, dict) else [])
         return f"unknown key(s) {', '.join(extra)} (allowed keys: {', '.join(allowed)})"
     if error.validator == "required":
         allowed = sorted(schema.get("properties", {}))
@@ -266,7 +268,12 @@ def _task_paths(spec: Path, patterns: list[str], problems: list[str]) -> list[Pa
         if not matches:
             problems.append(f"{spec}: tasks[{index}]: pattern {pattern!r} matches no file "
                             "(globs are relative to eval.yaml)")
-        found += [Path(m) for m in matches if Path(m) not in found]
+        for match in matches:  # never read a task file from outside the suite folder
+            problem = outside(match, [spec.parent], f"{spec}: tasks[{index}]", "task file")
+            if problem:
+                problems.append(problem)
+            elif Path(match) not in found:
+                found.append(Path(match))
     return found
 
 
@@ -426,7 +433,14 @@ def _collect(path: str | Path, context_dir: str | Path | None, published: bool,
         if task.id in seen:
             problems.append(f"{task.source}: id: {task.id!r} is also the id of {seen[task.id]}")
         seen[task.id] = task.source
-    trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
+    problems += suite_problems(spec, tasks, raw, fixtures, given_fixtures=bool(context_dir))
+    trigger_file = spec.parent / "trigger_tests.yaml"
+    trigger_problem = outside(trigger_file, [spec.parent], str(trigger_file), "the file")
+    if trigger_problem:
+        problems.append(trigger_problem)
+    trigger_skill, prompts = "", []
+    if not trigger_problem:
+        trigger_skill, prompts = _trigger_tests(trigger_file, problems)
     problems = list(dict.fromkeys(problems))  # the loader and published schemas overlap
     if problems:
         return None, problems, []
@@ -574,9 +588,17 @@ def _task_globs_v1(spec: Path, patterns: list[str], problems: list[str]) -> list
     """Go's filepath.Glob per pattern (no ``**``), each sorted, in list order, no
     de-duplication; zero files in total is an error."""
     found: list[Path] = []
-    for pattern in patterns:
-        found += [Path(m) for m in sorted(glob.glob(str(spec.parent / pattern)))]
-    if not found:
+    matched = 0
+    for index, pattern in enumerate(patterns):
+        for match in sorted(glob.glob(str(spec.parent / pattern))):
+            matched += 1
+            # never read a task file from outside the suite folder (suite_paths)
+            problem = outside(match, [spec.parent], f"{spec}: tasks[{index}]", "task file")
+            if problem:
+                problems.append(problem)
+            else:
+                found.append(Path(match))
+    if not matched:
         problems.append(f"{spec}: tasks: the patterns {patterns} match no file "
                         "(globs are relative to eval.yaml; ** is not supported)")
     return found
@@ -633,7 +655,14 @@ def _collect_v1(spec: Path, raw: Any, version: format_v1.Version,
                             warnings, notes)
             if task is not None:
                 tasks.append(task)
-    trigger_skill, prompts = _trigger_tests(spec.parent / "trigger_tests.yaml", problems)
+    problems += suite_problems(spec, tasks, raw, fixtures, given_fixtures=bool(context_dir))
+    problems += v1_problems(spec, raw, tasks, graders)
+    trigger_file = spec.parent / "trigger_tests.yaml"
+    trigger_problem = outside(trigger_file, [spec.parent], str(trigger_file), "the file")
+    if trigger_problem:
+        problems.append(trigger_problem)
+    else:
+        trigger_skill, prompts = _trigger_tests(trigger_file, problems)
     if problems:
         return None, list(dict.fromkeys(problems)), warnings
     suite = Suite(path=spec, name=raw["name"], skill=raw["skill"],

@@ -21,11 +21,8 @@ off when ``allow_shell`` is false) and ``skill`` (loads a SKILL.md body).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
 from collections.abc import Sequence
@@ -33,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
+from scievals.common.io import parse_yaml
+from scievals.common.subprocess_limits import run_limited
 from scievals.waza.executors.base import Execution, Trial, TurnHook
 from scievals.waza.session import final_output
 
@@ -50,8 +47,6 @@ AGENT_VERSION = "waza-agent-v2"
 CACHE_SCOPE = "waza/waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
 MAX_TOOL_OUTPUT = 8000
-# The shell sees only these variables (plus HOME = the workspace): never an API key.
-SHELL_ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
 
 
 @dataclass
@@ -88,7 +83,7 @@ def read_skill(path: Path) -> Skill:
     body = text
     if text.startswith("---"):
         _, front, body = text.split("---", 2)
-        meta = yaml.safe_load(front) or {}
+        meta = parse_yaml(front, path) or {}
     name = str(meta.get("name") or path.parent.name)
     return Skill(name=name, description=str(meta.get("description") or "").strip(),
                  body=body.strip(), path=path)
@@ -157,20 +152,13 @@ class Workspace:
     def shell(self, command: str) -> str:
         if not self.settings.allow_shell:
             raise ValueError("the shell tool is turned off (waza.agent.allow_shell)")
-        env = {k: os.environ[k] for k in SHELL_ENV_KEEP if k in os.environ}
-        env["HOME"] = str(self.root)
-        # Own process group, so a timeout also ends what the command started in background.
-        with subprocess.Popen(command, shell=True, cwd=self.root, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, start_new_session=True) as proc:
-            try:
-                output, _ = proc.communicate(timeout=self.settings.shell_timeout_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.communicate()
-                raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s"
-                                 ) from None
-        return f"exit code {proc.returncode}\n{output}"
+        # Scrubbed env, own process group (killed at the end too), memory/CPU limits.
+        done = run_limited(command, shell=True, cwd=self.root, merge_stderr=True,
+                           timeout_s=self.settings.shell_timeout_s)
+        if done.timed_out:
+            raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s")
+        output = done.stdout.decode("utf-8", "replace")
+        return f"exit code {done.returncode}\n{output}"
 
 
 def parse_tool_calls(text: str) -> list[tuple[str, dict]] | str:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_json
-from scievals.waza import metrics
+from scievals.common.io import read_json, refuse_unwritable_text
+from scievals.waza import metrics, own_results
 from scievals.waza.graders.base import GraderContext
 
 RESULTS_KEYS = ("skill", "tasks")
@@ -43,15 +43,24 @@ def check_results(data, path: str) -> dict:
     if version and version.split(".")[0] != "1":  # current waza: another major is refused
         raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
                             "use results written by waza 1.x")
+    if not isinstance(data["tasks"], list):
+        raise ScievalsError(f"{path}: tasks", "must be a list", "use waza's results format")
     for index, task in enumerate(data["tasks"]):
-        if not isinstance(task, dict) or "test_id" not in task or not isinstance(
-                task.get("runs"), list):
-            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id and runs[]",
-                                "use waza's results format")
+        if not isinstance(task, dict) or not isinstance(task.get("test_id"), str) or not (
+                isinstance(task.get("runs"), list)):
+            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id (a string) "
+                                "and runs[]", "use waza's results format")
         for number, run in enumerate(task["runs"]):
+            where = f"{path}: tasks[{index}] ({task['test_id']!r}) runs[{number}]"
             if not isinstance(run, dict):
-                raise ScievalsError(f"{path}: tasks[{index}].runs[{number}]",
-                                    "a run must be an object", "use waza's results format")
+                raise ScievalsError(where, "a run must be an object", "use waza's results format")
+            problem = own_results.run_problem(run)
+            if problem:
+                raise ScievalsError(where, problem, own_results.FIX)
+    problem = own_results.results_problem(data)
+    if problem:
+        raise ScievalsError(path, problem, own_results.FIX)
+    refuse_unwritable_text(data, path)  # the review and tables are written as UTF-8
     return data
 
 

@@ -20,7 +20,10 @@ from scievals.common.errors import ScievalsError
 # Bump when a grader's verdict on the same run can change (score, passed, feedback): the
 # score stage grades every recorded run, so waza's METRICS_VERSION (the score rule's code
 # version) includes this and a grader change re-scores without re-running any agent.
-GRADERS_VERSION = "waza-graders-v2"
+# v2: grader programs run in the workspace with a scrubbed env; a non-finite score fails.
+# v3: merge of both v2 lines (faults-waza above; waza-current: expected/tool_calls graders,
+# unique-token trigger, validated script replies).
+GRADERS_VERSION = "waza-graders-v3"
 
 
 class GraderConfigError(ScievalsError):

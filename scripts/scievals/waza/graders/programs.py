@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +20,7 @@ from scievals.waza.graders.base import (
     GraderResult,
 )
 from scievals.waza.graders._common import Config
+from scievals.waza.limited import caller_path, run_grader_command
 
 DEFAULT_PROGRAM_TIMEOUT_S = 30
 
@@ -145,29 +144,22 @@ class ProgramGrader:
 
     def grade(self, context: GraderContext) -> GraderResult:
         workspace = str(context.workspace_dir or "")
-        env = {**os.environ, "WAZA_WORKSPACE_DIR": workspace}
         details: dict[str, Any] = {
             "command": self.command,
             "args": self.args,
             "workspace_dir": workspace,
         }
         try:
-            proc = subprocess.run(
-                [self.command, *self.args],
-                input=context.output.encode(),
-                capture_output=True,
-                env=env,
-                timeout=self.timeout,
-                check=False,
-            )
+            proc = run_grader_command([caller_path(self.command), *self.args], context,
+                                      self.timeout, context.output.encode())
         except FileNotFoundError:
             error = f'exec: "{self.command}": executable file not found in $PATH'
             return self._failed(error, "", "", details)
         except PermissionError:
             return self._failed(f"fork/exec {self.command}: permission denied", "", "", details)
-        except subprocess.TimeoutExpired as exc:
-            return self._failed("signal: killed", _text(exc.stdout), _text(exc.stderr), details)
         stdout, stderr = _text(proc.stdout), _text(proc.stderr)
+        if proc.timed_out:
+            return self._failed("signal: killed", stdout, stderr, details)
         if proc.returncode != 0:
             error = (
                 f"signal: {_signal_name(-proc.returncode)}"
@@ -233,18 +225,14 @@ class ScriptGrader:
             }
         )
         try:
-            proc = subprocess.run(
-                [sys.executable, self.script],
-                input=payload,
-                capture_output=True,
-                text=True,
-                timeout=SCRIPT_TIMEOUT_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
+            proc = run_grader_command([sys.executable, caller_path(self.script)], context,
+                                      SCRIPT_TIMEOUT_S, payload.encode())
+        except OSError as exc:
+            return GraderResult(0.0, False, f"Script failed: {exc.strerror}")
+        if proc.timed_out:
             return GraderResult(0.0, False, "Script timed out")
         if proc.returncode != 0:
-            return GraderResult(0.0, False, f"Script failed: {proc.stderr}")
+            return GraderResult(0.0, False, f"Script failed: {_text(proc.stderr)}")
         try:
             reply = json.loads(proc.stdout)
         except ValueError as exc:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from scievals.common.errors import ScievalsError
+from scievals.common.io import parse_yaml
 from scievals.waza.graders.base import GraderConfigError
 
 BUILTIN = {
@@ -72,8 +72,8 @@ def load(value: str) -> Rubric:
     if text.startswith("---"):
         try:
             _, front, body = text.split("---", 2)
-            meta = yaml.safe_load(front) or {}
-        except (ValueError, yaml.YAMLError) as exc:
+            meta = parse_yaml(front, path) or {}
+        except (ValueError, ScievalsError) as exc:
             raise GraderConfigError(f"prompt grader config: rubric {value}",
                                     f"bad front matter ({exc})", "YAML between --- lines")
         if not isinstance(meta, dict):

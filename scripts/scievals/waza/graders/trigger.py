@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from scievals.common.errors import ScievalsError
+from scievals.common.io import parse_yaml
 from scievals.waza.graders.base import (
     GraderConfigError,
     GraderContext,
@@ -105,7 +105,7 @@ def read_skill(path: Path) -> tuple[str, str, str]:
     if text.startswith("---"):
         parts = text.split("\n---", 1)
         if len(parts) == 2:
-            loaded = yaml.safe_load(parts[0][3:]) or {}
+            loaded = parse_yaml(parts[0][3:], path) or {}
             if not isinstance(loaded, dict):
                 raise ValueError("front matter is not a mapping")
             meta = loaded
@@ -143,7 +143,9 @@ class TriggerGrader:
             raise GraderConfigError(
                 f"trigger grader config: skill_path {path}", f"reading SKILL.md: {exc.strerror}"
             ) from None
-        except (ValueError, yaml.YAMLError) as exc:
+        except ScievalsError as exc:  # front matter (parse_yaml): already names the file
+            raise GraderConfigError("trigger grader config: skill_path", exc.one_line()) from None
+        except ValueError as exc:
             raise GraderConfigError(
                 f"trigger grader config: skill_path {path}", f"parsing SKILL.md: {exc}"
             ) from None
