@@ -2,7 +2,7 @@
 # `snakemake --cores 8 results/summary.csv` runs all benchmarks in config["benchmarks"];
 # `snakemake --cores 8 <benchmark>` (or results/<benchmark>/summary.csv) runs one.
 # The benchmarks come from the registry (scripts/scievals/benchmarks.py); a benchmark that
-# is not in config["benchmarks"] loads none of its rules. How to add one:
+# is not in config["benchmarks"] gets none of its rules. How to add one:
 # docs/adding-a-benchmark.md.
 import sys
 from pathlib import Path
@@ -36,11 +36,15 @@ report: "report/workflow.rst"
 
 
 include: "rules/common.smk"
+# The rules every benchmark shares, generated from the registry for the enabled ones ...
+include: "rules/stages.smk"
 
 
+# ... and what is specific to one benchmark, where it has anything (rules/<benchmark>.smk).
 for _benchmark in ENABLED:
+    if _benchmark.rules.is_file():
 
-    include: f"rules/{_benchmark.name}.smk"
+        include: f"rules/{_benchmark.name}.smk"
 
 
 include: "rules/summary.smk"

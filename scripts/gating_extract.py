@@ -11,7 +11,7 @@ from scievals.gating.extract import extract_workspaces
 
 
 def extract(smk):
-    downloaded = read_json(smk.input.download)
+    downloaded = read_json(smk.input.source)
     workspaces = list(smk.input.workspaces) + downloaded["workspaces"]
     extract_workspaces(workspaces, smk.output.records, smk.output.report,
                        fcs_dirs=downloaded["fcs_dirs"], origins=downloaded["origins"])

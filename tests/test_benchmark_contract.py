@@ -1,7 +1,9 @@
 """Every registered benchmark is complete and follows one template (docs/adding-a-benchmark.md):
-schema, rules file with the template's rule names and code-version params, CLI, docs page, demo
+schema, generated rules with the template's names and code-version params, CLI, docs page, demo
 data, tests folder, figures (own ones with captions, or the generic one), pure metrics, headline
-metrics (that the default run reports them: tests/workflow/test_workflow_default.py)."""
+metrics (that the default run reports them: tests/workflow/test_workflow_default.py), and one
+stage contract: the same module, file and constant names in every package and one typed score
+entry, ``scievals.<b>.score.score(job: ScoreJob)``."""
 
 from __future__ import annotations
 
@@ -9,13 +11,20 @@ import argparse
 import ast
 import copy
 import importlib
+import inspect
+import json
 import re
+import typing
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from scievals import benchmarks
 from scievals.common.config import section_schema, validate
-from scievals.common.io import read_yaml
+from scievals.common.io import read_yaml, sha256_file
+from scievals.common.jobs import ScoreJob
+from scievals.common.workflow import ROLES, Stage
+from scievals.config_validation import validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = list(benchmarks.NAMES)
@@ -23,10 +32,26 @@ RULE = re.compile(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 # Calls that read or write files: a metrics module must make none of them.
 IO_CALLS = {"open", "read_csv", "to_csv", "read_json", "write_json", "read_jsonl", "write_jsonl",
             "write_csv", "write_text", "read_text", "read_yaml", "write_result_table"}
+# One spelling per version constant: the code behind each rule step.
+CONSTANTS = {"predict_baseline": "BASELINE_VERSION", "predict_llm": "PROMPT_VERSION",
+             "import": "PARSER_VERSION", "score": "METRICS_VERSION"}
+# Rules a benchmark may write itself (rules/<b>.smk), beside the generated ones.
+SPECIFIC_RULES = {"abdev": {"abdev_import"}, "gating": {"gating_extract"}}
+CONFIG = validate_config(read_yaml(ROOT / "config" / "config.yaml"))
 
 
-def rules_of(name: str) -> dict[str, str]:
-    return dict(RULE.findall(benchmarks.get(name).rules.read_text()))
+def stages_of(name: str) -> dict[str, Stage]:
+    return benchmarks.get(name).stages(CONFIG)
+
+
+def specific_rules(name: str) -> dict[str, str]:
+    """Rules written in rules/<name>.smk (none if the benchmark has no such file)."""
+    path = benchmarks.get(name).rules
+    return dict(RULE.findall(path.read_text())) if path.is_file() else {}
+
+
+def package(name: str) -> Path:
+    return ROOT / "scripts" / "scievals" / name
 
 
 def test_the_registry_names_abdev_and_gating_once():
@@ -52,24 +77,35 @@ def test_schema_accepts_the_default_section(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_rules_follow_the_template(name):
-    rules = rules_of(name)
-    assert set(rules) >= {f"{name}_download", f"{name}_import", f"{name}_score"}
-    assert {f"{name}_predict_baseline", f"{name}_predict_llm"} & set(rules)
-    allowed = {f"{name}_{s}" for s in ("download", "curate", "predict_baseline", "predict_llm",
-                                       "import", "score")}
-    extra = set(rules) - allowed
-    assert extra <= {"gating_extract"}, f"rules outside the template: {extra}"
-    for rule, body in rules.items():
-        role = rule.removeprefix(f"{name}_")
-        if role in ("predict_baseline", "predict_llm", "score") or (
-                role in benchmarks.get(name).code_versions):
-            assert f'code_version=code_version("{name}", "{role}")' in body, rule
+    """The shared rules come from the package's workflow.stages(); rules/<b>.smk holds only
+    what no template rule does (and an own-file import that needs no Python job)."""
+    stages = stages_of(name)
+    written = specific_rules(name)
+    assert set(stages) <= set(ROLES)
+    rules = {f"{name}_{role}" for role in stages} | set(written)
+    assert {f"{name}_download", f"{name}_import", f"{name}_score"} <= rules
+    assert {f"{name}_predict_baseline", f"{name}_predict_llm"} & rules
+    assert not {f"{name}_{role}" for role in stages} & set(written), "a rule defined twice"
+    extra = {r for r in written if not r.startswith(f"{name}_score_own_")}
+    assert extra <= SPECIFIC_RULES.get(name, set()), f"rules outside the template: {extra}"
+    for role, stage in stages.items():
+        step = "predict" if role.startswith("predict") else role
+        if role in ("predict_baseline", "predict_llm", "score"):
+            # rules/stages.smk adds code_version=code_version(b, role) from this entry
             assert role in benchmarks.get(name).code_versions, f"registry lacks {role}"
-        if "{model}" in body:
-            assert "model=model_regex(" in body, f"{rule}: constrain the model wildcard"
-        assert f"logs/{rule}" in body or f"logs/{rule.rsplit('_', 1)[0]}" in body, (
-            f"{rule}: log under logs/<rule>")
-    assert "localrule: True" in rules[f"{name}_download"]
+        if "{model}" in str(stage.output):
+            assert stage.models, f"{name}_{role}: constrain the model wildcard"
+        assert stage.log.startswith(f"logs/{name}_{step}"), f"{name}_{role}: log under logs/<rule>"
+        if stage.benchmark:
+            assert stage.benchmark.startswith(f"logs/benchmarks/{name}_{step}")
+    assert stages["download"].localrule
+
+
+def test_generated_rules_carry_code_versions_retries_and_score_params():
+    text = (ROOT / "rules" / "stages.smk").read_text()
+    assert 'params["code_version"] = code_version(bench.name, stage.role)' in text
+    assert 'params["retry_failed"] = retry_failed(f"{bench.name}_predict_llm")' in text
+    assert "params.update(bootstrap=BOOTSTRAP, config_hash=section_hash(bench.name))" in text
 
 
 def test_abdev_own_file_batches_are_score_rules_like_abdev_score():
@@ -80,35 +116,117 @@ def test_abdev_own_file_batches_are_score_rules_like_abdev_score():
     block = text[text.index('f"abdev_score_own_{_batch}"'):]
     assert 'code_version=code_version("abdev", "score")' in block
     assert 'f"logs/abdev_score_own/{_batch}.log"' in block
-    assert block.count('"../scripts/abdev_score.py"') == 1
-    assert rules_of("abdev")["abdev_score"].count('"../scripts/abdev_score.py"') == 1
+    assert block.count('"../scripts/score.py"') == 1
+    assert stages_of("abdev")["score"].script == "../scripts/score.py"
     # produced predictions only: own files never match abdev_score's wildcard
-    assert "model=model_regex(ABDEV_MODELS.configured)" in rules_of("abdev")["abdev_score"]
+    assert stages_of("abdev")["score"].models == "configured"
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_code_versions_resolve(name):
+def test_code_versions_resolve_to_the_one_spelling(name):
     bench = benchmarks.get(name)
     assert "score" in bench.code_versions
-    # "import": an importer that parses the user's file with versioned code (gating's parser)
-    assert set(bench.code_versions) <= {"predict_baseline", "predict_llm", "import", "score"}
-    for role in bench.code_versions:
+    # "import": an importer that parses or re-grades the user's file with versioned code
+    assert set(bench.code_versions) <= set(CONSTANTS)
+    for role, reference in bench.code_versions.items():
         assert re.fullmatch(r"[a-z0-9_-]+-v\d+", bench.code_version(role)), role
+        module, _, constant = reference.partition(":")
+        assert module.startswith(f"scievals.{name}."), reference
+        # the import step may share the code of the baseline predictor (waza's re-grading)
+        allowed = {CONSTANTS[role]} | ({CONSTANTS["predict_baseline"]} if role == "import" else set())
+        assert constant in allowed, f"{name}: {role} -> {constant}, spelled {CONSTANTS[role]}"
+    assert bench.code_versions["score"] == f"scievals.{name}.metrics:METRICS_VERSION"
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_package_has_the_template_modules_and_a_cli(name):
-    package = ROOT / "scripts" / "scievals" / name
-    for module in ("data", "predict", "metrics", "score", "cli"):
-        assert (package / f"{module}.py").is_file(), f"{name}: no {module}.py"
+    for module in ("data", "predict", "metrics", "score", "cli", "workflow", "steps"):
+        assert (package(name) / f"{module}.py").is_file(), f"{name}: no {module}.py"
+    # one spelling: prompts.py (never prompt.py), review.py for every review
+    assert not (package(name) / "prompt.py").exists(), f"{name}: prompt.py is spelled prompts.py"
+    if "review" in stages_of(name)["score"].output:
+        assert (package(name) / "review.py").is_file(), f"{name}: its review lives in review.py"
     sub = argparse.ArgumentParser().add_subparsers()
     importlib.import_module(benchmarks.get(name).cli).register(sub)
     assert name in sub.choices
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_validate_means_a_prediction_file_against_its_truth(name):
+    """`validate` never names a check of the truth (gating's is `check-cases`)."""
+    sub = argparse.ArgumentParser().add_subparsers()
+    importlib.import_module(benchmarks.get(name).cli).register(sub)
+    commands = sub.choices[name]._subparsers._group_actions[0]
+    for action in commands._choices_actions:
+        if action.dest == "validate":
+            assert re.search(r"predict|own|results", action.help), f"{name} validate: {action.help}"
+    truth_checks = [a for a in commands._choices_actions if re.search(r"test-case|suite", a.help)]
+    assert all(a.dest != "validate" for a in truth_checks)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stage_files_have_one_name_everywhere(name):
+    """source.json, curation_report.json, <model>.per_case.csv in every benchmark."""
+    stages = stages_of(name)
+    assert stages["download"].output["source"] == f"data/raw/{name}/source.json"
+    if "curate" in stages:
+        assert stages["curate"].output["report"] == f"data/curated/{name}/curation_report.json"
+    score = stages["score"].output
+    assert score["table"] == f"results/{name}/scores/{{model}}.csv" == benchmarks.get(name).score_table
+    assert all(not str(p).endswith(".per_article.csv") for p in score.values())
+    if "per_case" in score:
+        assert score["per_case"] == f"results/{name}/scores/{{model}}.per_case.csv"
+    for role, stage in stages.items():
+        assert "predictions" in stage.output or role not in ("predict_baseline", "predict_llm",
+                                                              "import"), role
+    steps = importlib.import_module(benchmarks.get(name).steps)
+    wanted = {"download": "download", "curate": "curate", "predict_baseline": "predict",
+              "predict_llm": "predict", "import": "import_own"}
+    for role in stages:
+        if role in wanted:
+            assert callable(getattr(steps, wanted[role], None)), f"{name}.steps.{wanted[role]}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_score_accepts_a_score_job(name):
+    module = importlib.import_module(benchmarks.get(name).score_module)
+    params = list(inspect.signature(module.score).parameters.values())
+    assert [p.name for p in params] == ["job"]
+    assert typing.get_type_hints(module.score)["job"] is ScoreJob
+
+
+def test_abdev_score_job_on_the_embedded_demo(tmp_path):
+    """A real call: predictions equal to the demo's truth rank every antibody exactly as the
+    truth does, so every assay's Spearman is 1 in each fold and on average (a fact of
+    Spearman's rho, not of this code), and each fold=average row averages the 5 folds."""
+    from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
+    from scievals.abdev.data import DEMO_CSV
+    from scievals.abdev.score import score
+
+    truth = pd.read_csv(DEMO_CSV)
+    pred = tmp_path / "perfect.csv"
+    truth[["antibody_name", *PROPERTY_LIST, DEFAULT_FOLD_COL]].to_csv(pred, index=False)
+    source = tmp_path / "source.json"
+    source.write_text(json.dumps({"dataset": "GDPa1-demo", "sha256": sha256_file(DEMO_CSV)}))
+    job = ScoreJob(benchmark="abdev", model="perfect", predictions=(pred,),
+                   truth={"truth": DEMO_CSV, "source": source},
+                   outputs={"table": tmp_path / "t.csv", "reference": tmp_path / "r.csv"},
+                   bootstrap={"n_resamples": 50, "seed": 0}, config_hash="h",
+                   settings={"fold_col": DEFAULT_FOLD_COL, "num_folds": 5})
+    score(job)
+    table = pd.read_csv(tmp_path / "t.csv")
+    assert set(table["model"]) == {"perfect"}
+    assert set(table["dataset"]) == {"GDPa1-demo_cross_validation"}
+    rho = table[table["metric"].str.endswith(":spearman")]
+    assert set(rho["metric"]) == {f"{a}:spearman" for a in PROPERTY_LIST}
+    assert set(rho["condition"]) >= {f"fold={k}" for k in range(5)} | {"fold=average"}
+    assert rho["value"].tolist() == pytest.approx([1.0] * len(rho))
+    assert (tmp_path / "r.csv").is_file()
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_metrics_are_pure(name):
-    tree = ast.parse((ROOT / "scripts" / "scievals" / name / "metrics.py").read_text())
+    tree = ast.parse((package(name) / "metrics.py").read_text())
     calls = {node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
              for node in ast.walk(tree) if isinstance(node, ast.Call)}
     assert not calls & IO_CALLS, f"{name}.metrics does file I/O: {sorted(calls & IO_CALLS)}"
@@ -140,18 +258,23 @@ def test_headline_metrics_are_declared(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_rules_group_has_its_slurm_group_components(name):
     """A group without an entry runs one SLURM job per connected component (many tiny jobs)."""
-    groups = set(re.findall(r'^    group:\n\s+"(\w+)"', benchmarks.get(name).rules.read_text(),
-                            re.MULTILINE))
+    groups = {stage.group for stage in stages_of(name).values() if stage.group}
+    path = benchmarks.get(name).rules
+    if path.is_file():
+        groups |= set(re.findall(r'^\s+group:\n\s+"(\w+)"', path.read_text(), re.MULTILINE))
     profile = read_yaml(ROOT / "profiles" / "slurm" / "config.yaml")
     components = {entry.split("=")[0] for entry in profile.get("group-components", [])}
     assert groups <= components, f"profiles/slurm/config.yaml lacks group-components {groups}"
 
 
 def test_benchmark_names_appear_nowhere_else_in_the_wiring():
-    """The Snakefile, common/summary/report rules, config validation and CLI loop over the
-    registry; none of them names a benchmark."""
-    files = ["Snakefile", "rules/common.smk", "rules/summary.smk", "rules/report.smk",
+    """The Snakefile, the shared rules, the stage entry scripts, config validation and CLI
+    loop over the registry; none of them names a benchmark."""
+    files = ["Snakefile", "rules/common.smk", "rules/stages.smk", "rules/summary.smk",
+             "rules/report.smk", "scripts/download.py", "scripts/curate.py",
+             "scripts/predict.py", "scripts/import_own.py", "scripts/score.py",
              "scripts/scievals/cli.py", "scripts/scievals/common/config.py",
+             "scripts/scievals/common/entry.py", "scripts/scievals/common/jobs.py",
              "scripts/scievals/common/workflow.py", "config/schema.yaml"]
     for path in files:
         text = (ROOT / path).read_text()

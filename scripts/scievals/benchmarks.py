@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 
+from scievals.common.workflow import Stage, benchmark_models
 from scievals.figures.spec import GENERIC_FIGURES, FigureSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,7 +110,29 @@ class Benchmark:
 
     @property
     def rules(self) -> Path:
+        """Rules specific to this benchmark, if it has any (the shared ones are generated)."""
         return ROOT / "rules" / f"{self.name}.smk"
+
+    @property
+    def workflow(self) -> str:
+        """Module with ``stages(config, models)``: the generated rules' paths, inputs, params."""
+        return f"scievals.{self.name}.workflow"
+
+    @property
+    def steps(self) -> str:
+        """Module with the stage jobs ``download``, ``curate``, ``predict``, ``import_own``
+        (each takes the job's ``snakemake`` object; scripts/<stage>.py calls them)."""
+        return f"scievals.{self.name}.steps"
+
+    @property
+    def score_module(self) -> str:
+        """Module with ``score(job: ScoreJob)`` (scripts/score.py calls it)."""
+        return f"scievals.{self.name}.score"
+
+    def stages(self, config: Mapping) -> dict[str, Stage]:
+        """The generated rules of this benchmark under a validated ``config``: role -> Stage."""
+        models = benchmark_models(config, self.name, self.byo_suffix)
+        return importlib.import_module(self.workflow).stages(config, models)
 
     @property
     def score_table(self) -> str:
@@ -139,7 +162,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         baselines=("random", "ridge_descriptors"),
         byo_suffix=".csv",
         code_versions=MappingProxyType({
-            "predict_baseline": "scievals.abdev.predict:BASELINES_VERSION",
+            "predict_baseline": "scievals.abdev.predict:BASELINE_VERSION",
             "score": "scievals.abdev.metrics:METRICS_VERSION",
         }),
         figures=(
@@ -193,7 +216,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         byo_suffix=".json",
         code_versions=MappingProxyType({
             "predict_baseline": "scievals.autogkb.baseline:BASELINE_VERSION",
-            "predict_llm": "scievals.autogkb.prompt:PROMPT_VERSION",
+            "predict_llm": "scievals.autogkb.prompts:PROMPT_VERSION",
             "score": "scievals.autogkb.metrics:METRICS_VERSION",
         }),
         figures=(
@@ -202,7 +225,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.autogkb.figures:field_similarity"),
         ),
-        prompt_modules=("scievals.autogkb.prompt",),
+        prompt_modules=("scievals.autogkb.prompts",),
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.
         headline_metrics=("one_to_one_score", "score", "f1"),
@@ -216,7 +239,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         byo_suffix=".json",
         code_versions=MappingProxyType({
             "predict_baseline": "scievals.waza.executors.mock:BASELINE_VERSION",
-            "predict_llm": "scievals.waza.executors.agent:AGENT_VERSION",
+            "predict_llm": "scievals.waza.executors.agent:PROMPT_VERSION",
             "score": "scievals.waza.metrics:METRICS_VERSION",
         }),
         figures=(

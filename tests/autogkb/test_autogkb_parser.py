@@ -92,7 +92,7 @@ def test_citations_and_trailing_prose_around_the_list():
 
 def test_prompt_names_the_ten_exact_fields_and_allowed_values():
     from scievals.autogkb.fields import ALLOWED_VALUES
-    from scievals.autogkb.prompt import EXAMPLE, build_prompt
+    from scievals.autogkb.prompts import EXAMPLE, build_prompt
 
     case = {"case_id": "PMC1", "title": "T", "text_mode": "evidence", "text": "rs1 is associated."}
     prompt = build_prompt(case)

@@ -65,6 +65,19 @@ def jobs_in_slurm_logs(texts: list[str]) -> dict[str, set[str]]:
     return found
 
 
+def generated_local_rules(workdir: Path) -> set[str]:
+    """Local rules among those rules/stages.smk generates from the registry (downloads, ...),
+    under the workdir's config/config.yaml, which enables every benchmark the run can use."""
+    sys.path.insert(0, str(workdir / "scripts"))
+    from scievals import benchmarks
+    from scievals.common.io import read_yaml
+    from scievals.config_validation import validate_config
+
+    config = validate_config(read_yaml(workdir / "config" / "config.yaml"))
+    return {f"{bench.name}_{role}" for bench in benchmarks.enabled(config)
+            for role, stage in bench.stages(config).items() if stage.localrule}
+
+
 def declared_local_rules(rule_files: list[Path]) -> set[str]:
     """Names of rules declared with `localrule: True` in the workflow's rule files."""
     local = set()
@@ -195,7 +208,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     log = parse_main_log(logs[-1].read_text())
     slurm_logs = [p.read_text() for p in sorted((args.workdir / args.slurm_logdir).rglob("*.log"))]
-    local_rules = declared_local_rules(sorted((args.workdir / "rules").glob("*.smk")))
+    local_rules = (declared_local_rules(sorted((args.workdir / "rules").glob("*.smk")))
+                   | generated_local_rules(args.workdir))
 
     report = Report()
     check_jobs(log, jobs_in_slurm_logs(slurm_logs), local_rules, report)

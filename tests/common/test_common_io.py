@@ -91,7 +91,7 @@ def _case_file():
         ["gating", "score", "--pred", "{case}", "--truth", "{dir}"],
         ["gating", "baseline", "--truth", "{dir}"],
         ["gating", "parse", "{dir}"],
-        ["gating", "validate", "{dir}"],
+        ["gating", "check-cases", "{dir}"],
         ["gating", "cases", "--list", "--cases", "{dir}"],
     ],
     ids=lambda argv: " ".join(argv[:2]) + " " + argv[-2],

@@ -61,8 +61,35 @@ def test_cases_list_and_validate(capsys):
     assert main(["gating", "cases", "--list", "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
     assert len(listing["cases"]) == 14 and len(listing["rejected"]) == 14
-    assert main(["gating", "validate", TRUTH]) == 0
+    assert main(["gating", "check-cases", TRUTH]) == 0
     assert capsys.readouterr().out.strip().endswith(": ok")
+
+
+def test_validate_checks_a_prediction_file_against_the_cases(tmp_path, capsys):
+    """`gating validate` means what it means for every benchmark: a prediction file against
+    its truth. A known case with a hierarchy passes; an unknown case id is named."""
+    from scievals.gating.curate import build_cases
+
+    cases = tmp_path / "cases.jsonl"
+    build_cases([OMIP_VERIFIED_DIR], None, cases, tmp_path / "curation_report.json")
+    case_id = json.loads(cases.read_text().splitlines()[0])["test_case_id"]
+    good = tmp_path / "mine.jsonl"
+    hierarchy = {"name": "All Events", "children": [
+        {"name": "Lymphocytes", "markers": ["FSC-A", "SSC-A"],
+         "children": [{"name": "T cells", "markers": ["CD3"]}]}]}
+    good.write_text(json.dumps({"case_id": case_id, "hierarchy": hierarchy}) + "\n")
+    assert main(["gating", "validate", str(good), "--cases", str(cases)]) == 0
+    assert capsys.readouterr().out.strip() == f"{good}: ok, 1 prediction(s)"
+    # a 2-node tree is valid input but not a scorable hierarchy (at least 3 nodes): said
+    del hierarchy["children"][0]["children"]
+    good.write_text(json.dumps({"case_id": case_id, "hierarchy": hierarchy}) + "\n")
+    assert main(["gating", "validate", str(good), "--cases", str(cases)]) == 0
+    assert capsys.readouterr().out.strip().endswith("(1 of 1 not parseable: scored as failures)")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"case_id": "no_such_case", "hierarchy": hierarchy}) + "\n")
+    assert main(["gating", "validate", str(bad), "--cases", str(cases)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{bad}: INVALID: ") and "no_such_case" in out
 
 
 def test_prompt_baseline_parse(tmp_path, capsys):

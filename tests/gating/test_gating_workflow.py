@@ -76,7 +76,7 @@ def test_summary_rows(run):
 
 
 def test_download_failure_is_one_line_and_the_url_source_is_used(run):
-    report = json.loads((run / "data/raw/gating/download.json").read_text())
+    report = json.loads((run / "data/raw/gating/source.json").read_text())
     failed = {e["source"]: e["reason"] for e in report["sources"] if e["status"] == "failed"}
     assert list(failed) == ["FR-FCM-Z7YM"] and "\n" not in failed["FR-FCM-Z7YM"]
     # ... and said at the end of the run.

@@ -75,7 +75,7 @@ def test_manifest_names_packages_platform_datasets_models_and_prompts(tmp_path):
         "gpt-x", ["gpt-x-2025-01-01"], ["fp_1", "fp_2"])
     # The sha256 of each prompt module's source, as hashlib computes it from the file.
     root = Path(run_manifest.__file__).resolve().parents[1]
-    for benchmark, module in (("gating", "gating/prompts.py"), ("autogkb", "autogkb/prompt.py")):
+    for benchmark, module in (("gating", "gating/prompts.py"), ("autogkb", "autogkb/prompts.py")):
         (name, digest), = record["prompt_templates"][benchmark].items()
         assert digest == hashlib.sha256((root / module).read_bytes()).hexdigest()
 

@@ -34,7 +34,7 @@ from scievals.common.io import write_csv
 log = logging.getLogger(__name__)
 
 # Bump when a baseline's predictions change: re-runs abdev_predict_baseline (and scoring).
-BASELINES_VERSION = "abdev-baselines-v1"
+BASELINE_VERSION = "abdev-baselines-v1"
 
 STANDARD_AA = set("ACDEFGHIKLMNPQRSTVWY")
 RESIDUE_CLASSES = {

@@ -1,6 +1,7 @@
 """The abdev score step: read each file once, merge once, compute each table once.
 
-:func:`score_files` is what the score rules call: one prediction file per ``abdev_score``
+:func:`score` (one :class:`~scievals.common.jobs.ScoreJob`) and :func:`score_batch` (a batch
+of own files) are what the score rules call, through :func:`score_files`: one prediction file per ``abdev_score``
 job, a batch of the user's own files per ``abdev_score_own_<k>`` job (the truth is read
 and verified once per job). The CLI's ``abdev score`` uses :func:`read_inputs` and
 :func:`merge` the same way. :func:`evaluate_model` is the reference's public API on two
@@ -22,6 +23,7 @@ from scievals.abdev.metrics import extended_table, merge_predictions, reference_
 from scievals.abdev.validate import ValidationReport, check_predictions, read_predictions
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv
+from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
 
@@ -247,3 +249,21 @@ def score_to_tables(
     """:func:`score_files` for one prediction file; returns its long table."""
     target = ScoreTarget(model, str(pred_path), str(out_csv), str(out_reference_csv))
     return score_files([target], truth_path, source_json, fold_col, num_folds, bootstrap, config_hash)[0]
+
+
+def score_batch(jobs: Sequence[ScoreJob]) -> list[pd.DataFrame]:
+    """Score a batch of jobs that share the truth and settings (an ``abdev_score_own_<k>``
+    rule): the truth is read once, every file is valid before any table is written."""
+    first = jobs[0]
+    targets = [ScoreTarget(job.model, str(job.prediction), str(job.outputs["table"]),
+                           str(job.outputs["reference"]), job.origin) for job in jobs]
+    return score_files(targets, first.truth["truth"], first.truth["source"],
+                       fold_col=first.settings["fold_col"],
+                       num_folds=int(first.settings["num_folds"]),
+                       bootstrap=dict(first.bootstrap), config_hash=first.config_hash)
+
+
+def score(job: ScoreJob) -> pd.DataFrame:
+    """The stage contract's score entry: one model's out-of-fold predictions (truth ``truth``
+    and ``source``; outputs ``table`` and ``reference``; settings ``fold_col``, ``num_folds``)."""
+    return score_batch([job])[0]

@@ -113,7 +113,7 @@ def cmd_parse(args) -> int:
 
 def cmd_prompt(args) -> int:
     from scievals.autogkb.curate import read_cases
-    from scievals.autogkb.prompt import SYSTEM, build_prompt
+    from scievals.autogkb.prompts import SYSTEM, build_prompt
 
     cases = {c["case_id"]: c for c in read_cases(args.cases)}
     if args.pmcid not in cases:

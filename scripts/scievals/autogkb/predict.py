@@ -2,7 +2,7 @@
 
 - ``autogkb_baseline`` (provider ``baseline``): the deterministic extractor of
   :mod:`scievals.autogkb.baseline` with the curated drug vocabulary; condition ``baseline``.
-- LLM models: the extraction prompt of :mod:`scievals.autogkb.prompt` through
+- LLM models: the extraction prompt of :mod:`scievals.autogkb.prompts` through
   :func:`scievals.llm.runner.run_batch` (cache, retries, concurrency, accounting);
   condition ``<text_mode>`` (``evidence`` or ``fulltext``); each reply kept raw and parsed.
 - Bring your own: ``predictions/autogkb/<model>.json``, an object PMCID -> list of
@@ -26,7 +26,7 @@ from scievals.autogkb.data import load_articles, test_pmcids
 from scievals.autogkb.fields import KEY_ALIASES, squash
 from scievals.autogkb.metrics import FIELDS, count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
-from scievals.autogkb.prompt import PROMPT_VERSION, build_request
+from scievals.autogkb.prompts import PROMPT_VERSION, build_request
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import (

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from scievals.autogkb.curate import read_cases
-from scievals.autogkb.prompt import build_prompt
+from scievals.autogkb.prompts import build_prompt
 from scievals.autogkb.score import TABLE_METRICS
 from scievals.autogkb.workflow import CASES, PREDICTIONS, USAGE
 from scievals.common.io import read_jsonl

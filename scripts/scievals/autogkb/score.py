@@ -1,4 +1,4 @@
-"""Score one model's predictions: per-article CSV, long result table, review markdown.
+"""Score one model's predictions: per-case CSV (one row per article), long result table, review markdown.
 
 Per article (and sample): :func:`scievals.autogkb.metrics.evaluate`. Per condition: each
 metric averaged over samples, then over articles, with a seeded percentile-bootstrap 95 %
@@ -19,6 +19,7 @@ from scievals.autogkb.metrics import FIELDS, evaluate
 from scievals.autogkb.review import article_section, render_review
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
+from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
@@ -97,21 +98,31 @@ def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Prove
 
 
 def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstrap: dict,
-                threshold: float, out_csv, per_article_csv, review_md, model: str,
+                threshold: float, out_csv, per_case_csv, review_md, model: str,
                 usage_json=None) -> pd.DataFrame:
     cases = read_cases(cases_jsonl)
     records = _checked(read_jsonl(predictions_jsonl), predictions_jsonl,
                        {c["case_id"] for c in cases})
     if not records:
         raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
-    per_article, sections = score_records(cases, records, threshold)
+    per_case, sections = score_records(cases, records, threshold)
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage))
-              for condition, items in means_by_condition(per_article, TABLE_METRICS, bootstrap).items()]
+              for condition, items in means_by_condition(per_case, TABLE_METRICS, bootstrap).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
-    per_article.insert(0, "model", model)
-    write_csv(per_article_csv, per_article)
+    per_case.insert(0, "model", model)
+    write_csv(per_case_csv, per_case)
     parts = [[f"# Condition `{c}`", ""] + [line for s in secs for line in s + [""]]
              for c, secs in sections.items()]
     write_text(review_md, render_review(model, provenance.dataset, parts))
-    return per_article
+    return per_case
+
+
+def score(job: ScoreJob) -> pd.DataFrame:
+    """The stage contract's score entry: one model's records against the curated articles
+    (truth ``cases`` and ``curation``; setting ``threshold``; outputs ``table``, ``per_case``
+    and ``review``)."""
+    provenance = provenance_for(job.truth["cases"], job.truth["curation"], job.config_hash)
+    return score_model(job.truth["cases"], job.prediction, provenance, dict(job.bootstrap),
+                       job.settings["threshold"], job.outputs["table"], job.outputs["per_case"],
+                       job.outputs["review"], model=job.model, usage_json=job.usage)

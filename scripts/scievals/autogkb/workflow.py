@@ -1,7 +1,18 @@
-"""Helpers ``rules/autogkb.smk`` calls at DAG-build time (kept out of the .smk file)."""
+"""autogkb's rules: rules/stages.smk builds them from :func:`stages` (autogkb has no rule of
+its own). Truth: ClinPGx variant-phenotype annotations of the AutoGKB articles (embedded
+subset by default, or the ClinPGx zip); text: curated evidence sentences or PMC open-access
+full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
+from scievals.common.workflow import (
+    BenchmarkModels,
+    Stage,
+    folder_of,
+    own_file,
+    score_outputs,
+    stage,
+)
 from scievals.common.workflow import score_inputs as common_score_inputs
 
 RAW_DIR = "data/raw/autogkb"
@@ -28,3 +39,38 @@ def predict_config(config: dict, model: str) -> dict:
 def score_inputs(model: str, byo_models: list[str]) -> dict:
     return common_score_inputs(model, byo_models, {"cases": CASES, "curation": CURATION_REPORT},
                                PREDICTIONS, USAGE)
+
+
+def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
+    section = config["autogkb"]
+    predict = dict(input={"cases": CASES, "vocabulary": VOCABULARY},
+                   output={"predictions": PREDICTIONS, "usage": USAGE},
+                   params={"config": lambda wildcards: predict_config(config, wildcards.model)})
+    return {
+        "download": stage(
+            "autogkb", "download",
+            output={"source": SOURCE},
+            params={"cfg": download_settings(section), "raw_dir": folder_of("output", "source")},
+        ),
+        "curate": stage(
+            "autogkb", "curate",
+            input={"source": SOURCE},
+            output={"cases": CASES, "report": CURATION_REPORT, "vocabulary": VOCABULARY},
+            resources={"mem_mb": 2000, "runtime": 10},
+            params={"raw_dir": folder_of("input", "source")},
+        ),
+        "predict_baseline": stage("autogkb", "predict_baseline", **predict),
+        "predict_llm": stage("autogkb", "predict_llm", **predict),
+        "import": stage(
+            "autogkb", "import",
+            input={"user": own_file(section, ".json"), "cases": CASES},
+            output={"predictions": PREDICTIONS},
+        ),
+        "score": stage(
+            "autogkb", "score",
+            input=lambda wildcards: score_inputs(wildcards.model, models.byo),
+            output=score_outputs("autogkb", "per_case", "review"),
+            resources={"mem_mb": 2000, "runtime": 10},
+            params={"threshold": section["threshold"]},
+        ),
+    }

@@ -1,5 +1,13 @@
 """Glue for the thin Snakemake entry scripts under ``scripts/``.
 
+There is one entry script per stage (``scripts/download.py``, ``curate.py``, ``predict.py``,
+``import_own.py``, ``score.py``): :func:`run_stage` finds the benchmark from the rule's name
+(``<b>_<stage>``) and calls ``scievals.<b>.steps.<stage>`` (the score stage calls
+``scievals.<b>.score.score`` with a :class:`~scievals.common.jobs.ScoreJob`). These module
+names are the registry's convention for every registered benchmark (checked by
+tests/test_benchmark_contract.py); the scripts do not import the registry itself, whose
+config schemas cost every job about 0.07 s of imports.
+
 An entry script does ``run(snakemake, function)``: logging goes to the rule's
 log file, the function gets the ``snakemake`` object, notices it records
 (:mod:`scievals.common.notices`) belong to this job, and a ScievalsError
@@ -11,6 +19,7 @@ machine (a full disk, a read-only or forbidden path: :func:`~scievals.common.err
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
@@ -20,6 +29,8 @@ from typing import Any
 from scievals.common import notices
 from scievals.common.errors import ScievalsError, machine_error
 from scievals.common.extras import install_excepthook, missing_extra
+from scievals.common.jobs import jobs_from_snakemake
+from scievals.common.workflow import stage_of_rule
 
 # Entry scripts import this module first: a missing extra imported after it (at the top
 # of the script) is reported in one line too.
@@ -76,3 +87,30 @@ def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
         sys.exit(1)
     finally:
         notices.end_job()
+
+
+# Stage (rule role) -> the function of scievals.<b>.steps that runs it.
+STEP_FUNCTIONS = {"download": "download", "curate": "curate", "predict_baseline": "predict",
+                  "predict_llm": "predict", "import": "import_own"}
+
+
+def run_stage(snakemake: Any) -> None:
+    """Run the job of a generated rule ``<b>_<stage>`` with ``scievals.<b>.steps``."""
+    benchmark, role = stage_of_rule(snakemake.rule)
+    steps = importlib.import_module(f"scievals.{benchmark}.steps")
+    run(snakemake, getattr(steps, STEP_FUNCTIONS[role]))
+
+
+def score_jobs(smk: Any) -> None:
+    """The score stage: ``score(job)`` for one model, ``score_batch(jobs)`` for a batch rule
+    (which reads the truth once and writes nothing unless every file is valid)."""
+    jobs = jobs_from_snakemake(smk)
+    module = importlib.import_module(f"scievals.{jobs[0].benchmark}.score")
+    if len(jobs) == 1:
+        module.score(jobs[0])
+    else:
+        module.score_batch(jobs)
+
+
+def run_score(snakemake: Any) -> None:
+    run(snakemake, score_jobs)

@@ -1,17 +1,24 @@
 """Helpers the rule files call at DAG-build time (kept out of the .smk files).
 
-Every benchmark's rules file gets its model names the same way: the configured models
-split into built-in baselines and LLMs (by their registry provider), plus the user's own
-prediction files (bring your own), each turned into a wildcard constraint by
-:func:`model_regex`.
+Every benchmark gets its model names the same way: the configured models split into
+built-in baselines and LLMs (by their registry provider), plus the user's own prediction
+files (bring your own), each turned into a wildcard constraint by :func:`model_regex`.
+
+The rules every benchmark shares (``<b>_download``, ``<b>_curate``, ``<b>_predict_baseline``,
+``<b>_predict_llm``, ``<b>_import``, ``<b>_score``) are written once, in
+``rules/stages.smk``: it asks each enabled benchmark's ``scievals.<b>.workflow.stages(config,
+models)`` for one :class:`Stage` per rule it has, and fills in what is the same for all
+(code-version, retry and score params, the model wildcard's constraint).
 """
 
 from __future__ import annotations
 
 import re
 import zlib
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
@@ -122,3 +129,112 @@ def retry_failed(rule: str):
     run left failed requests (a ``failed_request`` notice), so the next plain run re-runs
     that job and asks only for those requests (the answered ones are cached)."""
     return lambda wildcards: notices.retry_token(rule, dict(wildcards.items()))
+
+
+# The shared rules, in DAG order; each is named <benchmark>_<role>.
+ROLES = ("download", "curate", "predict_baseline", "predict_llm", "import", "score")
+# The entry script of each role (scripts/<name>): one per stage, whatever the benchmark.
+ENTRY_SCRIPTS = {"download": "download.py", "curate": "curate.py",
+                 "predict_baseline": "predict.py", "predict_llm": "predict.py",
+                 "import": "import_own.py", "score": "score.py"}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What one generated rule ``<b>_<role>`` needs from its benchmark (rules/stages.smk).
+
+    Build one with :func:`stage`, which fills in the role's defaults; a field given there
+    replaces its default.
+    """
+
+    role: str
+    output: Mapping[str, Any]
+    # Named inputs, or an input function of the wildcards (unpacked into named inputs).
+    input: Mapping[str, Any] | Callable = field(default_factory=dict)
+    # Benchmark-specific params; rules/stages.smk adds code_version, retry_failed and the
+    # score params (bootstrap, config_hash).
+    params: Mapping[str, Any] = field(default_factory=dict)
+    log: str = ""
+    benchmark: str = ""  # the `benchmark:` file ("" for none)
+    resources: Mapping[str, int] = field(default_factory=dict)
+    group: str | None = None
+    localrule: bool = False
+    env: str = "core"  # envs/<env>.yaml
+    # Which of the benchmark's model lists (BenchmarkModels attribute) the {model} wildcard
+    # may take; None when the rule has no {model}.
+    models: str | None = None
+    # Other wildcards -> the values they may take (e.g. a {suite} per suite of tasks).
+    wildcards: Mapping[str, list[str]] = field(default_factory=dict)
+    # Output name -> report() arguments, for outputs shown in the HTML report.
+    reports: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # Outputs that are directories (Snakemake's directory()).
+    directories: tuple[str, ...] = ()
+
+    @property
+    def script(self) -> str:
+        return f"../scripts/{ENTRY_SCRIPTS[self.role]}"
+
+
+def stage_defaults(benchmark: str, role: str) -> dict[str, Any]:
+    """The fields every benchmark's ``<b>_<role>`` rule has unless it says otherwise: logs
+    under ``logs/<b>_<step>/``, ``benchmark:`` files under ``logs/benchmarks/``, small
+    resources, the benchmark's SLURM group for its many small per-model jobs, the ``llm`` env
+    and an ``llm_api`` slot for LLM predictions, and downloads on the login node."""
+    if role not in ROLES:
+        raise ValueError(f"unknown stage {role!r}; stages: {list(ROLES)}")
+    small = {"mem_mb": 1000, "runtime": 10}
+    if role == "download":
+        return {"log": f"logs/{benchmark}_download.log", "localrule": True}
+    if role == "curate":
+        return {"log": f"logs/{benchmark}_curate.log", "resources": small}
+    step = "predict" if role.startswith("predict") else role
+    defaults = {"log": f"logs/{benchmark}_{step}/{{model}}.log", "resources": small,
+                "group": benchmark,
+                "models": {"predict_baseline": "baselines", "predict_llm": "llms",
+                           "import": "byo", "score": "all"}[role]}
+    if role != "import":
+        defaults["benchmark"] = f"logs/benchmarks/{benchmark}_{step}/{{model}}.tsv"
+    if role == "predict_llm":
+        defaults.update(env="llm", group=None,
+                        resources={"llm_api": 1, "mem_mb": 2000, "runtime": 240})
+    return defaults
+
+
+def stage(name: str, role: str, /, **fields) -> Stage:
+    """The :class:`Stage` of rule ``<name>_<role>``: the role's defaults, then ``fields``."""
+    return Stage(role=role, **{**stage_defaults(name, role), **fields})
+
+
+def score_outputs(benchmark: str, *extras: str) -> dict[str, str]:
+    """The score stage's outputs under the contract's names: ``table`` (what the summary
+    merges) and those of ``extras`` the benchmark writes (``per_case``, ``review``)."""
+    paths = {"table": f"results/{benchmark}/scores/{{model}}.csv",
+             "per_case": f"results/{benchmark}/scores/{{model}}.per_case.csv",
+             "review": f"results/{benchmark}/review/{{model}}.md"}
+    return {name: paths[name] for name in ("table", *extras)}
+
+
+def folder_of(kind: str, name: str) -> Callable:
+    """A param: the folder of the rule's ``input`` or ``output`` file ``name``, read from the
+    job's file (a hard-coded path prefix fails without a shared file system: snakemake --lint)."""
+    if kind == "output":
+        return lambda wildcards, output: str(Path(getattr(output, name)).parent)
+    return lambda wildcards, input: str(Path(getattr(input, name)).parent)
+
+
+def own_file(section: dict, suffix: str) -> str:
+    """The ``<b>_import`` rule's input: the user's ``<predictions_dir>/{model}<suffix>``."""
+    return f"{section['predictions_dir']}/{{model}}{suffix}"
+
+
+def stage_of_rule(rule: str) -> tuple[str, str]:
+    """(benchmark, role) of a generated or batch rule name: ``b2_predict_llm`` ->
+    ``("b2", "predict_llm")``, ``b1_score_own_03`` -> ``("b1", "score")``."""
+    match = STAGE_RULE.match(rule)
+    if not match:
+        raise ValueError(f"rule {rule!r} is not named <benchmark>_<stage>")
+    return match["benchmark"], match["role"]
+
+
+STAGE_RULE = re.compile(rf"^(?P<benchmark>[a-z][a-z0-9_]*?)_(?P<role>{'|'.join(ROLES)})"
+                        r"(?:_own_\w+)?$")

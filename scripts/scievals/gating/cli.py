@@ -2,7 +2,8 @@
 
     gating score --pred PRED --truth CASE.json     metrics of one prediction (JSON)
     gating cases --list [--cases cases.jsonl]      the test cases (and rejected files)
-    gating validate CASE.json ...                  check test-case files
+    gating validate PRED.jsonl [--cases cases.jsonl]  check a prediction file against the cases
+    gating check-cases CASE.json ...               check test-case (truth) files
     gating prompt --truth CASE.json --context standard --strategy cot
     gating baseline --truth CASE.json              the marker baseline's tree
     gating parse REPLY.txt                         how a raw reply is parsed
@@ -98,6 +99,22 @@ def cmd_cases(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    """A prediction file against the truth cases, checked as the workflow's import checks it."""
+    from scievals.gating.predict import import_predictions
+
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            records = import_predictions(args.file, args.cases, args.model, Path(tmp) / "p.jsonl")
+        except ScievalsError as exc:
+            print(f"{args.file}: INVALID: {exc.one_line()}")
+            return 1
+    unparsed = sum(r.get("parse_status") != "ok" for r in records)
+    note = f" ({unparsed} of {len(records)} not parseable: scored as failures)" if unparsed else ""
+    print(f"{args.file}: ok, {len(records)} prediction(s){note}")
+    return 0
+
+
+def cmd_check_cases(args) -> int:
     from scievals.common.io import read_json
     from scievals.gating.cases import validation_problems
 
@@ -186,9 +203,16 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.set_defaults(func=cmd_cases)
 
-    p = sub.add_parser("validate", help="check test-case JSON files")
-    p.add_argument("files", nargs="+")
+    p = sub.add_parser("validate", help="check a prediction file against the truth cases")
+    p.add_argument("file", help="predictions JSONL (the format of predictions/gating/<model>.jsonl)")
+    p.add_argument("--cases", default="data/curated/gating/cases.jsonl",
+                   help="curated cases (default: the workflow's)")
+    p.add_argument("--model", default="own", help="model name for records that name none")
     p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("check-cases", help="check test-case (truth) JSON files")
+    p.add_argument("files", nargs="+")
+    p.set_defaults(func=cmd_check_cases)
 
     p = sub.add_parser("prompt", help="print the prompt of one case and condition")
     p.add_argument("--truth", required=True, help="test case JSON")

@@ -16,6 +16,7 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
+from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
@@ -134,3 +135,11 @@ def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Prove
     return Provenance(benchmark=BENCHMARK, dataset=report.get("dataset", "gating-cases"),
                       dataset_sha256=sha256_file(cases_jsonl), config_hash=config_hash)
 
+
+
+def score(job: ScoreJob) -> pd.DataFrame:
+    """The stage contract's score entry: one model's predictions against the curated cases
+    (truth ``cases`` and ``curation``; outputs ``table``, ``per_case`` and ``review``)."""
+    return score_to_tables(job.truth["cases"], job.truth["curation"], job.prediction, job.model,
+                           dict(job.bootstrap), job.config_hash, job.outputs["table"],
+                           job.outputs["per_case"], job.outputs["review"], usage_json=job.usage)

@@ -1,4 +1,5 @@
-"""Helpers ``rules/gating.smk`` calls at DAG-build time (kept out of the .smk file).
+"""gating's rules (rules/stages.smk builds them from :func:`stages`; rules/gating.smk adds
+``gating_extract``, which reads FlowJo workspaces with flowkit in its own env).
 
 Embedded files are named relative to the working directory when they are inside it, so a
 copied or moved checkout finds its outputs up to date (an absolute input path would change
@@ -10,10 +11,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scievals.common.workflow import (
+    BenchmarkModels,
+    Stage,
+    folder_of,
+    own_file,
+    score_outputs,
+    stage,
+)
 from scievals.common.workflow import score_inputs as common_score_inputs
 from scievals.gating.data import SOURCE_KEYS
 from scievals.gating.paths import OMIP_DIR, embedded_workspaces
 
+SOURCE = "data/raw/gating/source.json"
+EXTRACTED = "data/curated/gating/workspaces.jsonl"
+EXTRACTION_REPORT = "data/curated/gating/extraction_report.json"
 CASES = "data/curated/gating/cases.jsonl"
 CURATION_REPORT = "data/curated/gating/curation_report.json"
 PREDICTIONS = "results/gating/predictions/{model}.jsonl"
@@ -59,3 +71,35 @@ def predict_config(config: dict, model: str) -> dict:
 def score_inputs(model: str, byo_models: list[str]) -> dict:
     return common_score_inputs(model, byo_models, {"cases": CASES, "curation": CURATION_REPORT},
                                PREDICTIONS, USAGE)
+
+
+def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
+    section = config["gating"]
+    predict = dict(input={"cases": CASES}, output={"predictions": PREDICTIONS, "usage": USAGE},
+                   params={"config": lambda wildcards: predict_config(config, wildcards.model)})
+    return {
+        "download": stage(
+            "gating", "download",
+            output={"source": SOURCE},
+            params={"cfg": download_settings(section), "out_dir": folder_of("output", "source")},
+        ),
+        "curate": stage(
+            "gating", "curate",
+            input={"omip": omip_files(section), "extracted": EXTRACTED,
+                   "source": SOURCE},  # failed sources, for the dataset label
+            output={"cases": CASES, "report": CURATION_REPORT},
+            params={"omip_dirs": omip_dirs(section)},
+        ),
+        "predict_baseline": stage("gating", "predict_baseline", **predict),
+        "predict_llm": stage("gating", "predict_llm", **predict),
+        "import": stage(
+            "gating", "import",
+            input={"user": own_file(section, ".jsonl"), "cases": CASES},
+            output={"predictions": PREDICTIONS},
+        ),
+        "score": stage(
+            "gating", "score",
+            input=lambda wildcards: score_inputs(wildcards.model, models.byo),
+            output=score_outputs("gating", "per_case", "review"),
+        ),
+    }

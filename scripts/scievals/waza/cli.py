@@ -4,7 +4,7 @@
                   [--transcript-dir DIR] [--tags T ...] [--judge-model M]
                   [--trials N] [--task ID ...] [--skip-graders] [--config CONFIG.yaml]
     waza grade PATH --results RESULTS.json [--workspace DIR] [--task ID ...] [-o OUT.json]
-                                          (alias: score; check's alias: validate)
+                                          (alias: score)
     waza grade --recorded RESULTS.json [-o OUT.json]   status/stats from recorded verdicts
     waza check PATH [--strict]                          strict validation, every problem
     waza gate --baseline B.json --current C.json [--max-regression-pct P] [-f FORMAT]
@@ -254,7 +254,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", help="write the graded results JSON here")
     p.set_defaults(func=_guard(cmd_grade))
 
-    p = sub.add_parser("check", aliases=["validate"],
+    p = sub.add_parser("check",
                        help="validate a suite strictly (schemas + required keys)")
     p.add_argument("path", help="suite folder or its eval.yaml")
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")

@@ -1,4 +1,5 @@
-"""Helpers ``rules/waza.smk`` calls at DAG-build time (kept out of the rules file).
+"""waza's rules: rules/stages.smk builds them from :func:`stages` (waza has no rule of its
+own; its predict rules carry a {suite} wildcard, one job per (model, suite)).
 
 Paths: suites are copied to ``data/raw/waza/suites/<suite>/``; the recorded (ungraded) runs
 of one (model, suite) go to ``results/waza/predictions/<model>/<suite>.json``; a
@@ -8,6 +9,8 @@ either and keeps the graded results in ``results/waza/graded/<model>.json``.
 """
 
 from __future__ import annotations
+
+from scievals.common.workflow import BenchmarkModels, Stage, own_file, score_outputs, stage
 
 SUITES_DIR = "data/raw/waza/suites"
 DOWNLOAD = "data/raw/waza/source.json"
@@ -59,6 +62,56 @@ def score_inputs(model: str, suites: list[str], byo: list[str], llms: list[str])
     if model in byo:
         return {"predictions": [IMPORTED.format(model=model)], **truth}
     inputs = {"predictions": [PREDICTIONS.format(model=model, suite=s) for s in suites], **truth}
-    if model in llms:
-        inputs["usage"] = [USAGE.format(model=model, suite=s) for s in suites]
+    if model in llms:  # not the ScoreJob's one `usage` file: one per suite, read beside its runs
+        inputs["run_usage"] = [USAGE.format(model=model, suite=s) for s in suites]
     return inputs
+
+
+def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
+    section = config["waza"]
+    suites = list(section["suites"])
+    # One job per (model, suite). No SLURM group: one model's suites run in parallel and feed
+    # one score job, so grouping them would make one job asking for a CPU per suite (pending
+    # forever on small nodes).
+    predict = dict(input={"cases": CASES, "suites": SUITES_DIR},
+                   log="logs/waza_predict/{model}/{suite}.log",
+                   benchmark="logs/benchmarks/waza_predict/{model}/{suite}.tsv",
+                   wildcards={"suite": suites}, group=None,
+                   params={"config": lambda wildcards: predict_config(config, wildcards.model)})
+    return {
+        "download": stage(
+            "waza", "download",
+            output={"source": DOWNLOAD, "suites": SUITES_DIR}, directories=("suites",),
+            params={"cfg": download_settings(section)},
+        ),
+        "curate": stage(
+            "waza", "curate",
+            input={"source": DOWNLOAD, "suites": SUITES_DIR},
+            output={"cases": CASES, "report": CURATION},
+            localrule=True, resources={},
+        ),
+        "predict_baseline": stage("waza", "predict_baseline",
+                                  output={"predictions": PREDICTIONS}, **predict),
+        "predict_llm": stage("waza", "predict_llm",
+                             output={"predictions": PREDICTIONS, "records": LLM_RECORDS,
+                                     "usage": USAGE},
+                             **predict),
+        # Own results, checked and filed by suite (graded by the score job).
+        "import": stage(
+            "waza", "import",
+            input={"user": own_file(section, ".json"), "cases": CASES,
+                   "suites": SUITES_DIR},
+            output={"predictions": IMPORTED},
+            params={"suites": suites},
+        ),
+        "score": stage(
+            "waza", "score",
+            input=lambda wildcards: score_inputs(wildcards.model, suites, models.byo,
+                                                 models.llms),
+            output={**score_outputs("waza", "per_case", "review"), "graded": GRADED},
+            reports={"review": {"caption": "../report/waza/review.rst", "category": "waza",
+                                "subcategory": "Failed graders per task",
+                                "labels": {"benchmark": "waza", "model": "{model}"}}},
+            params=score_settings(config),  # ScoreJob.settings: seed, config
+        ),
+    }

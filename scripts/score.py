@@ -1,0 +1,17 @@
+"""Entry script of the score rules <b>_score (one model) and <b>_score_own_<k> (a batch of
+own files): scievals.<b>.score.score(job) with a ScoreJob built from the rule (a batch:
+score_batch(jobs))."""
+
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+# pandas imports pyarrow when it is installed (about 0.05 CPU-s, a tenth of a small score
+# job); no score module uses it, and pandas' own C reader parses the CSVs. None makes
+# `import pyarrow` fail, and pandas then runs exactly as without pyarrow
+# (benchmarks/abdev_workflow_scoring.py).
+sys.modules.setdefault("pyarrow", None)
+
+from scievals.common.entry import run_score
+
+run_score(snakemake)
