@@ -76,6 +76,7 @@ REPORT_FIGURES.append("results/report/leaderboard.html")
 rule report_leaderboard:
     input:
         "results/summary.csv",
+        comparisons=[b.comparisons_table for b in ENABLED],
     output:
         page=report(
             "results/report/leaderboard.html",

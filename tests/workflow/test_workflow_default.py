@@ -65,7 +65,8 @@ def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default
         assert rows[rows["metric"].isin(bench.headline_metrics)]["value"].notna().any()
         columns = {column.strip() for part in leaderboard.split("\n## ")
                    if part.startswith(f"{bench.name} - dataset ")
-                   for line in part.splitlines() if line.startswith("| model |")
+                   for line in part.splitlines()
+                   if line.startswith(("| model |", "| rank | model |"))
                    for column in line.strip("|").split("|")}
         assert set(bench.headline_metrics) <= columns, bench.name
 
@@ -130,7 +131,7 @@ def test_run_record_names_the_installed_packages_and_is_linked(default_run):
     summary = pd.read_csv(default_run / "results" / "summary.csv")
     assert {(d["dataset"], d["sha256"]) for d in record["datasets"]} == set(
         zip(summary["dataset"], summary["dataset_sha256"]))
-    assert record["config"]["bootstrap"] == {"n_resamples": 1000, "seed": 0}
+    assert record["config"]["bootstrap"] == {"n_resamples": 1000, "seed": 0, "method": "auto"}
     report = json.loads((default_run / "results" / "run_report.json").read_text())
     assert report["links"]["run record"] == "results/run_manifest.json"
     assert report["links"]["leaderboard"].startswith("results/leaderboard.md")
