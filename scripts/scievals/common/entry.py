@@ -25,11 +25,18 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from scievals.common import notices
-from scievals.common.errors import ScievalsError, machine_error
-from scievals.common.extras import install_excepthook, missing_extra
-from scievals.common.jobs import jobs_from_snakemake
-from scievals.common.workflow import stage_of_rule
+# pandas imports pyarrow when it is installed (0.05-0.1 CPU-s in every job that loads pandas,
+# about 2 CPU-s over the default run's jobs); no job uses it, and pandas' own C reader parses
+# the CSVs. None makes `import pyarrow` fail, and pandas then runs exactly as without pyarrow
+# (benchmarks/abdev_workflow_scoring.py, benchmarks/workflow_startup.py). Entry scripts import
+# this module before anything that loads pandas.
+sys.modules.setdefault("pyarrow", None)
+
+from scievals.common import notices  # noqa: E402
+from scievals.common.errors import ScievalsError, machine_error  # noqa: E402
+from scievals.common.extras import install_excepthook, missing_extra  # noqa: E402
+from scievals.common.jobs import jobs_from_snakemake  # noqa: E402
+from scievals.common.workflow import stage_of_rule  # noqa: E402
 
 # Entry scripts import this module first: a missing extra imported after it (at the top
 # of the script) is reported in one line too.
