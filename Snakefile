@@ -46,6 +46,7 @@ for _benchmark in ENABLED:
         include: f"rules/{_benchmark.name}.smk"
 
 
+include: "rules/comparisons.smk"
 include: "rules/summary.smk"
 include: "rules/report.smk"
 

@@ -74,6 +74,7 @@ REPORT_FIGURES.append("results/report/leaderboard.html")
 rule report_leaderboard:
     input:
         "results/summary.csv",
+        comparisons=[b.comparisons_table for b in ENABLED],
     output:
         report(
             "results/report/leaderboard.html",

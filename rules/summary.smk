@@ -1,6 +1,7 @@
 # Merge every benchmark's score tables into results/<benchmark>/summary.csv, then all
 # enabled benchmarks into results/summary.csv (kept in results/history/ as well) and its
-# headline view results/leaderboard.md.
+# headline view results/leaderboard.md (ranks with ties from each benchmark's
+# comparisons.csv beside it, rules/comparisons.smk).
 #
 # A benchmark target (`snakemake --cores 8 <benchmark>`) refreshes results/summary.csv and
 # results/leaderboard.md too, from each enabled benchmark's last results/<b>/summary.csv
@@ -31,7 +32,9 @@ rule summarize_benchmark:
 
 rule summarize_all:
     input:
-        expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
+        tables=expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
+        # read by the leaderboard beside the summary (scievals.results.show)
+        comparisons=[b.comparisons_table for b in ENABLED],
     output:
         SUMMARY,
         leaderboard=LEADERBOARD,  # = python -m scievals show
@@ -49,6 +52,7 @@ rule summarize_all:
 rule refresh_summary:
     input:
         "results/{benchmark}/summary.csv",
+        "results/{benchmark}/comparisons.csv",
     output:
         "results/{benchmark}/leaderboard.md",
     log:

@@ -16,7 +16,9 @@ def summarize(smk):
         refresh(smk.input[0], params["summaries"], params["summary"], params["leaderboard"],
                 params["history_dir"], smk.output[0])
         return
-    merge(smk.input, smk.output[0], params["history_dir"], smk.output.leaderboard)
+    # summarize_all names its tables: its other input, comparisons.csv, feeds the ranks
+    tables = smk.input.tables if hasattr(smk.input, "tables") else smk.input
+    merge(tables, smk.output[0], params["history_dir"], smk.output.leaderboard)
 
 
 run(snakemake, summarize)

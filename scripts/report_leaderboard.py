@@ -10,7 +10,8 @@ from scievals.results.show import write_leaderboard
 
 
 def leaderboard(smk):
-    write_leaderboard(smk.input[0], html_out=smk.output[0])
+    write_leaderboard(smk.input[0], html_out=smk.output[0],
+                      comparisons=list(smk.input.comparisons))
 
 
 run(snakemake, leaderboard)

@@ -90,6 +90,14 @@ class Benchmark:
     headline_metrics: tuple[str, ...] = ()
     # Only summary rows of this condition are headline (None: every condition).
     headline_condition: str | None = None
+    # Paired comparisons (results/<name>/comparisons.csv, rules/comparisons.smk): the
+    # "module:function" turning the inputs into per-item metrics
+    # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section);
+    # its inputs: name -> path pattern ({model}: one path per model, in the models' order).
+    comparisons: str = ""
+    comparison_inputs: Mapping[str, str] = field(default_factory=dict)
+    # What one scored item is, for the leaderboard footer ("with 15 cases, ...").
+    item_noun: str = "items"
 
     @property
     def cli(self) -> str:
@@ -131,6 +139,17 @@ class Benchmark:
         """The long-format table of one model that the summary merges."""
         return f"results/{self.name}/scores/{{model}}.csv"
 
+    @property
+    def comparisons_table(self) -> str:
+        """Paired differences between the arms (rules/comparisons.smk)."""
+        return f"results/{self.name}/comparisons.csv"
+
+    def comparison_paths(self, models) -> dict[str, list[str]]:
+        """The comparisons job's inputs: name -> paths (one per model where the pattern
+        has ``{model}``)."""
+        return {name: [pattern.format(model=m) for m in models] if "{model}" in pattern
+                else [pattern] for name, pattern in self.comparison_inputs.items()}
+
     def code_version(self, role: str) -> str:
         """The version constant of the code behind ``role`` (a rule param)."""
         return str(literal_constant(self.code_versions[role]))
@@ -165,6 +184,13 @@ REGISTRY: tuple[Benchmark, ...] = (
         headline_metrics=tuple(f"{assay}:{metric}" for metric in ("spearman", "top_10_recall")
                                for assay in ("HIC", "Tm2", "Titer", "PR_CHO", "AC-SINS_pH7.4")),
         headline_condition="fold=average",
+        comparisons="scievals.abdev.comparisons:item_metrics",
+        comparison_inputs=MappingProxyType({
+            "pred": "results/abdev/predictions/{model}.csv",
+            "table": "results/abdev/scores/{model}.csv",
+            "truth": "data/raw/abdev/GDPa1.csv",
+        }),
+        item_noun="antibodies",
     ),
     Benchmark(
         name="gating",
@@ -193,6 +219,12 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
+        comparisons="scievals.gating.comparisons:item_metrics",
+        comparison_inputs=MappingProxyType({
+            "per_case": "results/gating/scores/{model}.per_case.csv",
+            "table": "results/gating/scores/{model}.csv",
+        }),
+        item_noun="cases",
     ),
     Benchmark(
         name="autogkb",
@@ -213,6 +245,12 @@ REGISTRY: tuple[Benchmark, ...] = (
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.
         headline_metrics=("one_to_one_score", "score", "f1"),
+        comparisons="scievals.autogkb.comparisons:item_metrics",
+        comparison_inputs=MappingProxyType({
+            "per_case": "results/autogkb/scores/{model}.per_case.csv",
+            "table": "results/autogkb/scores/{model}.csv",
+        }),
+        item_noun="articles",
     ),
     Benchmark(
         name="waza",
@@ -229,6 +267,12 @@ REGISTRY: tuple[Benchmark, ...] = (
                        "scievals.waza.figures:suite_comparison"),
         ),
         headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
+        comparisons="scievals.waza.comparisons:item_metrics",
+        comparison_inputs=MappingProxyType({
+            "graded": "results/waza/graded/{model}.json",
+            "download": "data/raw/waza/source.json",
+        }),
+        item_noun="tasks",
     ),
 )
 

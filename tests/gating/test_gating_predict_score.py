@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 import pytest
+from scipy import stats
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, write_jsonl
 from scievals.common.provenance import Provenance
@@ -110,12 +111,23 @@ def test_score_model_tables(cases_jsonl, tmp_path):
     assert f1["ci_low"] <= f1["value"] <= f1["ci_high"]
     assert table.set_index("metric").loc["hallucination_rate", "value"] == 0.0
     assert table.set_index("metric").loc["parse_success_rate", "value"] == 1.0
-    # Seeded bootstrap: the same call gives the same intervals; another seed does not.
-    score_model(cases_jsonl, pred, PROV, BOOT, tmp_path / "again.csv", per_case, review)
+    # The default interval of a mean over cases is Student's t (no resampling, so the seed
+    # does not matter): scipy's t-interval of the per-case values
+    values = per["hierarchy_f1"]
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
+    assert (f1["ci_low"], f1["ci_high"]) == pytest.approx((low, high))
+    assert f1["ci_method"] == "t"
+    score_model(cases_jsonl, pred, PROV, {**BOOT, "seed": 8}, tmp_path / "again.csv", per_case,
+                review)
     assert (tmp_path / "again.csv").read_text() == out.read_text()
-    score_model(cases_jsonl, pred, PROV, {"n_resamples": 200, "seed": 8}, tmp_path / "other.csv",
-                per_case, review)
-    assert pd.read_csv(tmp_path / "other.csv")["ci_low"].tolist() != table["ci_low"].tolist()
+    # bootstrap.method bca: seeded, so the same call repeats and another seed differs
+    bca = {"n_resamples": 200, "seed": 1, "method": "bca"}
+    for name, boot in (("bca1.csv", bca), ("bca1b.csv", bca), ("bca8.csv", {**bca, "seed": 8})):
+        score_model(cases_jsonl, pred, PROV, boot, tmp_path / name, per_case, review)
+    assert (tmp_path / "bca1.csv").read_text() == (tmp_path / "bca1b.csv").read_text()
+    assert (pd.read_csv(tmp_path / "bca8.csv")["ci_low"].tolist()
+            != pd.read_csv(tmp_path / "bca1.csv")["ci_low"].tolist())
+    assert set(pd.read_csv(tmp_path / "bca1.csv")["ci_method"].dropna()) == {"bca"}
     text = review.read_text()
     assert "## OMIP-008" in text and "<pre>All Events" in text and "✓" in text
 

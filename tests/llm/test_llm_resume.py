@@ -17,6 +17,7 @@ from scievals.llm.settings import LLMSettings
 
 CHILD = Path(__file__).with_name("llm_batch_child.py")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+TESTS = SCRIPTS.parent / "tests"  # tests/support: the fake LLM server
 N = 30
 
 
@@ -32,7 +33,7 @@ def cached_prompts(cache_dir: Path) -> set[str]:
 def test_killed_run_resumes_with_only_the_missing_requests(server, fake_key, tmp_path):
     server.latency_s = 0.1
     cache_dir = tmp_path / "cache"
-    env = {**os.environ, KEY_VAR: FAKE_KEY, "PYTHONPATH": str(SCRIPTS)}
+    env = {**os.environ, KEY_VAR: FAKE_KEY, "PYTHONPATH": os.pathsep.join([str(SCRIPTS), str(TESTS)])}
     child = subprocess.Popen(
         [
             sys.executable,

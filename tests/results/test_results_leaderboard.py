@@ -130,3 +130,66 @@ def test_headlines_come_from_the_registry_entries():
     assert waza.table.to_dict("records") == [
         {"model": "mock", "pass_rate": "0.500 [0.000, 1.000]", "trigger_accuracy": "1.000",
          "n": "2-12"}]
+
+
+def _pairs(p_holm_ab, p_holm_ac, p_holm_bc):
+    """gating comparisons of the three arms of the summary below (hierarchy_f1)."""
+    rows = []
+    for (a, b), p in zip([("llm [rich/cot]", "other [base]"), ("llm [rich/cot]",
+                          "llm [standard/direct]"), ("other [base]", "llm [standard/direct]")],
+                         (p_holm_ab, p_holm_ac, p_holm_bc)):
+        rows.append({"benchmark": "gating", "dataset": "OMIP-verified", "metric": "hierarchy_f1",
+                     "arm_a": a, "arm_b": b, "n": 15, "value_a": 0, "value_b": 0, "diff": 0,
+                     # CI [0.0, 0.2]: SE = 0.1 / t(0.975, 14) -> MDD = (2.144787 + 0.868209)
+                     # * 0.1 / 2.144787 = 0.1405
+                     "ci_low": 0.0, "ci_high": 0.2, "p_value": p, "p_holm": p,
+                     "method": "paired t"})
+    return pd.DataFrame(rows)
+
+
+def _three_arms() -> pd.DataFrame:
+    frame = summary()
+    extra = row("gating", "OMIP-verified", SHA_REAL, "other", "base", "hierarchy_f1", 0.65, 0.5,
+                0.8, 15)
+    return pd.concat([frame, pd.DataFrame([extra], columns=RESULT_COLUMNS)], ignore_index=True)
+
+
+def test_ranks_share_the_top_tier_and_say_the_detectable_difference():
+    # llm [rich/cot] 0.70 and other 0.65 are not told apart (p_holm 0.3); llm [standard/
+    # direct] 0.50 differs from the leader (0.01): ranks 1=, 1=, then 3
+    _, gating = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
+    assert gating.table[["rank", "model", "condition"]].values.tolist() == [
+        ["1=", "llm", "rich/cot"], ["1=", "other", "base"], ["3", "llm", "standard/direct"]]
+    assert gating.footer == ("With 15 cases, differences in hierarchy_f1 below 0.14 cannot be "
+                             "told apart (80 % power, 5 % level, from the observed paired "
+                             "variance).")
+    text = leaderboard_markdown([gating])
+    assert "| rank | model | condition |" in text and "| 1= | other | base |" in text
+    assert gating.footer in text
+    # every pair significant: 1, 2, 3 by value
+    _, gating = sections(_three_arms(), comparisons=_pairs(0.01, 0.001, 0.02))
+    assert gating.table["rank"].tolist() == ["1", "2", "3"]
+
+
+def test_show_reads_the_comparisons_beside_the_summary(tmp_path, capsys):
+    path = tmp_path / "summary.csv"
+    write_result_table(path, _three_arms())
+    assert main(["show", "gating", "--summary", str(path)]) == 0
+    assert "| rank |" not in capsys.readouterr().out  # no comparisons.csv: no ranks
+    (tmp_path / "gating").mkdir()
+    _pairs(0.3, 0.01, 0.2).to_csv(tmp_path / "gating" / "comparisons.csv", index=False)
+    assert main(["show", "gating", "--summary", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "| 1= | llm | rich/cot |" in out and "cannot be told apart" in out
+    (tmp_path / "gating" / "comparisons.csv").write_text("a,b\n1,2\n")
+    assert main(["show", "gating", "--summary", str(path)]) == 1
+    assert "comparisons.csv: lacks columns" in capsys.readouterr().err
+
+
+def test_the_report_page_lists_the_ranking_comparisons():
+    parts = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
+    html = leaderboard_html(parts)
+    assert "Paired comparisons (results/gating/comparisons.csv)" in html
+    # diff 0 with CI [0, 0.2], p 0.01 -> formatted cell and 3 significant digits
+    assert "0.000 [0.000, 0.200]" in html and "<td>0.01</td>" in html
+    assert "rich/cot" in html and "cannot be told apart" in html

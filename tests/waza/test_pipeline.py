@@ -8,6 +8,7 @@ import tarfile
 
 import pandas as pd
 import pytest
+from scipy import stats
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json
 from scievals.waza.curate import curate
@@ -63,9 +64,25 @@ def test_chain_demo_source_to_score_rows(tmp_path):
     table = score(_job(tmp_path, recorded))
     rows = table.set_index(["dataset", "metric"])
     assert rows.loc[("code-explainer-demo", "pass_rate"), "value"] == 1.0
-    # code-explainer runs 3 trials: CIs shown; grader-showcase runs 1: none
+    # every task scored 1.0 in code-explainer: a zero-width interval
     assert rows.loc[("code-explainer-demo", "weighted_score"), "ci_low"] == 1.0
-    assert pd.isna(rows.loc[("grader-showcase-demo", "weighted_score"), "ci_low"])
+    # grader-showcase (1 trial per task): the t-interval over its 6 tasks all the same
+    # (issue 20: tasks are the items), checked against scipy on the per-task scores
+    tasks = pd.read_csv(tmp_path / "pc.csv").query("suite == 'grader-showcase'")
+    scores = tasks["avg_weighted_score"].to_numpy()
+    low, high = stats.t.interval(0.95, len(scores) - 1, loc=scores.mean(), scale=stats.sem(scores))
+    showcase = rows.loc[("grader-showcase-demo", "weighted_score")]
+    assert (showcase["ci_low"], showcase["ci_high"]) == pytest.approx((low, high))
+    assert showcase["ci_method"] == "t"
+    # pass rate 0 of 6: Wilson upper bound z^2 / (n + z^2) = 3.841459 / 9.841459 = 0.390334
+    pass_rate = rows.loc[("grader-showcase-demo", "pass_rate")]
+    assert (pass_rate["ci_low"], pass_rate["ci_high"]) == pytest.approx((0.0, 0.390334), abs=1e-6)
+    assert pass_rate["ci_method"] == "wilson"
+    # 3 trials per code-explainer task, all passed: pass@3 = pass^3 = 1, spread 0
+    assert rows.loc[("code-explainer-demo", "pass@3"), "value"] == 1.0
+    assert rows.loc[("code-explainer-demo", "pass^3"), "value"] == 1.0
+    assert rows.loc[("code-explainer-demo", "within_task_score_sd"), "value"] == 0.0
+    assert ("grader-showcase-demo", "pass@1") not in rows.index  # one trial: no repeats
     assert rows.loc[("code-explainer-demo", "trigger_accuracy"), "n"] == 16
     review = (tmp_path / "review.md").read_text()
     assert "**file-demo-001** run 1 (failed)" in review

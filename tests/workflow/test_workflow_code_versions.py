@@ -27,12 +27,13 @@ def test_bumping_the_abdev_metrics_version_reruns_abdev_scoring_and_nothing_else
     assert planned_rules(workdir) == []  # the copy is up to date
     metrics = workdir / "scripts" / "scievals" / "abdev" / "metrics.py"
     text = metrics.read_text()
-    assert 'METRICS_VERSION = "abdev-metrics-v1"' in text
-    metrics.write_text(text.replace('"abdev-metrics-v1"', '"abdev-metrics-v2"'))
+    assert 'METRICS_VERSION = "abdev-metrics-v2"' in text
+    metrics.write_text(text.replace('"abdev-metrics-v2"', '"abdev-metrics-v3"'))
     planned = planned_rules(workdir)
-    # only the scorer's jobs (one per model) and the merges of their tables
+    # only the scorer's jobs (one per model), the comparisons that read their tables and
+    # the merges of their tables
     assert sorted(r for r in planned if r != "summarize_benchmark") == [
-        "abdev_score", "abdev_score", "summarize_all"], planned
+        "abdev_comparisons", "abdev_score", "abdev_score", "summarize_all"], planned
     assert planned.count("summarize_benchmark") == 1
     proc = snakemake(workdir, "-n", "--cores", "2", "results/summary.csv")
     assert "Params have changed since last execution" in proc.stdout

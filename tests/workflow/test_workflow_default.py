@@ -65,7 +65,8 @@ def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default
         assert rows[rows["metric"].isin(bench.headline_metrics)]["value"].notna().any()
         columns = {column.strip() for part in leaderboard.split("\n## ")
                    if part.startswith(f"{bench.name} - dataset ")
-                   for line in part.splitlines() if line.startswith("| model |")
+                   for line in part.splitlines()
+                   if line.startswith(("| model |", "| rank | model |"))
                    for column in line.strip("|").split("|")}
         assert set(bench.headline_metrics) <= columns, bench.name
 

@@ -47,14 +47,19 @@ from scievals.abdev.constants import (
     PROPERTY_LIST,
 )
 from scievals.common.errors import ScievalsError
-from scievals.common.stats import percentile_interval
+from scievals.common.stats import (
+    cluster_bootstrap,
+    expanded,
+    percentile_interval,
+    weighted_spearman,
+)
 
 log = logging.getLogger(__name__)
 
 TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
-METRICS_VERSION = "abdev-metrics-v1"
+METRICS_VERSION = "abdev-metrics-v2"  # v2: ci_method column
 
 
 # ---------------------------------------------------------------------------
@@ -436,6 +441,33 @@ def _stratified_mean_ci(subsets, statistic, draws: BootstrapDraws) -> tuple[floa
     return percentile_interval(np.mean(per_fold, axis=0))
 
 
+def _cluster_statistic(metric: str, pred: np.ndarray, true: np.ndarray):
+    """The metric of one subset as a function of row multiplicities (B, rows) -> B values."""
+    if metric == "spearman":
+        return lambda weights: weighted_spearman(pred, true, weights)
+    return lambda weights: expanded(lambda idx: resampled_recall(metric, pred, true, idx), weights)
+
+
+def resampled_recall(metric: str, pred: np.ndarray, true: np.ndarray, idx: np.ndarray):
+    """A recall metric of resamples ``idx`` (G, m); NaN when a cluster resample has fewer
+    than MIN_ROWS rows (k = 0: the recall is undefined there, not an error of the file)."""
+    if idx.shape[-1] < MIN_ROWS:
+        return np.full(idx.shape[0], np.nan)
+    return EXTENDED_METRICS[metric](pred, true, idx)
+
+
+def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
+    """95 % CI of the mean over ``subsets`` (each ``(pred, true, cluster codes)``) of the
+    metric, resampling whole sequence clusters within each subset (percentile by default,
+    see :func:`scievals.common.stats.cluster_bootstrap`)."""
+    statistics = [_cluster_statistic(metric, p, t) for p, t, _ in subsets]
+    codes = [pd.factorize(c)[0] for _, _, c in subsets]
+    low, high, _ = cluster_bootstrap(
+        lambda weights: np.mean([f(w) for f, w in zip(statistics, weights)], axis=0),
+        codes, bootstrap)
+    return (low, high)
+
+
 def _oriented(pred: pd.Series, true: pd.Series, assay: str) -> tuple[np.ndarray, np.ndarray]:
     """Masked values as float arrays, negated for lower-is-better assays.
 
@@ -454,6 +486,8 @@ def extended_table(
     reference: Sequence[dict],
     n_resamples: int = 1000,
     seed: int = 0,
+    clusters: np.ndarray | None = None,
+    method: str = "auto",
 ) -> pd.DataFrame:
     """Reference CV values plus CIs and tie-robust recall for a merged frame.
 
@@ -473,6 +507,10 @@ def extended_table(
       comes from :func:`_stratified_mean_ci` (rows resampled within each fold,
       fold values averaged per replicate); ``n`` is the sum of the folds' scored rows.
     - ``top_10_recall_tie_robust``: :func:`tie_robust_recall`, exact.
+    - with ``clusters`` (a sequence-cluster code per row of ``merged``,
+      :mod:`scievals.abdev.clusters`) every CI resamples whole clusters instead of rows
+      (within each fold for ``average``), percentile unless ``method`` is ``bca``
+      (:func:`_cluster_ci`): rows of one cluster are not independent.
     """
     draws = BootstrapDraws(n_resamples, seed)
     by_key = {(row["assay"], row["fold"]): row for row in reference}
@@ -483,20 +521,32 @@ def extended_table(
         pred, true = merged[assay + "_pred"], merged[assay + "_true"]
         subsets = [(str(f), *_oriented(pred[folds == f], true[folds == f], assay)) for f in fold_values]
         pooled = ("aggregated", *_oriented(pred, true, assay))
+        if clusters is not None:
+            known = ~(pred.isna() | true.isna()).to_numpy()
+            codes = {str(f): clusters[known & (folds == f).to_numpy()] for f in fold_values}
+            codes["aggregated"] = clusters[known]
+            cluster_boot = {"n_resamples": n_resamples, "seed": seed, "method": method}
         for label, p, t in subsets + [pooled]:
             for metric, statistic in EXTENDED_METRICS.items():
                 if metric in by_key[assay, label]:
                     value = float(by_key[assay, label][metric])
                 else:
                     value = float(tie_robust_recall(t, p))
-                low, high = _paired_ci(p, t, statistic, draws)
+                if clusters is None:
+                    low, high = _paired_ci(p, t, statistic, draws)
+                else:
+                    low, high = _cluster_ci([(p, t, codes[label])], metric, cluster_boot)
                 records.append((label, assay, metric, value, low, high, len(p)))
         for metric, statistic in EXTENDED_METRICS.items():
             if metric in by_key[assay, "average"]:
                 value = float(by_key[assay, "average"][metric])
             else:
                 value = float(np.mean([tie_robust_recall(t, p) for _, p, t in subsets]))
-            low, high = _stratified_mean_ci([(p, t) for _, p, t in subsets], statistic, draws)
+            if clusters is None:
+                low, high = _stratified_mean_ci([(p, t) for _, p, t in subsets], statistic, draws)
+            else:
+                low, high = _cluster_ci([(p, t, codes[f]) for f, p, t in subsets], metric,
+                                        cluster_boot)
             records.append(("average", assay, metric, value, low, high, sum(len(p) for _, p, _ in subsets)))
     return pd.DataFrame.from_records(
         records, columns=["fold", "assay", "metric", "value", "ci_low", "ci_high", "n"]

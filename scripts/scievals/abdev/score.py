@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from scievals.abdev.clusters import truth_clusters
 from scievals.abdev.constants import CV_DATASET, PROPERTY_LIST, REFERENCE_CV_COLUMNS
 from scievals.abdev.data import read_csv_checked
 from scievals.abdev.metrics import extended_table, merge_predictions, reference_rows
@@ -25,6 +26,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
+from scievals.common.stats import interval_method
 from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
 
 log = logging.getLogger(__name__)
@@ -123,7 +125,8 @@ def _source(source_json, truth_path) -> dict:
     return source
 
 
-def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> pd.DataFrame:
+def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str,
+                ci_method: str = "percentile") -> pd.DataFrame:
     """The long result table: one condition ``fold=<label>`` per fold row of ``extended``."""
     frames = []
     for fold, rows in extended.groupby("fold", sort=False):
@@ -134,6 +137,7 @@ def _long_table(extended: pd.DataFrame, provenance: Provenance, model: str) -> p
                 "ci_low": r.ci_low,
                 "ci_high": r.ci_high,
                 "n": int(r.n),
+                "ci_method": ci_method if pd.notna(r.ci_low) else "",
             }
             for r in rows.itertuples(index=False)
         ]
@@ -190,6 +194,10 @@ def score_files(
     truth = read_truth(truth_path, fold_col)
     source = _source(source_json, truth_path)
     dataset = f"{source['dataset']}_cross_validation"
+    # CIs resample whole sequence clusters (scievals.abdev.clusters)
+    cluster_of = truth_clusters(truth_path, fold_col)
+    method = interval_method(bootstrap)
+    ci_method = "bca-cluster" if method == "bca" else "percentile-cluster"
     provenance = Provenance(
         benchmark="abdev", dataset=dataset, dataset_sha256=source["sha256"], config_hash=config_hash
     )
@@ -219,12 +227,16 @@ def score_files(
                 rows,
                 n_resamples=int(bootstrap.get("n_resamples", 1000)),
                 seed=int(bootstrap.get("seed", 0)),
+                clusters=merged["antibody_name"].astype(str).map(cluster_of).fillna(-1)
+                .to_numpy(dtype=int),
+                method=method,
             )
         except ScievalsError as exc:
             raise exc.naming(target.pred, target.origin) if target.origin else exc from None
         reference = pd.DataFrame(rows, columns=REFERENCE_CV_COLUMNS)
         reference["dataset"] = dataset
-        results.append((target, reference, _long_table(extended, provenance, target.model)))
+        results.append((target, reference,
+                        _long_table(extended, provenance, target.model, ci_method)))
 
     for target, reference, table in results:
         write_csv(target.reference, reference)

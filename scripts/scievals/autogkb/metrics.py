@@ -35,7 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METRICS_VERSION = "autogkb-metrics-v2"  # v2: duplicates take part in one-to-one once
+# v2: duplicates take part in one-to-one once; v3: t-intervals, ci_method, sample spread
+METRICS_VERSION = "autogkb-metrics-v3"
 DEFAULT_THRESHOLD = 0.7
 
 # Field -> weight, in the reference's order (CORE_FIELDS); the order fixes the float sums.

@@ -24,6 +24,7 @@ RESULT_COLUMNS = [
     "ci_low",
     "ci_high",
     "n",
+    "ci_method",  # how the interval was made (docs/statistics.md); older tables lack it
     "scievals_version",
     "git_commit",
     "config_hash",
@@ -42,7 +43,8 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     except csv.Error as exc:
         raise ScievalsError(path, f"not a readable CSV ({exc})",
                             "give a scievals result table") from None
-    missing = [c for c in RESULT_COLUMNS if c not in (reader.fieldnames or [])]
+    missing = [c for c in RESULT_COLUMNS
+               if c not in (reader.fieldnames or []) and c != "ci_method"]
     if missing:
         raise ScievalsError(path, f"result table lacks columns {missing}",
                             "tables must be written by scievals.common.tables")

@@ -2,7 +2,9 @@
 
 One row per (benchmark, dataset, model, condition, metric). Every benchmark's
 score table, the per-benchmark summaries and ``results/summary.csv`` share this
-column set, so they concatenate without reshaping.
+column set, so they concatenate without reshaping. ``ci_method`` says how the row's
+interval was made (``t``, ``wilson``, ``percentile-cluster``...; empty without an interval;
+docs/statistics.md); tables written before it existed read as empty.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def result_rows(
                 "ci_low": _number(item.get("ci_low")),
                 "ci_high": _number(item.get("ci_high")),
                 "n": item.get("n"),
+                "ci_method": item.get("ci_method") or "",
             }
         )
     return pd.DataFrame(rows, columns=RESULT_COLUMNS)
@@ -69,13 +72,17 @@ def check_result_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
 def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
     try:
         frame = pd.read_csv(
-            user_file(path), dtype={"git_commit": str, "config_hash": str, "condition": str}
+            user_file(path),
+            dtype={"git_commit": str, "config_hash": str, "condition": str, "ci_method": str},
         )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         interrupts.check()  # Ctrl-C inside pandas' reader comes out as a ParserError
         raise ScievalsError(path, f"not a readable CSV ({exc})", "give a scievals result table") from None
+    if "ci_method" not in frame.columns:  # a table from before the column existed
+        frame["ci_method"] = ""
     frame = check_result_table(frame, str(path))
     frame["condition"] = frame["condition"].fillna("")
+    frame["ci_method"] = frame["ci_method"].fillna("").astype(str)
     return frame
 
 

@@ -36,7 +36,7 @@ from scievals.gating.panel import PanelIndex, entries, is_cytof_panel
 from scievals.gating.reference import tables
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
-METRICS_VERSION = "gating-metrics-v2"
+METRICS_VERSION = "gating-metrics-v3"  # v3: t-intervals, ci_method, sample spread
 
 METRICS = (
     "hierarchy_f1",

@@ -2,7 +2,9 @@
 
 Rows are models (and conditions, where a benchmark has several), columns the benchmark's
 headline metrics (``headline_metrics`` of its entry in ``scievals.benchmarks``) as
-``value [ci_low, ci_high]``, plus ``n``. The heading of each table names
+``value [ci_low, ci_high]``, plus ``n``; with the benchmark's ``comparisons.csv`` a ``rank``
+column (ties written ``1=``, :func:`scievals.common.comparisons.tiered_ranks`) and a footer
+with the smallest difference the item count can detect. The heading of each table names
 the dataset and flags demo data, so demo numbers are never read as real ones. Pure: a
 result DataFrame in, Markdown text out. ``python -m scievals show``, the workflow's
 ``results/leaderboard.md`` and the HTML report all use :func:`leaderboard_markdown`.
@@ -17,6 +19,7 @@ from html import escape
 import pandas as pd
 
 from scievals import benchmarks
+from scievals.common.comparisons import arm_labels, mdd_footer, tiered_ranks
 from scievals.common.errors import ScievalsError
 
 
@@ -122,21 +125,28 @@ class Section:
     sha256: str
     condition: str | None
     table: pd.DataFrame
+    footer: str | None = None
+    # the ranking metric's paired comparisons, shown by the HTML report under the table
+    pairs: pd.DataFrame | None = None
 
     @property
     def demo(self) -> bool:
         return is_demo(self.dataset)
 
 
-INTRO = "value [95 % CI]; n = scored items; best first by the first column."
+INTRO = ("value [95 % CI]; n = scored items; best first by the first column; rank: shared "
+         "(1=) where paired differences are not significant after Holm correction "
+         "(docs/statistics.md).")
 DEMO_NOTE = ("DEMO DATA: embedded synthetic/demo data, not the real dataset; these numbers "
              "say nothing about the models on real data.")
 
 
 def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
-             source: str = "results/summary.csv") -> list[Section]:
+             source: str = "results/summary.csv",
+             comparisons: pd.DataFrame | None = None) -> list[Section]:
     """One leaderboard section per (benchmark, dataset) of ``summary`` (a checked result
-    table, see ``scievals.common.tables.read_result_table``)."""
+    table, see ``scievals.common.tables.read_result_table``); ``comparisons`` (the rows of
+    the benchmarks' comparisons.csv) adds ranks and footers."""
     present = list(dict.fromkeys(summary["benchmark"].astype(str)))
     wanted = benchmarks or present
     unknown = [b for b in wanted if b not in present]
@@ -148,9 +158,69 @@ def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
         rows = summary[summary["benchmark"].astype(str) == benchmark]
         headline = headline_for(benchmark, rows)
         for (dataset, sha256), group in rows.groupby(["dataset", "dataset_sha256"], sort=False):
+            table, footer, pairs = benchmark_table(group, headline), None, None
+            if comparisons is not None:
+                pairs = comparisons[(comparisons["benchmark"] == benchmark)
+                                    & (comparisons["dataset"] == str(dataset))]
+                table, footer = ranked(table, group, headline, pairs, _item_noun(benchmark))
+                pairs = comparison_rows(pairs, table, headline)
             out.append(Section(benchmark, str(dataset), str(sha256), headline.condition,
-                               benchmark_table(group, headline)))
+                               table, footer, pairs))
     return out
+
+
+def _item_noun(benchmark: str) -> str:
+    return benchmarks.get(benchmark).item_noun if benchmark in benchmarks.NAMES else "items"
+
+
+def ranked(table: pd.DataFrame, rows: pd.DataFrame, headline: Headline, pairs: pd.DataFrame,
+           item_noun: str) -> tuple[pd.DataFrame, str | None]:
+    """``table`` with a first ``rank`` column from the ranking metric's (the first headline
+    metric present) paired comparisons, ordered by rank then value, and the footer line.
+    Unchanged (no footer) when that metric has no comparisons (e.g. a single model)."""
+    rows = rows[rows["metric"].isin(headline.metrics)]
+    if headline.condition is not None:
+        rows = rows[rows["condition"] == headline.condition]
+    present = [m for m in headline.metrics if m in set(rows["metric"])]
+    if not present or table.empty:
+        return table, None
+    metric = present[0]
+    metric_pairs = pairs[pairs["metric"] == metric]
+    if metric_pairs.empty:
+        return table, None
+    rows = rows[rows["metric"] == metric]
+    values = dict(zip(arm_labels(rows), rows["value"].astype(float)))
+    ranks = tiered_ranks(values, metric_pairs)
+    keys = [c for c in ("model", "condition") if c in table.columns]
+    labels = arm_labels(table.assign(condition=table["condition"]) if "condition" in keys
+                        else table.assign(condition=""))
+    out = table.copy()
+    out.insert(0, "rank", [ranks.get(label, "-") for label in labels])
+    order = sorted(range(len(out)), key=lambda i: (_rank_number(out["rank"].iloc[i]),
+                                                   -values.get(labels.iloc[i], -math.inf)))
+    return (out.iloc[order].reset_index(drop=True),
+            mdd_footer(metric_pairs, metric, item_noun))
+
+
+def comparison_rows(pairs: pd.DataFrame, table: pd.DataFrame,
+                    headline: Headline) -> pd.DataFrame | None:
+    """The report's view of the ranking metric's comparisons: pair, n, difference [95 % CI],
+    Holm-adjusted p and method (None when the table has no rank column)."""
+    if "rank" not in table.columns:
+        return None
+    metric = next(m for m in headline.metrics if m in set(pairs["metric"]))
+    rows = pairs[pairs["metric"] == metric]
+    return pd.DataFrame({
+        "metric": rows["metric"], "arm a": rows["arm_a"], "arm b": rows["arm_b"],
+        "n": rows["n"].astype(int),
+        "a - b [95 % CI]": [format_cell(d, lo, hi) for d, lo, hi in
+                            zip(rows["diff"], rows["ci_low"], rows["ci_high"])],
+        "p (Holm)": [f"{p:.3g}" if pd.notna(p) else "-" for p in rows["p_holm"]],
+        "method": rows["method"]})
+
+
+def _rank_number(rank: str) -> float:
+    return float(rank.rstrip("=")) if rank not in ("", "-") else math.inf
 
 
 def _blocks(section: Section) -> list[tuple[str, object]]:
@@ -162,21 +232,32 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
     if section.condition is not None:
         blocks.append(("condition", section.condition))
     blocks.append(("table", section.table))
+    if section.footer:
+        blocks.append(("footer", section.footer))
     return blocks
+
+
+def _html_pairs(section: Section) -> str:
+    if section.pairs is None or section.pairs.empty:
+        return ""
+    return ("<details><summary>Paired comparisons (results/{}/comparisons.csv)</summary>{}"
+            "</details>").format(escape(section.benchmark),
+                                 section.pairs.to_html(index=False, border=1))
 
 
 def _markdown_block(kind: str, content) -> str:
     if kind == "table":
         return markdown_table(content) if len(content) else "(no headline metrics)"
-    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`."}[kind].format(
-        content)
+    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`.",
+            "footer": "{}"}[kind].format(content)
 
 
 def _html_block(kind: str, content) -> str:
     if kind == "table":
         return content.to_html(index=False, border=1)
     return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
-            "condition": "<p>Condition <code>{}</code>.</p>"}[kind].format(escape(content))
+            "condition": "<p>Condition <code>{}</code>.</p>",
+            "footer": "<p><em>{}</em></p>"}[kind].format(escape(content))
 
 
 def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
@@ -187,7 +268,9 @@ def leaderboard_markdown(parts: list[Section], source: str = "results/summary.cs
 
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
-    body += [_html_block(*block) for section in parts for block in _blocks(section)]
+    for section in parts:
+        body += [_html_block(*block) for block in _blocks(section)]
+        body.append(_html_pairs(section))
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pandas as pd
+
+from scievals.common.comparisons import read_comparisons
 from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import leaderboard_html, leaderboard_markdown, sections
@@ -27,15 +30,34 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _show(args: argparse.Namespace) -> int:
     summary = read_result_table(args.summary)
-    print(leaderboard_markdown(sections(summary, args.benchmark, args.summary), args.summary),
-          end="")
+    pairs = load_comparisons(comparisons_beside(args.summary, summary))
+    print(leaderboard_markdown(sections(summary, args.benchmark, args.summary, pairs),
+                               args.summary), end="")
     return 0
 
 
+def comparisons_beside(summary_path: str | Path, summary) -> list[Path]:
+    """``<dir>/<benchmark>/comparisons.csv`` of every benchmark of a summary in ``<dir>``
+    (the workflow's layout), where they exist: a history snapshot has none."""
+    root = Path(summary_path).parent
+    names = dict.fromkeys(str(b) for b in summary["benchmark"])
+    return [root / b / "comparisons.csv" for b in names if (root / b / "comparisons.csv").is_file()]
+
+
+def load_comparisons(paths) -> pd.DataFrame | None:
+    """The rows of every comparisons.csv in ``paths`` (None without any: no ranks)."""
+    frames = [f for f in (read_comparisons(p) for p in paths) if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
 def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None = None,
-                      html_out: str | Path | None = None) -> None:
-    """Write the leaderboard of ``summary_path`` as Markdown and/or HTML (atomically)."""
-    parts = sections(read_result_table(summary_path), source=str(summary_path))
+                      html_out: str | Path | None = None, comparisons=None) -> None:
+    """Write the leaderboard of ``summary_path`` as Markdown and/or HTML (atomically);
+    ``comparisons`` (comparisons.csv paths) add the rank column and footers."""
+    summary = read_result_table(summary_path)
+    pairs = load_comparisons(comparisons if comparisons is not None
+                             else comparisons_beside(summary_path, summary))
+    parts = sections(summary, source=str(summary_path), comparisons=pairs)
     if markdown_out:
         write_text(markdown_out, leaderboard_markdown(parts, str(summary_path)))
     if html_out:

@@ -7,7 +7,11 @@ into the score table's rows: ``pass_rate`` (waza's ``summary.success_rate``: tas
 every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks of the
 average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
 trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
-CIs (percentile bootstrap over tasks, seeded) only when tasks ran >= 2 times, as in waza.
+Intervals (docs/statistics.md): ``pass_rate`` the Wilson score interval (tasks are the
+independent pass/fail items), the score means the t-interval over tasks
+(``bootstrap.method`` auto); with repeated runs also ``pass@k``, ``pass^k`` and
+``within_task_score_sd`` (:func:`repeat_metrics`). The results JSON's own per-task
+``bootstrap_ci`` stays waza's percentile bootstrap, without ``is_significant``.
 """
 
 from __future__ import annotations
@@ -16,12 +20,21 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
+# common.stats imports scipy only inside the functions that need it (fast DAG builds)
+from scievals.common.stats import (
+    mean_ci,
+    mean_interval,
+    pass_at_k,
+    wilson_interval,
+)
+from scievals.common.stats import pass_hat_k as item_pass_hat_k
 from scievals.waza.graders.base import GRADERS_VERSION
 
 # The score rule's code version. Bump the first part when a change moves a number (status,
 # stats, summary, trigger metrics, score rows); the graders' version is part of it because
 # the score stage grades the recorded runs.
-METRICS_VERSION = "-".join(("waza-metrics-v1", GRADERS_VERSION))
+# v2: no is_significant; Wilson/t intervals, pass@k/pass^k (issue 20)
+METRICS_VERSION = "-".join(("waza-metrics-v2", GRADERS_VERSION))
 BOOTSTRAP_RESAMPLES = 10_000
 CONFIDENCE_LEVEL = 0.95
 
@@ -67,10 +80,6 @@ def task_status(statuses: Sequence[str]) -> str:
 
 def bootstrap(values: Sequence[float], seed: int) -> dict:
     """Percentile bootstrap CI of the mean (10,000 resamples, seeded)."""
-    # scipy is imported here, not at module level: the workflow reads METRICS_VERSION and
-    # the predict versions at every DAG build, which must stay fast.
-    from scievals.common.stats import mean_ci
-
     low, high = mean_ci(values, BOOTSTRAP_RESAMPLES, seed)
     return {"lower": low, "upper": high, "mean": statistics.fmean(values),
             "confidence_level": CONFIDENCE_LEVEL, "num_bootstraps": BOOTSTRAP_RESAMPLES}
@@ -235,30 +244,56 @@ PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_
                     "avg_score", "avg_weighted_score", "std_dev_score", "flaky", "errors"]
 
 
-def _ci(values: Sequence[float], runs_per_task: int, bootstrap: Mapping) -> tuple:
-    if runs_per_task < 2 or len(values) < 2:
-        return (None, None)
-    # scipy only when a CI is due (see bootstrap())
-    from scievals.common.stats import mean_ci
+def _ci(values: Sequence[float], bootstrap: Mapping) -> tuple:
+    """The t-interval over tasks (``bootstrap.method`` auto; a bootstrap otherwise)."""
+    if len(values) < 2:
+        return (None, None, "")
+    low, high, method = mean_interval(values, bootstrap)
+    # scores lie in [0, 1]: a t-interval of a few tasks can reach past them (clipping keeps
+    # every value the interval could contain, so its coverage is unchanged)
+    if math.isnan(low) or math.isnan(high):  # intervals turned off (n_resamples 0)
+        return (None, None, "")
+    return (max(0.0, low), min(1.0, high), method)
 
-    return mean_ci(values, int(bootstrap["n_resamples"]), int(bootstrap["seed"]))
+
+def _wilson(passed: int, n: int) -> tuple:
+    """Wilson score interval of a pass rate over n independent tasks."""
+    return (*wilson_interval(passed, n), "wilson") if n else (None, None, "")
+
+
+def repeat_metrics(tasks: Sequence[Mapping]) -> list[dict]:
+    """With repeated runs (every task ran k >= 2 times, k the fewest): ``pass@k`` and
+    ``pass^k`` (unbiased estimators per task, averaged over tasks) and
+    ``within_task_score_sd`` (mean over tasks of the run scores' population sd)."""
+    counts = [len(t["runs"]) for t in tasks]
+    if not counts or min(counts) < 2:
+        return []
+    k = min(counts)
+    passes = [sum(1 for r in t["runs"] if r["status"] == "passed") for t in tasks]
+    n = len(tasks)
+    return [{"metric": f"pass@{k}", "n": n, "value": statistics.fmean(
+                pass_at_k(m, c, k) for m, c in zip(counts, passes))},
+            {"metric": f"pass^{k}", "n": n, "value": statistics.fmean(
+                item_pass_hat_k(m, c, k) for m, c in zip(counts, passes))},
+            {"metric": "within_task_score_sd", "n": n,
+             "value": statistics.fmean(t["stats"]["std_dev_score"] for t in tasks)}]
 
 
 def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
     tasks = outcome["tasks"]
     summary = outcome["summary"]
-    runs_per_task = min((len(t["runs"]) for t in tasks), default=0)
     n = len(tasks)
     task_passed = [1.0 if t["status"] == "passed" else 0.0 for t in tasks]
     weighted = [t["stats"]["avg_weighted_score"] for t in tasks]
     scores = [t["stats"]["avg_score"] for t in tasks]
     all_runs = [r for t in tasks for r in t["runs"]]
     rows = []
-    for metric, value, values in (("pass_rate", summary["success_rate"], task_passed),
-                                  ("weighted_score", summary["weighted_score"], weighted),
-                                  ("aggregate_score", summary["aggregate_score"], scores)):
-        low, high = _ci(values, runs_per_task, bootstrap)
-        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n})
+    for metric, value, (low, high, method) in (
+            ("pass_rate", summary["success_rate"], _wilson(int(sum(task_passed)), n)),
+            ("weighted_score", summary["weighted_score"], _ci(weighted, bootstrap)),
+            ("aggregate_score", summary["aggregate_score"], _ci(scores, bootstrap))):
+        rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n,
+                     "ci_method": method})
     run_pass = [1.0 if r["status"] == "passed" else 0.0 for r in all_runs]
     rows.append({"metric": "run_pass_rate", "value": statistics.fmean(run_pass) if run_pass
                  else 0.0, "n": len(run_pass)})
@@ -268,7 +303,7 @@ def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
         for key, metric in (("accuracy", "trigger_accuracy"), ("precision", "trigger_precision"),
                             ("recall", "trigger_recall"), ("f1_score", "trigger_f1")):
             rows.append({"metric": metric, "value": trigger[key], "n": n_prompts})
-    return rows
+    return rows + repeat_metrics(tasks)
 
 
 def per_case(suite: str, outcome: Mapping) -> list[dict]:

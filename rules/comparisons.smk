@@ -1,0 +1,31 @@
+# Paired comparisons: one job per enabled benchmark reads every model's per-item outputs
+# and writes results/<benchmark>/comparisons.csv (every pair of leaderboard rows on the same
+# items, Holm-adjusted; docs/statistics.md). The benchmark's registry entry names the
+# function that extracts its items (`comparisons=`) and the files it reads
+# (`comparison_inputs=`). summarize_all reads the tables for the leaderboard's ranks.
+from scievals.common.comparisons import COMPARISONS_VERSION
+
+for _bench in ENABLED:
+
+    rule:
+        name:
+            f"{_bench.name}_comparisons"
+        input:
+            **_bench.comparison_paths(MODELS[_bench.name].all),
+        output:
+            _bench.comparisons_table,
+        log:
+            f"logs/comparisons/{_bench.name}.log",
+        conda:
+            "../envs/core.yaml"
+        resources:
+            mem_mb=1000,
+            runtime=20,
+        params:
+            benchmark=_bench.name,
+            models=MODELS[_bench.name].all,
+            section=config[_bench.name],
+            bootstrap=BOOTSTRAP,
+            code_version=COMPARISONS_VERSION,
+        script:
+            "../scripts/comparisons.py"

@@ -1,0 +1,23 @@
+"""Entry script of the <benchmark>_comparisons rules: paired comparisons of every arm."""
+
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
+from scievals import benchmarks
+from scievals.common.comparisons import comparison_table, write_comparisons
+from scievals.common.entry import run
+
+
+def comparisons(smk):
+    bench = benchmarks.get(smk.params.benchmark)
+    # A named input of one file comes back as a string: every input is a list here.
+    inputs = {name: [value] if isinstance(value, str) else list(value)
+              for name, value in smk.input.items()}
+    metrics = benchmarks.resolve(bench.comparisons)(
+        inputs, list(smk.params.models), bench.headline_metrics, dict(smk.params.section))
+    write_comparisons(smk.output[0], comparison_table(bench.name, metrics, smk.params.bootstrap))
+
+
+run(snakemake, comparisons)

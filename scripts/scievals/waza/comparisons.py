@@ -1,0 +1,54 @@
+"""waza's items for the paired comparisons: the tasks of each suite (one dataset per suite).
+
+Read from each model's graded results (``results/waza/graded/<model>.json``), so the A/B
+arm without skills (``<model> [no-skill]``, its own leaderboard row) is an arm too.
+``pass_rate`` is per-task pass/fail (a task passes when every run passed, waza's
+``success_rate``), compared with the exact McNemar test; ``weighted_score`` and
+``aggregate_score`` are per-task means over runs (paired t). ``trigger_accuracy`` has no
+per-item values and is not compared."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from scievals.common.comparisons import ItemMetric
+from scievals.common.io import read_json
+from scievals.waza.runs import BASELINE_ARM
+
+# headline metric -> (per-task value, kind)
+ITEM_VALUES = {
+    "pass_rate": (lambda task: 1.0 if task["status"] == "passed" else 0.0, "pass_fail"),
+    "weighted_score": (lambda task: task["stats"]["avg_weighted_score"], "mean"),
+    "aggregate_score": (lambda task: task["stats"]["avg_score"], "mean"),
+}
+
+
+def task_rows(arm: str, suite: str, outcome: Mapping) -> list[dict]:
+    return [{"arm": arm, "suite": suite, "task_id": task["test_id"],
+             **{metric: value(task) for metric, (value, _) in ITEM_VALUES.items()}}
+            for task in outcome.get("tasks") or []]
+
+
+def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
+                 headline: Sequence[str], section: Mapping) -> list[ItemMetric]:
+    suites = read_json(inputs["download"][0]).get("suites", {})
+    rows = []
+    for model, path in zip(models, inputs["graded"]):
+        for suite, outcome in read_json(path)["suites"].items():
+            rows += task_rows(model, suite, outcome)
+            if outcome.get("baseline_outcome"):
+                rows += task_rows(f"{model} [{BASELINE_ARM}]", suite, outcome["baseline_outcome"])
+    if not rows:
+        return []
+    tasks = pd.DataFrame(rows)
+    out = []
+    for suite, group in tasks.groupby("suite", sort=True):
+        dataset = suites.get(suite, {}).get("dataset", suite)
+        for metric in headline:
+            if metric in ITEM_VALUES:
+                values = group.pivot_table(index="task_id", columns="arm", values=metric,
+                                           aggfunc="mean")
+                out.append(ItemMetric(str(dataset), metric, ITEM_VALUES[metric][1], values))
+    return out
