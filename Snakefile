@@ -14,6 +14,7 @@ min_version("9.19")
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
+from scievals.common.targets import check_targets
 
 # The workflow's own config, wherever the run's working directory is (`snakemake -d OTHER`
 # writes data/, results/ and logs/ under OTHER, but reads this file).
@@ -51,15 +52,17 @@ include: "rules/summary.smk"
 include: "rules/report.smk"
 
 
-# The end of every run that ran jobs (not of dry runs) repeats each notice jobs recorded -
-# demo fallbacks, skipped sources or cases, failed requests - and writes
-# results/run_report.json (scievals.common.notices).
+# The end of every run (not of dry runs) writes the run record results/run_manifest.json
+# (scievals.report.run_manifest), repeats each notice jobs recorded - demo fallbacks,
+# skipped sources or cases, failed requests - writes results/run_report.json
+# (scievals.common.notices) and says where the leaderboard and report are (end_of_run in
+# rules/common.smk).
 onsuccess:
-    notices.report("success", since=RUN_STARTED, benchmarks=BENCHMARKS)
+    end_of_run("success")
 
 
 onerror:
-    notices.report("error", since=RUN_STARTED, benchmarks=BENCHMARKS)
+    end_of_run("error")
 
 
 rule all:
@@ -68,6 +71,26 @@ rule all:
         "results/summary.csv",
         REPORT_FIGURES,
     localrule: True
+
+
+# Every rule is defined now: a target no rule makes gets the valid ones in one line instead of
+# Snakemake's MissingRuleException (scievals.common.targets).
+try:
+    check_targets(
+        sys.argv[1:],
+        workflow.rules,
+        valid=[
+            *BENCHMARKS,
+            "all",
+            "results/summary.csv",
+            *[f"results/{b}/summary.csv" for b in BENCHMARKS],
+            "results/leaderboard.md",
+            "results/report/samples.html",
+            "report_figures",
+        ],
+    )
+except ScievalsError as exc:
+    sys.exit(f"error: {exc.one_line()}")
 
 
 # Everything the parse made (Snakemake's and the package's modules, the registry, the rules)

@@ -10,6 +10,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.provenance import config_hash
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
+from scievals.report import run_manifest
 from scievals.workflow_config import validated
 
 try:
@@ -43,9 +44,37 @@ onstart:
         sys.exit(f"error: {exc.one_line()}")
 
 
-# The Snakefile's onsuccess/onerror repeat every notice jobs recorded since (demo fallbacks,
-# skipped sources or cases, failed requests) and write results/run_report.json.
+# The Snakefile's onsuccess/onerror call end_of_run: the run record, then every notice jobs
+# recorded since (demo fallbacks, skipped sources or cases, failed requests) again,
+# results/run_report.json and where to look next.
 RUN_STARTED = notices.now_utc()
+
+
+def next_steps():
+    """What to look at after the run (label -> path or command), for the last lines printed."""
+    steps = {}
+    if os.path.exists("results/leaderboard.md"):
+        steps["leaderboard"] = "results/leaderboard.md  (python -m scievals show)"
+    if os.path.exists("results/report/samples.html"):
+        steps["sample viewer"] = "results/report/samples.html  (open in a browser)"
+    report_html = "results/report.html"
+    made = " (made earlier; the same command refreshes it)" if os.path.exists(report_html) else ""
+    steps["HTML report"] = f"snakemake --report {report_html}{made}"
+    if os.path.exists(run_manifest.MANIFEST):
+        steps["run record"] = str(run_manifest.MANIFEST)
+    return steps
+
+
+def end_of_run(status):
+    """Write the run record, then repeat the notices and say where the results are."""
+    try:
+        run_manifest.write_manifest(
+            status, RUN_STARTED, sys.argv, workflow.dag_settings.targets, config, BENCHMARKS
+        )
+    except (OSError, ValueError, ScievalsError) as exc:
+        print(f"scievals: the run record {run_manifest.MANIFEST} was not written: {exc}",
+              file=sys.stderr)
+    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps())
 
 
 wildcard_constraints:

@@ -67,7 +67,9 @@ for _bench in ENABLED:
             "../scripts/report_figure.py"
 
 
-# The leaderboard (python -m scievals show) as the report's first page.
+# The leaderboard (python -m scievals show) as the report's first page: Snakemake's report
+# opens on the workflow description (report/workflow.rst), which embeds the fragment; the
+# "Leaderboard" category keeps the page for the menu.
 REPORT_FIGURES.append("results/report/leaderboard.html")
 
 
@@ -76,12 +78,14 @@ rule report_leaderboard:
         "results/summary.csv",
         comparisons=[b.comparisons_table for b in ENABLED],
     output:
-        report(
+        page=report(
             "results/report/leaderboard.html",
             caption="../report/leaderboard.rst",
             category="Leaderboard",
             labels={"table": "headline metrics"},
         ),
+        # Shown inline on the report's first page (report/workflow.rst includes it).
+        fragment="results/report/leaderboard_fragment.html",
     log:
         "logs/report/leaderboard.log",
     localrule: True
@@ -89,6 +93,33 @@ rule report_leaderboard:
         "../envs/core.yaml"
     script:
         "../scripts/report_leaderboard.py"
+
+
+# The sample viewer: every scored item of every model (input, reply, parse status, metrics,
+# rationale, cost), one static page (scievals.report.viewer); each benchmark's items come
+# from the function its registry entry names as `samples`.
+REPORT_FIGURES.append("results/report/samples.html")
+
+
+rule report_samples:
+    input:
+        [table for _benchmark in BENCHMARKS for table in score_tables(_benchmark)],
+    output:
+        report(
+            "results/report/samples.html",
+            caption="../report/samples.rst",
+            category="Samples",
+            labels={"page": "sample viewer"},
+        ),
+    log:
+        "logs/report/samples.log",
+    localrule: True
+    conda:
+        "../envs/core.yaml"
+    params:
+        models={_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARKS},
+    script:
+        "../scripts/report_samples.py"
 
 
 rule report_figures:

@@ -10,7 +10,7 @@ from scievals.results.show import write_leaderboard
 
 
 def leaderboard(smk):
-    write_leaderboard(smk.input[0], html_out=smk.output[0],
+    write_leaderboard(smk.input[0], html_out=smk.output.page, fragment_out=smk.output.fragment,
                       comparisons=list(smk.input.comparisons))
 
 

@@ -90,6 +90,14 @@ class Benchmark:
     headline_metrics: tuple[str, ...] = ()
     # Only summary rows of this condition are headline (None: every condition).
     headline_condition: str | None = None
+    # Modules holding the benchmark's LLM prompt templates: the run record keeps the sha256
+    # of each one's source (scievals.report.run_manifest).
+    prompt_modules: tuple[str, ...] = ()
+    # "module:function" (root, model) -> list[scievals.common.samples.Sample]: the model's
+    # scored items for the report's sample viewer (scievals.report.viewer); None: none.
+    samples: str | None = None
+    # What ``n`` counts in the benchmark's rows (the leaderboard says it under each table).
+    n_meaning: str = "scored items"
     # Paired comparisons (results/<name>/comparisons.csv, rules/comparisons.smk): the
     # "module:function" turning the inputs into per-item metrics
     # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section);
@@ -167,6 +175,8 @@ class Benchmark:
 REGISTRY: tuple[Benchmark, ...] = (
     Benchmark(
         name="abdev",
+        samples="scievals.abdev.samples:samples",
+        n_meaning="antibodies with a measured value for the assay (all folds)",
         title="Antibody developability on GDPa1 (5 assays, 5-fold CV)",
         baselines=("random", "ridge_descriptors"),
         byo_suffix=".csv",
@@ -194,6 +204,8 @@ REGISTRY: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         name="gating",
+        samples="scievals.gating.samples:samples",
+        n_meaning="cases (usage rows: requests)",
         title="Flow-cytometry gating hierarchies (OMIP cases, FlowJo workspaces)",
         baselines=("marker_baseline",),
         byo_suffix=".jsonl",
@@ -217,6 +229,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "cases": "data/curated/gating/cases.jsonl",
             "predictions": "results/gating/predictions/{model}.jsonl",
         }),
+        prompt_modules=("scievals.gating.prompts",),
         headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
         comparisons="scievals.gating.comparisons:item_metrics",
@@ -228,6 +241,8 @@ REGISTRY: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         name="autogkb",
+        samples="scievals.autogkb.samples:samples",
+        n_meaning="articles (usage rows: requests)",
         title="Pharmacogenomic variant-phenotype annotation extraction (ClinPGx / AutoGKB)",
         baselines=("autogkb_baseline",),
         byo_suffix=".json",
@@ -242,6 +257,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.autogkb.figures:field_similarity"),
         ),
+        prompt_modules=("scievals.autogkb.prompts",),
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.
         headline_metrics=("one_to_one_score", "score", "f1"),
@@ -254,6 +270,8 @@ REGISTRY: tuple[Benchmark, ...] = (
     ),
     Benchmark(
         name="waza",
+        samples="scievals.waza.samples:samples",
+        n_meaning="tasks of the suite (trigger metrics: trigger prompts)",
         title="Agent-skill evaluation suites in waza's format (graders, pass rate, triggers)",
         baselines=("waza_mock",),
         byo_suffix=".json",
@@ -266,6 +284,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("suite_comparison", "Pass rate and weighted score per suite",
                        "scievals.waza.figures:suite_comparison"),
         ),
+        prompt_modules=("scievals.waza.executors.agent",),  # the agent's system prompt
         headline_metrics=("pass_rate", "weighted_score", "trigger_accuracy"),
         comparisons="scievals.waza.comparisons:item_metrics",
         comparison_inputs=MappingProxyType({

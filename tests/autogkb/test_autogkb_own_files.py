@@ -93,7 +93,7 @@ def test_validate_lists_each_bad_article(tmp_path, cases_jsonl, perfect):
     data[second][0]["Drug(s)"] = ["a"]
     user = tmp_path / "own.json"
     user.write_text(json.dumps(data))
-    problems = predict.check_user_file(user, cases_jsonl)
+    problems, _warnings = predict.check_user_file(user, cases_jsonl)  # (errors, warnings)
     assert [p.split(":")[0] for p in problems] == [first, second]
 
 

@@ -201,7 +201,9 @@ def test_cli_validate_names_each_problem(curated, tmp_path):
     (tmp_path / "own.json").write_text(json.dumps({"PMC3839910": [{"gene": "HLA-B"}],
                                                    "PMC554812": "not a list"}))
     done = run_cli("validate", str(tmp_path / "own.json"), "--cases", str(d / "cases.jsonl"))
-    assert done.returncode == 1
+    # The workflow refuses an entry that is not a list: INVALID; the missing articles (which
+    # alone it would accept, scored 0) are said as well.
+    assert done.returncode == 1 and "INVALID (the workflow refuses it)" in done.stdout
     assert "PMC554812: reply is a JSON str, not a list of annotations" in done.stdout
     assert "15 article(s) missing (scored 0)" in done.stdout
 

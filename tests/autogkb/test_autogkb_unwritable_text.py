@@ -31,4 +31,4 @@ def test_own_file_with_unwritable_text_is_one_error(cases_jsonl, tmp_path, escap
                                                     problem)
     assert not (tmp_path / "out.jsonl").exists()
     # `autogkb validate` says the same line.
-    assert predict.check_user_file(user, cases_jsonl) == [err.value.one_line()]
+    assert predict.check_user_file(user, cases_jsonl) == ([err.value.one_line()], [])

@@ -74,3 +74,18 @@ def test_review_and_fallback_notice(run):
     tail = "\n".join(proc.stderr.splitlines()[-40:])
     assert "[autogkb] fallback" in tail
     assert "autogkb" in (workdir / "results/run_report.json").read_text()
+
+
+def test_mostly_unparseable_replies_are_an_end_of_run_notice(run):
+    """mock-llm answers 1 of the 17 articles with a list (parse_success_rate 1/17): said at
+    the end of the run and kept in the run report, not only in the middle of the log."""
+    workdir, proc = run
+    tail = "\n".join(proc.stderr.splitlines()[-40:])
+    line = ("[autogkb] quality: mock-llm: only 1 of 17 replies could be parsed under evidence")
+    assert line in tail
+    report = json.loads((workdir / "results/run_report.json").read_text())
+    quality = [n for n in report["notices"] if n["kind"] == "quality"]
+    assert [n["message"].split(";")[0] for n in quality] == [
+        "mock-llm: only 1 of 17 replies could be parsed under evidence"]
+    # The own file (every article) and the baseline raise nothing.
+    assert "my_model" not in json.dumps(quality)

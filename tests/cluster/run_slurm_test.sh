@@ -84,7 +84,7 @@ SLURM_DONE=$SECONDS
 
 echo "== the site layer: --workflow-profile with slurm_partition: $SITE_PARTITION"
 mkdir -p "$TMP/site"
-sed "s/^  slurm_partition: .*/  slurm_partition: $SITE_PARTITION/" \
+sed "s/^  # slurm_partition: .*/  slurm_partition: $SITE_PARTITION/" \
     "$TMP/slurm/profiles/site.example/config.yaml" >"$TMP/site/config.yaml"
 grep -q "slurm_partition: $SITE_PARTITION" "$TMP/site/config.yaml"
 slurm_run site --profile profiles/slurm --workflow-profile "$TMP/site" \

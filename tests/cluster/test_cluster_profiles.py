@@ -23,9 +23,13 @@ def test_shared_slurm_profile_names_no_site_value():
 
 
 def test_site_example_carries_the_site_values_and_the_replaced_defaults():
+    text = (ROOT / "profiles/site.example/config.yaml").read_text()
     site = load("profiles/site.example/config.yaml")["default-resources"]
     shared = load("profiles/slurm/config.yaml")["default-resources"]
-    assert "slurm_partition" in site
+    # The partition is shown but not live: a copy used as is must not send jobs to a
+    # partition the site may not have (the cluster test uncomments it with sed).
+    assert "slurm_partition" not in site
+    assert "\n  # slurm_partition: " in text
     # its block replaces the shared one, so it repeats every shared default
     assert {k: site[k] for k in shared} == shared
 
@@ -38,3 +42,22 @@ def test_cluster_test_uses_a_partition_no_profile_names():
     for path in ("profiles/slurm/config.yaml", "profiles/site.example/config.yaml",
                  "profiles/default/config.yaml"):
         assert "scievals_site" not in (ROOT / path).read_text(), path
+
+
+def test_cluster_doc_lists_every_rule():
+    """docs/cluster.md's "What runs where" names every rule of rules/*.smk (rules named in a
+    loop by their pattern: report_<benchmark>, abdev_score_own_<k>, <benchmark>)."""
+    import re
+
+    doc = (ROOT / "docs/cluster.md").read_text()
+    table = doc[doc.index("| jobs | where | why |"):].split("\n\n")[0]
+    named = set(re.findall(r"`([^`]+)`", table))
+    rules = set()
+    for path in (ROOT / "rules").glob("*.smk"):
+        rules |= set(re.findall(r"^rule (\w+):", path.read_text(), re.M))
+    assert rules, "no rules found"
+    assert rules - named == set()
+    from scievals import benchmarks
+
+    assert {"report_<benchmark>", "abdev_score_own_<k>", "all",
+            *benchmarks.NAMES} <= named

@@ -119,3 +119,15 @@ def test_workflow_notices_are_reported_whatever_benchmarks_run(tmp_path):
     found = notices.report("success", benchmarks=["abdev"], directory=folder,
                            out_json=tmp_path / "r.json", stream=io.StringIO())
     assert [n.kind for n in found] == ["history_set_aside"]
+
+
+def test_the_report_ends_with_where_to_look_next(folder, tmp_path):
+    stream = io.StringIO()
+    links = {"leaderboard": "results/leaderboard.md", "run record": "results/run_manifest.json"}
+    notices.report("success", directory=folder, out_json=tmp_path / "r.json", stream=stream,
+                   links=links)
+    lines = stream.getvalue().splitlines()
+    # Labels padded to the longest ("run record", 10 characters) plus two spaces.
+    assert lines[-2:] == ["  leaderboard  results/leaderboard.md",
+                          "  run record   results/run_manifest.json"]
+    assert json.loads((tmp_path / "r.json").read_text())["links"] == links

@@ -277,3 +277,30 @@ def test_every_registered_figure_has_a_caption():
             assert (root / "report" / bench.name / f"{spec.name}.rst").exists(), (bench.name, spec.name)
     assert (root / "report" / "generic" / "model_comparison.rst").exists()
     assert (root / "report" / "workflow.rst").exists()
+
+
+def _red_pixels(png_path) -> int:
+    """Pixels close to the DEMO mark's red (#b00020 = 176, 0, 32)."""
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(png_path) as image:
+        rgb = np.asarray(image.convert("RGB")).astype(int)
+    return int(((abs(rgb[..., 0] - 176) < 30) & (rgb[..., 1] < 40) & (abs(rgb[..., 2] - 32) < 30)
+                ).sum())
+
+
+def test_a_figure_on_demo_data_says_demo_in_the_image(tmp_path):
+    """The same comparison drawn with a demo and a real provenance line: only the demo one
+    carries the red DEMO label (no other element of this figure is that red)."""
+    import pandas as pd
+    from scievals.figures import plots
+
+    frame = pd.DataFrame({"metric": ["m"] * 2, "condition": [""] * 2, "model": ["a", "b"],
+                          "value": [0.2, 0.5], "ci_low": [0.1, 0.4], "ci_high": [0.3, 0.6]})
+    plots.plot_model_comparison(frame, tmp_path / "demo.png", title="t",
+                                subtitle="data: GDPa1-demo (sha256 3b1208fac9c7)")
+    plots.plot_model_comparison(frame, tmp_path / "real.png", title="t",
+                                subtitle="data: GDPa1 (sha256 4fed9d17118d)")
+    assert _red_pixels(tmp_path / "demo.png") > 200
+    assert _red_pixels(tmp_path / "real.png") == 0

@@ -212,3 +212,28 @@ def test_anthropic_sampling_follows_the_sdk_api_version(monkeypatch):
     assert sampling_mode(fake_sdk("2023-06-01", old_create)) == "kwargs"
     assert sampling_mode(fake_sdk("2023-06-01", v1_create)) == "extra_body"
     assert sampling_mode(fake_sdk("2026-10-21", old_create)) == "none"
+
+
+def test_model_id_and_system_fingerprint_are_kept_from_replies_and_cache(server, fake_key,
+                                                                         settings, tmp_path):
+    """The run record needs what the provider said answered: the fake server echoes the model
+    id it was asked for and sends the fingerprint FINGERPRINT, as api.openai.com does."""
+    from support.fake_server import FINGERPRINT
+
+    records = tmp_path / "records.jsonl"
+    spec = openai_spec(server)
+    first = run_batch(spec, make_requests(2), settings, scope="t/v1", records_path=records)
+    again = run_batch(spec, make_requests(2), settings, scope="t/v1")  # from the cache
+    for result in (first, again):
+        assert [r.system_fingerprint for r in result.responses] == [FINGERPRINT, FINGERPRINT]
+        assert {r.response_model for r in result.responses} == {"fake-gpt-2025-01-01"}
+        assert result.usage.system_fingerprints == [FINGERPRINT]
+        assert result.usage.response_models == ["fake-gpt-2025-01-01"]
+    assert server.count == 2  # the second batch came from the cache
+    line = json.loads(records.read_text().splitlines()[0])
+    assert (line["response_model"], line["system_fingerprint"]) == (
+        "fake-gpt-2025-01-01", FINGERPRINT)
+    # Anthropic returns a model id but has no fingerprint.
+    result = run_batch(anthropic_spec(server), make_requests(1), settings, scope="t/v2")
+    assert result.usage.system_fingerprints == []
+    assert result.responses[0].response_model == anthropic_spec(server).model

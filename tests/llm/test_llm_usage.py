@@ -86,12 +86,13 @@ def test_metric_rows_feed_result_tables():
         ("cost_usd", pytest.approx(0.009)),
         ("cache_hits", 1),
         ("failed_requests", 1),  # case c: HTTP 500
+        ("latency_mean_s", pytest.approx(0.3)),  # (0.2 + 0.4) / 2, the answered requests
     ]
     provenance = Provenance("gating", "demo", "0" * 64, "abc", git_commit="deadbeef")
     table = result_rows(provenance, "claude", "", rows)
     assert list(table["metric"]) == ["tokens_in", "tokens_out", "cost_usd", "cache_hits",
-                                     "failed_requests"]
-    assert list(table["n"]) == [3, 3, 3, 3, 3]
+                                     "failed_requests", "latency_mean_s"]
+    assert list(table["n"]) == [3, 3, 3, 3, 3, 3]
     # A usage.json read back gives the same rows.
     dumped = summarize_usage(PRICED, RESPONSES).model_dump(mode="json")
     assert [(r["metric"], r["value"]) for r in usage_metric_rows(dumped)] == [

@@ -176,7 +176,8 @@ def visit(
 
     ``clicks`` are visible texts to click one after the other (the innermost element whose
     text is exactly that), or ``css:<selector>`` for the first element matching a CSS
-    selector; a click that finds nothing is recorded as an error.
+    selector, or ``js:<expression>`` to run (a filter to set, say; it returns true when it
+    found what it acts on); a click that finds nothing is recorded as an error.
     """
     chromium = chromium or find_chromium()
     if not chromium:
@@ -210,7 +211,8 @@ def visit(
         pipe.pump(settle_s)
         result.screenshot, result.text = _look(pipe, session)
         for label in clicks:
-            found = _evaluate(pipe, session, CLICK_JS % json.dumps(label))
+            found = _evaluate(pipe, session, label[3:] if label.startswith("js:")
+                              else CLICK_JS % json.dumps(label))
             if not found:
                 result.errors.append(f"nothing to click with text {label!r}")
                 break

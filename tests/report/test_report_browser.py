@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import re
 import subprocess
@@ -135,3 +136,60 @@ def test_report_opens_in_chromium_without_errors_and_shows_a_figure(chromium, re
     figure_shot, _ = page.after_clicks[-1]
     assert_not_blank(figure_shot, "report figure view", min_colours=100)
     assert "data:image/png;charset" in (page.probe or []), page.probe
+
+
+def _gate_names(node: dict) -> list[str]:
+    return [node["name"], *(n for child in node.get("children", []) for n in _gate_names(child))]
+
+
+def test_sample_viewer_filters_and_shows_a_known_cases_reply(chromium, report, tmp_path):
+    """The report target's sample viewer: open it, filter to one model, click a case and see
+    the reply that model wrote for it (read here from its predictions file)."""
+    results = report.parent
+    viewer = results / "report" / "samples.html"
+    assert "filename=samples.html" in report.read_text(encoding="utf-8")  # in the report too
+    records = [json.loads(line) for line in
+               (results / "gating" / "predictions" / "marker_baseline.jsonl").read_text()
+               .splitlines()]
+    omip = next(r for r in records if r["case_id"] == "OMIP-008")
+    page = visit(
+        viewer.resolve().as_uri(), tmp_path / "profile", settle_s=1.5,
+        clicks=("js:(() => { const s = document.getElementById('filter-model');"
+                " s.value = 'marker_baseline'; s.dispatchEvent(new Event('change'));"
+                " return s.value === 'marker_baseline'; })()",
+                "OMIP-008"),
+        probe="[document.getElementById('count').textContent,"
+              " document.getElementById('detail').innerText]",
+    )
+    assert not page.errors, f"console errors: {page.errors}"
+    assert_not_blank(page.screenshot, "sample viewer")
+    count, detail = page.probe
+    assert f"{len(records)} of " in count, count  # one item per predicted case
+    assert "gating / marker_baseline / OMIP-008" in detail
+    assert "hierarchy_f1" in detail and "parse status" in detail
+    for name in _gate_names(omip["hierarchy"]):
+        assert name in detail, name
+
+
+def test_report_opens_on_the_leaderboard_and_its_tables_fit(chromium, report, tmp_path):
+    """The first page a person sees is the leaderboard (top of the page, not the rule graph
+    description), and a wide table scrolls inside its box instead of widening the page."""
+    page = visit(
+        report.resolve().as_uri(), tmp_path / "profile", width=1280, height=900,
+        probe="(() => { const box = document.querySelector('.scievals-leaderboard');"
+              " const r = box.getBoundingClientRect();"
+              " const heading = [...document.querySelectorAll('.prose h1')].map(h => h.innerText);"
+              " return [heading, r.top, r.left, window.innerWidth,"
+              " document.documentElement.scrollWidth,"
+              " [...box.querySelectorAll('.wide')].map(w => [w.clientWidth, w.scrollWidth])]; })()",
+    )
+    assert not page.errors, f"console errors: {page.errors}"
+    headings, top, left, viewport, page_width, boxes = page.probe
+    assert headings[0] == "Leaderboard", headings
+    assert 0 <= top < 200 and left >= 0, (top, left)  # in view, not centred off the top
+    assert page_width <= viewport
+    assert boxes and all(client <= viewport for client, _ in boxes)
+    assert any(scroll > client for client, scroll in boxes)  # abdev's 11 columns scroll inside
+    text = page.text
+    assert text.index("ridge_descriptors") < text.index("About this report")
+    assert "DEMO DATA" in text

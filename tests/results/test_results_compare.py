@@ -98,7 +98,7 @@ def test_cache_hits_are_bookkeeping_not_a_change(tmp_path, capsys):
     assert _cli(a, b) == 0
     out = capsys.readouterr().out
     assert "No result changed" in out
-    assert "Bookkeeping, not results (cache_hits):" in out
+    assert "Bookkeeping, not results (cache_hits, latency_mean_s):" in out
     [diff] = compare(a, b).bookkeeping.to_dict("records")
     assert (diff["metric"], diff["a"], diff["b"]) == ("cache_hits", 0.0, 242.0)
 
@@ -122,3 +122,13 @@ def test_a_cache_only_rerun_records_no_history_entry(tmp_path):
     _summary(summary, row={"ci_high": 0.61}, usage={"value": 242.0})
     second = record_history(summary, hist, now=datetime(2026, 1, 4, tzinfo=UTC))
     assert list(read_index(hist)["file"]) == [first.name, second.name]
+
+
+def test_latency_is_bookkeeping_not_a_change(tmp_path, capsys):
+    """A re-run against a slower provider changes latency_mean_s only: no result changed."""
+    a = _summary(tmp_path / "a.csv", usage={"metric": "latency_mean_s", "value": 1.5})
+    b = _summary(tmp_path / "b.csv", usage={"metric": "latency_mean_s", "value": 2.5})
+    assert _cli(a, b) == 0
+    assert "No result changed" in capsys.readouterr().out
+    [diff] = compare(a, b).bookkeeping.to_dict("records")
+    assert (diff["metric"], diff["a"], diff["b"]) == ("latency_mean_s", 1.5, 2.5)

@@ -132,6 +132,71 @@ def test_headlines_come_from_the_registry_entries():
          "n": "2-12"}]
 
 
+def test_cost_tokens_latency_and_parse_rate_per_model():
+    """An LLM on autogkb (one condition) and on gating (two conditions): the quality columns
+    sum tokens/cost/failures and weight rates by n over the rows each table row covers."""
+    base = ("autogkb", "autogkb-demo", SHA_DEMO)
+    rows = [
+        row(*base, "gpt", "llm", "score", 40.0, 30.0, 50.0, 17),
+        row(*base, "gpt", "llm", "parse_success_rate", 3 / 17, math.nan, math.nan, 17),
+        row(*base, "gpt", "llm", "tokens_in", 17000, math.nan, math.nan, 17),
+        row(*base, "gpt", "llm", "tokens_out", 3400, math.nan, math.nan, 17),
+        row(*base, "gpt", "llm", "cost_usd", 0.102, math.nan, math.nan, 17),
+        row(*base, "gpt", "llm", "failed_requests", 1, math.nan, math.nan, 17),
+        row(*base, "gpt", "llm", "latency_mean_s", 1.25, math.nan, math.nan, 17),
+        row(*base, "autogkb_baseline", "baseline", "score", 70.0, 60.0, 80.0, 17),
+        row(*base, "autogkb_baseline", "baseline", "parse_success_rate", 1.0, math.nan,
+            math.nan, 17),
+    ]
+    (section,) = sections(pd.DataFrame(rows, columns=RESULT_COLUMNS))
+    table = section.table.set_index("model")
+    # Two conditions (llm, baseline): rows are (model, condition); only "score" of the
+    # headline is present; the quality columns follow n in QUALITY_COLUMNS order.
+    assert list(table.columns) == ["condition", "score", "n", "parsed", "failed requests",
+                                   "tokens in", "tokens out", "cost USD", "mean latency s"]
+    gpt = table.loc["gpt"]
+    assert gpt["parsed"] == "0.176"  # 3 of 17 replies parsed
+    assert (gpt["tokens in"], gpt["tokens out"]) == ("17,000", "3,400")
+    assert (gpt["cost USD"], gpt["failed requests"], gpt["mean latency s"]) == (
+        "0.1020", "1", "1.25")
+    baseline = table.loc["autogkb_baseline"]
+    assert baseline["parsed"] == "1.000" and baseline["cost USD"] == "-"
+    assert section.n_meaning.startswith("articles")
+    text = leaderboard_markdown([section])
+    assert "n = articles" in text
+    assert "| model | condition | score | n | parsed | failed requests |" in text
+
+
+def test_gating_conditions_keep_their_own_quality_figures():
+    base = ("gating", "OMIP-verified", SHA_REAL)
+    rows = [
+        row(*base, "llm", "minimal_direct", "hierarchy_f1", 0.5, 0.4, 0.6, 15),
+        row(*base, "llm", "rich_cot", "hierarchy_f1", 0.7, 0.6, 0.8, 15),
+        row(*base, "llm", "minimal_direct", "parse_success_rate", 1.0, math.nan, math.nan, 15),
+        row(*base, "llm", "rich_cot", "parse_success_rate", 0.6, math.nan, math.nan, 15),
+        row(*base, "llm", "minimal_direct", "cost_usd", 0.01, math.nan, math.nan, 15),
+        row(*base, "llm", "rich_cot", "cost_usd", 0.03, math.nan, math.nan, 15),
+    ]
+    (section,) = sections(pd.DataFrame(rows, columns=RESULT_COLUMNS))
+    got = {r["condition"]: (r["parsed"], r["cost USD"]) for r in section.table.to_dict("records")}
+    assert got == {"minimal_direct": ("1.000", "0.0100"), "rich_cot": ("0.600", "0.0300")}
+
+
+def test_a_rate_over_several_conditions_is_weighted_by_n():
+    from scievals.results.leaderboard import quality_columns
+
+    base = ("autogkb", "autogkb-demo", SHA_DEMO)
+    rows = pd.DataFrame([
+        row(*base, "gpt", "a", "parse_success_rate", 1.0, math.nan, math.nan, 30),
+        row(*base, "gpt", "b", "parse_success_rate", 0.0, math.nan, math.nan, 10),
+        row(*base, "gpt", "a", "tokens_in", 100, math.nan, math.nan, 30),
+        row(*base, "gpt", "b", "tokens_in", 50, math.nan, math.nan, 10),
+    ], columns=RESULT_COLUMNS)
+    (line,) = quality_columns(rows, ["model"]).to_dict("records")
+    # (1.0 * 30 + 0.0 * 10) / 40 = 0.75; tokens 100 + 50
+    assert (line["parsed"], line["tokens in"]) == ("0.750", "150")
+
+
 def _pairs(p_holm_ab, p_holm_ac, p_holm_bc):
     """gating comparisons of the three arms of the summary below (hierarchy_f1)."""
     rows = []

@@ -32,6 +32,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 
+# The system_fingerprint every OpenAI-shaped reply carries (what a real server's would be).
+FINGERPRINT = "fp_fake_0001"
+
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -180,6 +183,7 @@ def _openai_reply(body: dict, text: str, prompt: str, truncated: bool, serial: i
         "object": "chat.completion",
         "created": 1700000000,
         "model": body.get("model", "fake"),
+        "system_fingerprint": FINGERPRINT,
         "choices": [
             {
                 "index": 0,

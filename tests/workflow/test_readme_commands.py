@@ -190,4 +190,4 @@ def test_scievals_commands_parse_and_those_on_repository_files_run(workdir, defa
         ran.append(" ".join(cmd[3:5]))
     # The single-file lines of the README run on the shipped examples.
     assert {"abdev validate", "abdev score", "gating check-cases", "gating score", "show abdev",
-            "history"} <= set(ran), ran
+            "history", "autogkb validate", "waza grade"} <= set(ran), ran

@@ -37,8 +37,10 @@ def _show(workdir, *benchmarks):
 
 
 def _models(markdown: str) -> set[str]:
-    return {line.split("|")[1].strip() for line in markdown.splitlines()
-            if line.startswith("| ") and not line.startswith("| model") and "---" not in line}
+    column = 2 if "| rank |" in markdown else 1  # the rank column comes first when ranked
+    return {line.split("|")[column].strip() for line in markdown.splitlines()
+            if line.startswith("| ") and not line.startswith(("| model", "| rank"))
+            and "---" not in line}
 
 
 def _rows(frame: pd.DataFrame) -> pd.DataFrame:

@@ -108,3 +108,33 @@ def test_malformed_prediction_file_fails_with_one_clear_line(tmp_path):
     assert "predictions/abdev/broken.csv" in log
     assert not (workdir / "results/abdev/scores/broken.csv").exists()
     assert not (workdir / "results/summary.csv").exists()
+
+
+def test_run_record_names_the_installed_packages_and_is_linked(default_run):
+    """results/run_manifest.json after the default run: snakemake, pandas and scipy as each
+    reports its own version, every dataset of the summary, linked from run_report.json."""
+    import json
+
+    import scipy
+    import snakemake as snakemake_package
+
+    from snakemake.cli import get_argument_parser
+
+    # The record of the last run in this workflow copy (other tests run targets in it too).
+    record = json.loads((default_run / "results" / "run_manifest.json").read_text())
+    assert record["status"] == "success" and record["command"][1:3] == ["--cores", "2"]
+    assert record["targets"] == sorted(get_argument_parser().parse_args(
+        record["command"][1:]).targets)
+    assert record["packages"]["snakemake"] == snakemake_package.__version__
+    assert record["packages"]["pandas"] == pd.__version__
+    assert record["packages"]["scipy"] == scipy.__version__
+    summary = pd.read_csv(default_run / "results" / "summary.csv")
+    assert {(d["dataset"], d["sha256"]) for d in record["datasets"]} == set(
+        zip(summary["dataset"], summary["dataset_sha256"]))
+    assert record["config"]["bootstrap"] == {"n_resamples": 1000, "seed": 0, "method": "auto"}
+    report = json.loads((default_run / "results" / "run_report.json").read_text())
+    assert report["links"]["run record"] == "results/run_manifest.json"
+    assert report["links"]["leaderboard"].startswith("results/leaderboard.md")
+    history = default_run / "results" / "history"
+    entry = pd.read_csv(history / "index.csv")["file"].iloc[0]
+    assert (history / entry.replace(".csv", ".manifest.json")).is_file()

@@ -86,12 +86,20 @@ def cmd_score(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    """Check a bring-your-own file as the workflow's import would, one line per problem."""
+    """Check a bring-your-own file as the workflow's import would: INVALID (exit 1) exactly
+    when the workflow refuses it; what it accepts with a note (a missing article, scored 0;
+    duplicates) is a warning (exit 0)."""
     from scievals.autogkb.predict import check_user_file
 
-    problems = check_user_file(args.file, args.cases)
-    print(f"{args.file}: " + ("ok" if not problems else "INVALID: " + "; ".join(problems)))
-    return 1 if problems else 0
+    errors, warnings = check_user_file(args.file, args.cases)
+    if errors:
+        print(f"{args.file}: INVALID (the workflow refuses it): " + "; ".join(errors)
+              + ("; also: " + "; ".join(warnings) if warnings else ""))
+        return 1
+    print(f"{args.file}: ok" + (f", with {len(warnings)} warning(s) (the workflow accepts "
+                                "the file and says these too): " + "; ".join(warnings)
+                                if warnings else ""))
+    return 0
 
 
 def cmd_parse(args) -> int:

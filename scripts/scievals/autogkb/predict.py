@@ -212,8 +212,12 @@ def _notice_duplicates(user_json, model: str, records: list[dict]) -> None:
     )
 
 
-def check_user_file(user_json, cases_jsonl=None) -> list[str]:
-    """Problems of a bring-your-own file (empty when it imports cleanly)."""
+def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of a bring-your-own file, as the workflow's import sees it.
+
+    Errors stop the import (not a PMCID object, an unknown PMCID, an unusable entry);
+    warnings are what the workflow accepts with a note (a missing article, scored 0;
+    duplicated annotations)."""
     if cases_jsonl and Path(cases_jsonl).exists():
         case_ids = {c["case_id"] for c in read_cases(cases_jsonl)}
     else:
@@ -221,15 +225,17 @@ def check_user_file(user_json, cases_jsonl=None) -> list[str]:
     try:
         data = _own_data(user_json, case_ids)
     except ScievalsError as exc:
-        return [exc.one_line()]
-    problems, records = [], []
+        return [exc.one_line()], []
+    errors, records = [], []
     for pmcid, value in sorted(data.items()):
         try:
             records.append(_own_record(user_json, pmcid, value, "check"))
         except ScievalsError as exc:
-            problems.append(f"{pmcid}: {exc.problem}")
+            errors.append(f"{pmcid}: {exc.problem}")
+    warnings = [f"{case_id}: {n} duplicated annotation(s)"
+                for case_id, n in sorted(duplicate_counts(records).items())]
     missing = sorted(case_ids - set(data))
     if missing:
-        problems.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
-    return problems
+        warnings.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
+    return errors, warnings
 

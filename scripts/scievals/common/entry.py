@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -70,6 +71,20 @@ def setup_logging(log_path: str | None) -> None:
         handlers=handlers,
         force=True,
     )
+    quiet_http_clients()
+
+
+# httpx (under the OpenAI and Anthropic SDKs) logs one INFO line per request: thousands of
+# lines that bury the notices. Off unless SCIEVALS_HTTP_LOG=1 asks for them.
+HTTP_LOGGERS = ("httpx", "httpcore")
+HTTP_LOG_ENV = "SCIEVALS_HTTP_LOG"
+
+
+def quiet_http_clients(environ: dict | None = None) -> None:
+    environ = os.environ if environ is None else environ
+    level = logging.INFO if environ.get(HTTP_LOG_ENV) == "1" else logging.WARNING
+    for name in HTTP_LOGGERS:
+        logging.getLogger(name).setLevel(level)
 
 
 def _unblock_pyarrow() -> None:

@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 NOTICES_DIR = Path("logs/notices")
 RUN_REPORT = Path("results/run_report.json")
 # What went less than asked (free text is allowed, these are the ones the report groups).
-KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "other")
+KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "quality", "other")
 # The "benchmark" of a notice about the workflow as a whole (the history): always reported.
 WORKFLOW = "workflow"
 
@@ -156,12 +156,13 @@ def _read(path: Path) -> list[Notice]:
 
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
            directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
-           stream=None) -> list[Notice]:
+           stream=None, links: dict[str, str] | None = None) -> list[Notice]:
     """Print every notice again and write the run report (the workflow's last words).
 
     ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`);
     ``benchmarks`` the enabled ones (notices of others are left out; :data:`WORKFLOW`
-    notices are always in)."""
+    notices are always in); ``links`` what to look at next (label -> path or command),
+    printed last and kept in the report."""
     stream = stream or sys.stderr
     notices = [n for n in collect(directory, since)
                if benchmarks is None or n.benchmark in (*benchmarks, WORKFLOW)]
@@ -170,12 +171,18 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
               f"(also in {out_json}):", file=stream)
         for notice in notices:
             print(f"  - {notice.line()}", file=stream)
+    if links:
+        print("\nscievals: where to look next:", file=stream)
+        width = max(len(label) for label in links)
+        for label, where in links.items():
+            print(f"  {label:<{width}}  {where}", file=stream)
     try:
         write_json(out_json, {
             "status": status,
             "started_utc": since,
             "finished_utc": now_utc(),
             "notices": [asdict(n) for n in notices],
+            "links": dict(links or {}),
         })
     except OSError as exc:  # a full disk at the very end: said in one line, the run's exit stands
         print(f"scievals: {out_json} not written ({exc.strerror or exc}); the notices are "

@@ -37,13 +37,30 @@ def save_figure(fig: Figure, out: str | os.PathLike) -> None:
 
 
 def _subtitle(fig: Figure, title: str, subtitle: str) -> None:
-    """Title and provenance line above the axes, placed in points so they never overlap."""
+    """Title and provenance line above the axes, placed in points so they never overlap;
+    a figure whose provenance names demo data is marked as such (:func:`mark_demo`)."""
     above = offset_copy(fig.transFigure, fig=fig, y=4, units="points")
     fig.text(0.01, 1.0, subtitle, fontsize=7.5, color="0.35", ha="left", va="bottom",
              transform=above)
     higher = offset_copy(fig.transFigure, fig=fig, y=16, units="points")
     fig.text(0.01, 1.0, title, fontsize=12, fontweight="bold", ha="left", va="bottom",
              transform=higher)
+    if "demo" in subtitle.lower():  # demo datasets carry "demo" in their label
+        mark_demo(fig)
+
+
+DEMO_MARK = "DEMO DATA - not the real benchmark"
+DEMO_COLOUR = "#b00020"
+
+
+def mark_demo(fig: Figure) -> None:
+    """Say DEMO in the image itself, so a figure copied out of the report cannot pass for
+    real results: a red label above the title and a faint diagonal watermark."""
+    top = offset_copy(fig.transFigure, fig=fig, y=32, units="points")
+    fig.text(0.01, 1.0, DEMO_MARK, fontsize=11, fontweight="bold", color=DEMO_COLOUR,
+             ha="left", va="bottom", transform=top)
+    fig.text(0.5, 0.5, "DEMO", fontsize=60, fontweight="bold", color=DEMO_COLOUR, alpha=0.12,
+             ha="center", va="center", rotation=25, transform=fig.transFigure, zorder=10)
 
 
 def plot_model_comparison(

@@ -92,6 +92,9 @@ class LLMResponse(BaseModel):
     error: str | None = None
     # sha256 of the canonical request (see scievals.llm.cache); set by the runner.
     cache_key: str | None = None
+    # What the provider said answered (the run record keeps them, see ProviderReply).
+    response_model: str | None = None
+    system_fingerprint: str | None = None
 
 
 class ProviderReply(BaseModel):
@@ -101,6 +104,10 @@ class ProviderReply(BaseModel):
     usage: Usage = Field(default_factory=Usage)
     stop_reason: str | None = None
     request_id: str | None = None
+    # The model id the provider reports having used (an alias resolves to a dated id) and
+    # OpenAI's system_fingerprint (its backend configuration): kept for the run record.
+    response_model: str | None = None
+    system_fingerprint: str | None = None
 
 
 class TransientError(Exception):

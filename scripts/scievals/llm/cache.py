@@ -109,6 +109,8 @@ class ResponseCache:
             latency_s=latency,
             stop_reason=reply.stop_reason,
             request_id=reply.request_id,
+            response_model=reply.response_model,
+            system_fingerprint=reply.system_fingerprint,
             cache_hit=True,
             attempts=0,
         )

@@ -283,6 +283,8 @@ class _Batch:
                 latency_s=latency,
                 stop_reason=reply.stop_reason,
                 request_id=reply.request_id,
+                response_model=reply.response_model,
+                system_fingerprint=reply.system_fingerprint,
                 attempts=attempts,
             ),
         )
@@ -412,6 +414,8 @@ def record(
         "latency_s": response.latency_s,
         "stop_reason": response.stop_reason,
         "request_id": response.request_id,
+        "response_model": response.response_model,
+        "system_fingerprint": response.system_fingerprint,
         "cache_hit": response.cache_hit,
         "attempts": response.attempts,
         "error": response.error,

@@ -44,6 +44,9 @@ class UsageSummary(BaseModel):
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
     latency: LatencyStats = Field(default_factory=LatencyStats)
+    # Distinct model ids and system fingerprints the provider returned (the run record's).
+    response_models: list[str] = Field(default_factory=list)
+    system_fingerprints: list[str] = Field(default_factory=list)
 
 
 def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
@@ -92,6 +95,8 @@ def summarize_usage(
         price_in_per_mtok=spec.price_in_per_mtok,
         price_out_per_mtok=spec.price_out_per_mtok,
         latency=latency,
+        response_models=sorted({r.response_model for r in ok if r.response_model}),
+        system_fingerprints=sorted({r.system_fingerprint for r in ok if r.system_fingerprint}),
     )
 
 
@@ -109,13 +114,17 @@ USAGE_METRICS = {
     "cost_usd": "cost_usd",
     "cache_hits": "cache_hits",
     "failed_requests": "errors",
+    # Mean seconds per answered request (a cache hit keeps its recorded latency, so a re-run
+    # from cache gives the same value); bookkeeping, like cache_hits, not a result.
+    "latency_mean_s": "latency.mean_s",
 }
 
 
 # Rows that say how this run got its replies, not what the replies were: a re-run served
 # from the cache changes them and nothing else, so they are no result (``compare`` lists them
-# apart and never fails on them; the history records no entry for them alone).
-BOOKKEEPING_METRICS = frozenset({"cache_hits"})
+# apart and never fails on them; the history records no entry for them alone). Latency is
+# the provider's speed on the day, not the model's answers: bookkeeping as well.
+BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s"})
 
 
 def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
@@ -124,5 +133,12 @@ def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
     if isinstance(summary, dict):
         summary = UsageSummary.model_validate(summary)
     n = summary.requests
-    return [{"metric": metric, "value": getattr(summary, field), "n": n}
+    return [{"metric": metric, "value": _field(summary, field), "n": n}
             for metric, field in USAGE_METRICS.items()]
+
+
+def _field(summary: UsageSummary, dotted: str):
+    value = summary
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value

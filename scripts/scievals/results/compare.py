@@ -4,7 +4,8 @@ Rows are lined up on (benchmark, dataset, model, condition, metric). A row's res
 its ``value``, ``ci_low``, ``ci_high`` and ``n``, and each benchmark's dataset (name and
 sha256): a difference in any of them is listed, one line per row and field, and counts
 as a change (``--fail-on-change`` exits 2). ``--tolerance`` ignores numeric differences
-up to that size (NaN equals only NaN). Bookkeeping rows (``cache_hits``) are listed
+up to that size (NaN equals only NaN). Bookkeeping rows (``cache_hits``,
+``latency_mean_s``) are listed
 apart and never count; the provenance columns (version, commit, config hash) are shown
 as notes.
 """

@@ -9,6 +9,9 @@ from scievals.results.compare import compare, format_comparison
 from scievals.results.history import read_index, resolve, snapshot_state
 
 DEFAULT_HISTORY = "results/history"
+# The run record's copy beside an entry: <entry stem> + this (written by
+# scievals.report.run_manifest.keep_with_history, which sits above this module).
+RUN_RECORD_SUFFIX = ".manifest.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare two summary CSVs (paths, or @latest, @previous, @N from the history "
         "index) row by row on (benchmark, dataset, model, condition, metric). Results are value, "
         "ci_low, ci_high, n and each benchmark's dataset (name, sha256): every difference is "
-        "listed; cache_hits rows are bookkeeping, listed apart.",
+        "listed; cache_hits and latency_mean_s rows are bookkeeping, listed apart.",
     )
     cmp.add_argument("a", help="older summary: path or @previous/@N")
     cmp.add_argument("b", help="newer summary: path or @latest/@N")
@@ -51,6 +54,7 @@ def _history(args: argparse.Namespace) -> int:
         print(f"No summaries recorded in {args.history_dir} yet.")
         return 0
     index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
+    index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
     # Each snapshot checked against its recorded sha256: a damaged one is said, not used.
     index["check"] = [
         snapshot_state(Path(args.history_dir) / name, digest)
@@ -58,3 +62,9 @@ def _history(args: argparse.Namespace) -> int:
     ]
     print(index.to_string(index=False))
     return 0
+
+
+def _run_record(history_dir: str, entry_file: str) -> str:
+    """The run record kept beside a history entry (scievals.report.run_manifest), or "-"."""
+    record = Path(history_dir) / (Path(entry_file).stem + RUN_RECORD_SUFFIX)
+    return record.name if record.is_file() else "-"

@@ -111,6 +111,62 @@ def benchmark_table(frame: pd.DataFrame, headline: Headline) -> pd.DataFrame:
     return best_first(table, metrics)[keys + metrics + ["n"]].reset_index(drop=True)
 
 
+# Cost and failure columns (plain values, no interval), where a benchmark has them: metric ->
+# (column, how rows of several conditions combine, format).
+QUALITY_COLUMNS = {
+    "parse_success_rate": ("parsed", "mean", "{:.3f}"),
+    "failed_requests": ("failed requests", "sum", "{:.0f}"),
+    "tokens_in": ("tokens in", "sum", "{:,.0f}"),
+    "tokens_out": ("tokens out", "sum", "{:,.0f}"),
+    "cost_usd": ("cost USD", "sum", "{:.4f}"),
+    "latency_mean_s": ("mean latency s", "mean", "{:.2f}"),
+}
+
+
+def _combine(values: pd.Series, weights: pd.Series, how: str) -> float:
+    values, weights = values.astype(float), weights.astype(float).fillna(0)
+    ok = values.notna()
+    if not ok.any():
+        return math.nan
+    if how == "sum":
+        return float(values[ok].sum())
+    if weights[ok].sum() > 0:  # a rate over n items (requests): weighted by n
+        return float((values[ok] * weights[ok]).sum() / weights[ok].sum())
+    return float(values[ok].mean())
+
+
+def quality_columns(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per table row (``keys``): cost, tokens, mean latency, parse-success and failed-request
+    figures of the rows' model over every condition the row covers; only the columns some
+    model has."""
+    rows = frame[frame["metric"].isin(QUALITY_COLUMNS)]
+    present = [m for m in QUALITY_COLUMNS if m in set(rows["metric"])]
+    if not present or rows.empty:
+        return pd.DataFrame(columns=keys)
+    out = []
+    for key, group in rows.groupby(keys, sort=False):
+        line = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        for metric in present:
+            column, how, fmt = QUALITY_COLUMNS[metric]
+            part = group[group["metric"] == metric]
+            value = _combine(part["value"], part["n"], how)
+            line[column] = "-" if math.isnan(value) else fmt.format(value)
+        out.append(line)
+    return pd.DataFrame(out)
+
+
+def with_quality(table: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (headline) with the quality columns of ``frame`` (all rows of the dataset)
+    joined on its key columns; rows without them show "-"."""
+    keys = [k for k in ("model", "condition") if k in table.columns]
+    if table.empty:
+        return table
+    extra = quality_columns(frame, keys)
+    if len(extra.columns) == len(keys):
+        return table
+    return table.merge(extra, on=keys, how="left").fillna("-")
+
+
 def markdown_table(table: pd.DataFrame) -> str:
     header = "| " + " | ".join(table.columns) + " |"
     rule = "| " + " | ".join("---" for _ in table.columns) + " |"
@@ -128,15 +184,25 @@ class Section:
     footer: str | None = None
     # the ranking metric's paired comparisons, shown by the HTML report under the table
     pairs: pd.DataFrame | None = None
+    n_meaning: str = "scored items"
 
     @property
     def demo(self) -> bool:
         return is_demo(self.dataset)
 
 
-INTRO = ("value [95 % CI]; n = scored items; best first by the first column; rank: shared "
-         "(1=) where paired differences are not significant after Holm correction "
-         "(docs/statistics.md).")
+INTRO = ("value [95 % CI]; n = scored items (each table says which); best first by the "
+         "first column; rank: shared (1=) where paired differences are not significant after "
+         "Holm correction (docs/statistics.md); parsed, failed requests, tokens, cost and mean "
+         "latency summed or averaged over the model's conditions, where the benchmark has "
+         "them.")
+
+
+def n_meaning(benchmark: str) -> str:
+    """What ``n`` counts in a benchmark's rows (registry ``n_meaning``)."""
+    if benchmark in benchmarks.NAMES:
+        return benchmarks.get(benchmark).n_meaning
+    return "scored items"
 DEMO_NOTE = ("DEMO DATA: embedded synthetic/demo data, not the real dataset; these numbers "
              "say nothing about the models on real data.")
 
@@ -165,7 +231,8 @@ def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
                 table, footer = ranked(table, group, headline, pairs, _item_noun(benchmark))
                 pairs = comparison_rows(pairs, table, headline)
             out.append(Section(benchmark, str(dataset), str(sha256), headline.condition,
-                               table, footer, pairs))
+                               with_quality(table, group), footer, pairs,
+                               n_meaning=n_meaning(benchmark)))
     return out
 
 
@@ -231,6 +298,7 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
         blocks.append(("demo", DEMO_NOTE))
     if section.condition is not None:
         blocks.append(("condition", section.condition))
+    blocks.append(("n", section.n_meaning))
     blocks.append(("table", section.table))
     if section.footer:
         blocks.append(("footer", section.footer))
@@ -249,15 +317,15 @@ def _markdown_block(kind: str, content) -> str:
     if kind == "table":
         return markdown_table(content) if len(content) else "(no headline metrics)"
     return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`.",
-            "footer": "{}"}[kind].format(content)
+            "n": "n = {}.", "footer": "{}"}[kind].format(content)
 
 
 def _html_block(kind: str, content) -> str:
-    if kind == "table":
-        return content.to_html(index=False, border=1)
+    if kind == "table":  # scrolls inside its box instead of widening the page
+        return f'<div class="wide">{content.to_html(index=False, border=1)}</div>'
     return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
             "condition": "<p>Condition <code>{}</code>.</p>",
-            "footer": "<p><em>{}</em></p>"}[kind].format(escape(content))
+            "n": "<p>n = {}.</p>", "footer": "<p><em>{}</em></p>"}[kind].format(escape(content))
 
 
 def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
@@ -266,12 +334,40 @@ def leaderboard_markdown(parts: list[Section], source: str = "results/summary.cs
     return "\n\n".join(lines) + "\n"
 
 
+# The report's landing page shows the leaderboard inline (report/workflow.rst includes this
+# fragment): styles scoped to its box, wide tables scroll inside it.
+# Snakemake 9's landing page centres a tall description vertically (its top could not be
+# scrolled to) and keeps it 32 rem narrow: the two :has() rules undo that around this box.
+FRAGMENT_STYLE = (
+    "div.items-center:has(.scievals-leaderboard){align-items:flex-start;"
+    "justify-content:flex-start}"
+    ".prose:has(.scievals-leaderboard){max-width:min(46rem,calc(100vw - 24rem))}"
+    ".scievals-leaderboard{max-width:100%}"
+    ".scievals-leaderboard h2{font-size:1.05em;margin:1em 0 .3em}"
+    ".scievals-leaderboard p{margin:.3em 0}"
+    ".scievals-leaderboard .wide{max-width:100%;overflow-x:auto}"
+    ".scievals-leaderboard table{border-collapse:collapse;font-size:.8em}"
+    ".scievals-leaderboard td,.scievals-leaderboard th{padding:2px 6px;text-align:right;"
+    "border:1px solid #ccc}"
+    ".scievals-leaderboard th,.scievals-leaderboard td{white-space:nowrap}"
+    ".scievals-leaderboard td:first-child{text-align:left}")
+
+
+def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv") -> str:
+    """The leaderboard as an HTML fragment to embed in another page (the report's first)."""
+    body = [f"<p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
+    body += [_html_block(*block) for section in parts for block in _blocks(section)]
+    return (f'<style>{FRAGMENT_STYLE}</style><div class="scievals-leaderboard">'
+            f"{''.join(body)}</div>\n")
+
+
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
     for section in parts:
         body += [_html_block(*block) for block in _blocks(section)]
         body.append(_html_pairs(section))
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
-             " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}")
+             " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}"
+             " .wide{max-width:100%;overflow-x:auto} th,td{white-space:nowrap}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")

@@ -10,7 +10,12 @@ import pandas as pd
 from scievals.common.comparisons import read_comparisons
 from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
-from scievals.results.leaderboard import leaderboard_html, leaderboard_markdown, sections
+from scievals.results.leaderboard import (
+    leaderboard_fragment,
+    leaderboard_html,
+    leaderboard_markdown,
+    sections,
+)
 
 DEFAULT_SUMMARY = "results/summary.csv"
 
@@ -51,9 +56,11 @@ def load_comparisons(paths) -> pd.DataFrame | None:
 
 
 def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None = None,
-                      html_out: str | Path | None = None, comparisons=None) -> None:
-    """Write the leaderboard of ``summary_path`` as Markdown and/or HTML (atomically);
-    ``comparisons`` (comparisons.csv paths) add the rank column and footers."""
+                      html_out: str | Path | None = None,
+                      fragment_out: str | Path | None = None, comparisons=None) -> None:
+    """Write the leaderboard of ``summary_path`` as Markdown, an HTML page and/or an HTML
+    fragment for the report's first page (atomically); ``comparisons`` (comparisons.csv
+    paths) add the rank column and footers."""
     summary = read_result_table(summary_path)
     pairs = load_comparisons(comparisons if comparisons is not None
                              else comparisons_beside(summary_path, summary))
@@ -62,3 +69,5 @@ def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None 
         write_text(markdown_out, leaderboard_markdown(parts, str(summary_path)))
     if html_out:
         write_text(html_out, leaderboard_html(parts, str(summary_path)))
+    if fragment_out:
+        write_text(fragment_out, leaderboard_fragment(parts, str(summary_path)))

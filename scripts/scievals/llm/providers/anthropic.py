@@ -115,6 +115,7 @@ class AnthropicAPI:
             ),
             stop_reason=response.stop_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
+            response_model=getattr(response, "model", None),  # Anthropic has no fingerprint
         )
 
     async def list_models(self) -> list[str]:

@@ -78,6 +78,8 @@ class OpenAICompatAPI:
             ),
             stop_reason=choice.finish_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
+            response_model=getattr(response, "model", None),
+            system_fingerprint=getattr(response, "system_fingerprint", None),
         )
 
     async def list_models(self) -> list[str]:

@@ -1,0 +1,18 @@
+"""Entry script of rule report_samples: the report's sample viewer page."""
+
+import logging
+import sys
+
+# This workflow's own package first, even when another copy of scievals is installed.
+sys.path.insert(0, snakemake.scriptdir)
+
+from scievals.common.entry import run
+from scievals.report.viewer import write_viewer
+
+
+def samples(smk):
+    count = write_viewer(smk.output[0], dict(smk.params.models))
+    logging.getLogger("scievals").info("%d items in %s", count, smk.output[0])
+
+
+run(snakemake, samples)

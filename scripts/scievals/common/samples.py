@@ -1,0 +1,75 @@
+"""One scored item as the report's sample viewer shows it (``scievals.report.viewer``).
+
+Each benchmark package turns its own prediction and per-item score files into
+:class:`Sample` objects (the function its registry entry names as ``samples``); the viewer
+adds the benchmark and model and lays them out. Values are plain JSON: NaN becomes None.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Sample:
+    item: str  # case id, article, suite/task#run, fold
+    condition: str  # the benchmark's condition ("" when it has none)
+    input: str  # the prompt, or the input a baseline read
+    reply: str  # the raw reply, transcript or predicted values
+    parse_status: str  # ok / failed / ... ("-" where nothing is parsed)
+    outcome: str  # what the viewer filters on: scored, parse failed, passed, failed, ...
+    metrics: dict[str, float | None] = field(default_factory=dict)
+    rationale: str = ""  # grader feedback / judge rationale, where there is one
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    latency_s: float | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def number(value) -> float | None:
+    """A metric value as JSON: None for missing or NaN."""
+    if value is None or value == "":
+        return None
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
+def metric_values(row: Mapping, names: Iterable[str]) -> dict[str, float | None]:
+    return {name: number(row.get(name)) for name in names}
+
+
+def request_cost(tokens_in: int | None, tokens_out: int | None, usage: Mapping) -> float | None:
+    """USD of one request at the prices ``usage.json`` recorded (None when unpriced)."""
+    price_in, price_out = usage.get("price_in_per_mtok"), usage.get("price_out_per_mtok")
+    if price_in is None or price_out is None or tokens_in is None or tokens_out is None:
+        return None
+    return (tokens_in * price_in + tokens_out * price_out) / 1e6
+
+
+def read_usage(path: str | Path) -> dict:
+    """The model-level usage summary of a ``usage.json`` ({} when there is none); gating
+    nests it under ``total``."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return data.get("total", data) if isinstance(data, dict) else {}
+
+
+def pretty(value) -> str:
+    """Structured predictions (a hierarchy, annotations) as indented JSON text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)

@@ -1,0 +1,70 @@
+"""gating's items for the report's sample viewer: one per (case, condition, sample).
+
+The input is the prompt the model got (rebuilt from the case with the condition's context
+and strategy; a baseline's panel as the minimal context), the reply the raw text (a
+baseline's predicted hierarchy), and the metrics the case's row of ``per_case.csv``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from scievals.common.io import read_jsonl
+from scievals.common.samples import Sample, metric_values, pretty, read_usage, request_cost
+from scievals.gating.prompts import build_prompt, context_block
+from scievals.gating.score import TABLE_METRICS
+from scievals.gating.workflow import CASES, PREDICTIONS, USAGE
+
+PER_CASE = "results/gating/scores/{model}.per_case.csv"
+KEY = ("case_id", "condition", "sample_index")
+
+
+def _input(case: dict | None, record: dict) -> str:
+    if case is None:
+        return f"(case {record['case_id']} is not in {CASES})"
+    if record.get("context") and record.get("strategy"):
+        return build_prompt(case, record["context"], record["strategy"])
+    return context_block(case, "minimal")  # a baseline or own file: what the panel says
+
+
+def _outcome(record: dict) -> str:
+    if record.get("error"):
+        return "request failed"
+    if record.get("parse_status") != "ok":
+        return "parse failed"
+    return "scored"
+
+
+def samples(root: str | Path, model: str) -> list[Sample]:
+    root = Path(root)
+    predictions = root / PREDICTIONS.format(model=model)
+    if not predictions.is_file():
+        return []
+    cases = {c["test_case_id"]: c for c in read_jsonl(root / CASES)} \
+        if (root / CASES).is_file() else {}
+    per_case_path = root / PER_CASE.format(model=model)
+    scores = {}
+    if per_case_path.is_file():
+        frame = pd.read_csv(per_case_path, dtype={"case_id": str, "condition": str},
+                            keep_default_na=False, na_values=[""])
+        scores = {(r["case_id"], r["condition"], int(r["sample_index"])): r
+                  for r in frame.to_dict("records")}
+    usage = read_usage(root / USAGE.format(model=model))
+    out = []
+    for record in read_jsonl(predictions):
+        key = (record["case_id"], record.get("condition") or "", int(record.get("sample_index", 0)))
+        row = scores.get(key, {})
+        tokens_in, tokens_out = record.get("tokens_in"), record.get("tokens_out")
+        item = record["case_id"] + (f"#{key[2]}" if key[2] else "")
+        out.append(Sample(
+            item=item, condition=key[1], input=_input(cases.get(record["case_id"]), record),
+            reply=record.get("raw_text") or pretty(record.get("hierarchy")),
+            parse_status=str(record.get("parse_status") or "-"), outcome=_outcome(record),
+            metrics=metric_values(row, TABLE_METRICS),
+            rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
+            tokens_in=tokens_in, tokens_out=tokens_out,
+            cost_usd=request_cost(tokens_in, tokens_out, usage),
+            latency_s=record.get("latency_s")))
+    return out
