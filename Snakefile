@@ -91,3 +91,12 @@ try:
     )
 except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
+
+
+# Everything the parse made (Snakemake's and the package's modules, the registry, the rules)
+# lives until the run ends; freezing it keeps the garbage collector from walking it again at
+# every collection while Snakemake schedules jobs and checks files: about 0.25 of a no-op
+# re-run's 1.3 CPU-s (benchmarks/workflow_startup.py). Collection itself stays on.
+import gc
+
+gc.freeze()

@@ -8,6 +8,11 @@ cold (wall time and CPU seconds of snakemake and every job), checks the summary 
 ``--baseline`` if given (``compare --tolerance 0 --fail-on-change``), then alternates
 ``--pairs`` no-op re-runs of both workflows and prints the medians and their ratio.
 Targets: cold run at most 12 CPU-s, no-op at most 1.2x the trivial workflow's.
+
+``--write-bytecode`` runs with Python's default of caching compiled modules (it drops
+PYTHONDONTWRITEBYTECODE from the environment, as a user's shell normally has it): with the
+variable set, every job compiles the package's modules from source again, about 0.1 CPU-s
+of each job. The output says which way it ran.
 """
 
 from __future__ import annotations
@@ -38,9 +43,14 @@ CPU_LIMIT_S = 12.0
 RATIO_LIMIT = 1.2
 
 
+WRITE_BYTECODE = False
+
+
 def run(cmd: list[str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the process and all its descendants)."""
     env = dict(os.environ, SCIEVALS_GIT_COMMIT="benchmark")
+    if WRITE_BYTECODE:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, check=False)
@@ -58,7 +68,11 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=7)
     parser.add_argument("--target", default="results/summary.csv")
     parser.add_argument("--baseline", help="summary.csv the cold run must equal (provenance aside)")
+    parser.add_argument("--write-bytecode", action="store_true",
+                        help="let Python cache compiled modules (drop PYTHONDONTWRITEBYTECODE)")
     args = parser.parse_args()
+    global WRITE_BYTECODE
+    WRITE_BYTECODE = args.write_bytecode
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         work = copy_workflow(ROOT, Path(tmp) / "scievals")
@@ -88,6 +102,8 @@ def main() -> int:
     noop, base = statistics.median(ours), statistics.median(theirs)
     ratio = noop / base
     print(f"target {args.target}, --cores {args.cores}, {args.pairs} no-op pairs")
+    writes = WRITE_BYTECODE or not os.environ.get("PYTHONDONTWRITEBYTECODE")
+    print(f"bytecode cache: {'written and reused' if writes else 'off (PYTHONDONTWRITEBYTECODE)'}")
     print(f"load average (1 min) before {load_before[0]:.1f}, after {load_after[0]:.1f}")
     print(f"cold run        {cold_wall:6.2f} s wall, {cold_cpu:6.2f} CPU-s   "
           f"(target <= {CPU_LIMIT_S:g} CPU-s: {'ok' if cold_cpu <= CPU_LIMIT_S else 'MISSED'})")

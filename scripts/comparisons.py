@@ -5,9 +5,11 @@ import sys
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, snakemake.scriptdir)
 
+# scievals.common.entry first: it sets up the job's start-up (garbage collector, pyarrow).
+from scievals.common.entry import run  # isort: skip
+
 from scievals import benchmarks
 from scievals.common.comparisons import comparison_table, write_comparisons
-from scievals.common.entry import run
 
 
 def comparisons(smk):

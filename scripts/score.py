@@ -6,11 +6,6 @@ import sys
 
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, snakemake.scriptdir)
-# pandas imports pyarrow when it is installed (about 0.05 CPU-s, a tenth of a small score
-# job); no score module uses it, and pandas' own C reader parses the CSVs. None makes
-# `import pyarrow` fail, and pandas then runs exactly as without pyarrow
-# (benchmarks/abdev_workflow_scoring.py).
-sys.modules.setdefault("pyarrow", None)
 
 from scievals.common.entry import run_score
 

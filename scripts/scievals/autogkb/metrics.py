@@ -34,7 +34,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 # v2: duplicates take part in one-to-one once; v3: t-intervals, ci_method, sample spread
 METRICS_VERSION = "autogkb-metrics-v3"
@@ -291,6 +290,11 @@ def evaluate(predictions: Sequence[Mapping], truths: Sequence[Mapping],
     # annotation its original was not assigned to.
     distinct = distinct_rows(pred_rows)
     eligible = np.where(scores[distinct] >= threshold, scores[distinct], 0.0)
+    # Imported here: scipy.optimize costs 0.3 CPU-s of imports, and every autogkb job
+    # (download, curate, predict: field names from this module) would pay it for the one
+    # that matches records (score).
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(eligible, maximize=True)
     keep = eligible[rows, cols] >= threshold
     rows, cols = distinct[rows[keep]], cols[keep]

@@ -19,6 +19,7 @@ machine (a full disk, a read-only or forbidden path: :func:`~scievals.common.err
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import os
@@ -26,11 +27,34 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from scievals.common import notices
-from scievals.common.errors import ScievalsError, machine_error
-from scievals.common.extras import install_excepthook, missing_extra
-from scievals.common.jobs import jobs_from_snakemake
-from scievals.common.workflow import stage_of_rule
+# Both start-up measures below apply only in a job's own process, the one Snakemake runs an
+# entry script in (its `snakemake` object is a global of __main__), never where the package is
+# imported into a longer-lived process (tests, the CLI).
+IN_JOB = hasattr(sys.modules.get("__main__"), "snakemake")
+
+# Start-up of a job is mostly imports (pandas, numpy, scipy: hundreds of thousands of
+# objects), and the cyclic garbage collector walks them again and again while they load and
+# once more when the process ends, about 0.15 CPU-s of a 0.4 CPU-s job. So collection is off
+# while the job's modules import, and run() moves everything imported so far out of the
+# collector's reach (gc.freeze) before turning it back on for the job itself
+# (benchmarks/workflow_startup.py). Collection only frees memory; no result depends on it.
+if IN_JOB:
+    gc.disable()
+
+# pandas imports pyarrow when it is installed (0.05-0.1 CPU-s in every job that loads pandas,
+# about 2 CPU-s over the default run's jobs); no job uses it, and pandas' own C reader parses
+# the CSVs. None makes `import pyarrow` fail, and pandas then runs exactly as without pyarrow
+# (benchmarks/abdev_workflow_scoring.py, benchmarks/workflow_startup.py). Entry scripts import
+# this module before anything that loads pandas; run() lifts the block once the job's modules
+# are imported (see _unblock_pyarrow).
+if IN_JOB:
+    sys.modules.setdefault("pyarrow", None)
+
+from scievals.common import notices  # noqa: E402
+from scievals.common.errors import ScievalsError, machine_error  # noqa: E402
+from scievals.common.extras import install_excepthook, missing_extra  # noqa: E402
+from scievals.common.jobs import jobs_from_snakemake  # noqa: E402
+from scievals.common.workflow import stage_of_rule  # noqa: E402
 
 # Entry scripts import this module first: a missing extra imported after it (at the top
 # of the script) is reported in one line too.
@@ -63,7 +87,24 @@ def quiet_http_clients(environ: dict | None = None) -> None:
         logging.getLogger(name).setLevel(level)
 
 
+def _unblock_pyarrow() -> None:
+    """Remove the ``None`` that kept pandas from importing pyarrow: scikit-learn looks
+    ``sys.modules["pyarrow"]`` up while fitting (``is_pyarrow_data``) and fails on ``None``,
+    while with no entry it knows pyarrow is not in use."""
+    if "pyarrow" in sys.modules and sys.modules["pyarrow"] is None:
+        del sys.modules["pyarrow"]
+
+
+def _imports_done() -> None:
+    """The job's modules are imported: unblock pyarrow, freeze what exists, collect again."""
+    if IN_JOB:
+        _unblock_pyarrow()
+        gc.freeze()
+        gc.enable()
+
+
 def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
+    _imports_done()
     log_path = snakemake.log[0] if len(snakemake.log) else None
     setup_logging(log_path)
     notices.start_job(snakemake.rule, dict(snakemake.wildcards.items()), list(snakemake.output),
@@ -97,7 +138,7 @@ STEP_FUNCTIONS = {"download": "download", "curate": "curate", "predict_baseline"
 def run_stage(snakemake: Any) -> None:
     """Run the job of a generated rule ``<b>_<stage>`` with ``scievals.<b>.steps``."""
     benchmark, role = stage_of_rule(snakemake.rule)
-    steps = importlib.import_module(f"scievals.{benchmark}.steps")
+    steps = importlib.import_module(f"scievals.{benchmark}.steps")  # before run(): see _imports_done
     run(snakemake, getattr(steps, STEP_FUNCTIONS[role]))
 
 
@@ -113,4 +154,6 @@ def score_jobs(smk: Any) -> None:
 
 
 def run_score(snakemake: Any) -> None:
+    benchmark, _ = stage_of_rule(snakemake.rule)
+    importlib.import_module(f"scievals.{benchmark}.score")  # before run(): see _imports_done
     run(snakemake, score_jobs)

@@ -23,8 +23,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
+# _LAZY_SCIPY: scipy.stats is imported inside the functions that use it: the Snakefile's parse
+# imports this module (rules/comparisons.smk: COMPARISONS_VERSION, through
+# scievals.common.comparisons), and scipy.stats would add about 0.4 CPU-s to every run,
+# no-op re-runs included (benchmarks/workflow_startup.py).
 from scievals.common.stats import LEVEL, cluster_bootstrap, interval_method, wilson_interval
 
 ALPHA = 1 - LEVEL
@@ -65,6 +68,7 @@ def paired_means(a: Sequence[float], b: Sequence[float]) -> PairedResult:
         p = 1.0 if d[0] == 0 else min(1.0, 2.0 / 2.0**n)
         return PairedResult(n, float(a.mean()), float(b.mean()), diff, diff, diff, p,
                             "paired t (constant differences: exact sign-flip p)")
+    from scipy import stats  # here, not at the top: see _LAZY_SCIPY
     test = stats.ttest_rel(a, b)
     ci = test.confidence_interval(LEVEL)
     return PairedResult(n, float(a.mean()), float(b.mean()), diff, float(ci.low),
@@ -91,6 +95,7 @@ def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> PairedResult:
     n11, n10 = int(np.sum(a & b)), int(np.sum(a & ~b))
     n01, n00 = int(np.sum(~a & b)), int(np.sum(~a & ~b))
     discordant = n10 + n01
+    from scipy import stats  # here, not at the top: see _LAZY_SCIPY
     p = 1.0 if discordant == 0 else float(stats.binomtest(n10, discordant, 0.5).pvalue)
     low, high = newcombe_paired_interval(n11, n10, n01, n00)
     return PairedResult(n, float(a.mean()), float(b.mean()), (n10 - n01) / n, low, high, p,
@@ -166,6 +171,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
 def critical_values(method: str, n: int) -> tuple[float, float]:
     """(two-sided 5 % critical value, 80 % power quantile) of the method's reference
     distribution: Student t with n - 1 df for the paired t-test, else the normal."""
+    from scipy import stats  # here, not at the top: see _LAZY_SCIPY
     if method.startswith("paired t") and n >= 2:
         return (float(stats.t.ppf(1 - ALPHA / 2, n - 1)), float(stats.t.ppf(POWER, n - 1)))
     return (float(stats.norm.ppf(1 - ALPHA / 2)), float(stats.norm.ppf(POWER)))
