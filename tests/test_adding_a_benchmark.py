@@ -105,3 +105,13 @@ def test_a_toy_fifth_benchmark_from_the_doc_runs_to_the_summary_and_leaderboard(
     assert "toy" in leaderboard and "toy_baseline" in leaderboard and "mine" in leaderboard
     # the per-case table has the contract's name
     assert (project / "results" / "toy" / "scores" / "toy_baseline.per_case.csv").is_file()
+    # the registry's default paired comparisons read that per-case table: one row per metric
+    # for the pair. Per-case errors baseline 0,0,1,0 vs own 0,0,0,2: differences (a - b) are
+    # +-(0,0,1,-2), whose mean is +-0.25 = the difference of the two means (0.25 - 0.5).
+    pairs = pd.read_csv(project / "results" / "toy" / "comparisons.csv")
+    mae = pairs[pairs["metric"] == "mean_abs_error"].iloc[0]
+    assert {mae["arm_a"], mae["arm_b"]} == {"toy_baseline", "mine"} and mae["n"] == 4
+    assert mae["diff"] == pytest.approx(mae["value_a"] - mae["value_b"])
+    assert abs(mae["diff"]) == pytest.approx(0.25)
+    accuracy = pairs[pairs["metric"] == "accuracy"].iloc[0]
+    assert accuracy["diff"] == pytest.approx(0.0)  # 0.75 - 0.75

@@ -102,8 +102,12 @@ class Benchmark:
     # "module:function" turning the inputs into per-item metrics
     # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section);
     # its inputs: name -> path pattern ({model}: one path per model, in the models' order).
-    comparisons: str = ""
-    comparison_inputs: Mapping[str, str] = field(default_factory=dict)
+    # The default fits a benchmark whose per_case.csv has ``model``, ``condition``,
+    # ``case_id`` and one column per headline metric (a per-item mean).
+    comparisons: str = "scievals.common.comparisons:per_case_means"
+    comparison_inputs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({
+        "per_case": "results/{benchmark}/scores/{model}.per_case.csv",
+        "table": "results/{benchmark}/scores/{model}.csv"}))
     # What one scored item is, for the leaderboard footer ("with 15 cases, ...").
     item_noun: str = "items"
 
@@ -155,8 +159,9 @@ class Benchmark:
     def comparison_paths(self, models) -> dict[str, list[str]]:
         """The comparisons job's inputs: name -> paths (one per model where the pattern
         has ``{model}``)."""
-        return {name: [pattern.format(model=m) for m in models] if "{model}" in pattern
-                else [pattern] for name, pattern in self.comparison_inputs.items()}
+        return {name: [pattern.format(model=m, benchmark=self.name) for m in models]
+                if "{model}" in pattern else [pattern.format(benchmark=self.name)]
+                for name, pattern in self.comparison_inputs.items()}
 
     def code_version(self, role: str) -> str:
         """The version constant of the code behind ``role`` (a rule param)."""

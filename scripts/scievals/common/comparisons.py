@@ -246,3 +246,11 @@ def per_item_files(per_item: Sequence[str | os.PathLike], score_tables: Sequence
     frame["dataset"] = frame["model"].astype(str).map(model_datasets(score_tables))
     return [metric for dataset, rows in frame.groupby("dataset", sort=True)
             for metric in per_item_metrics(rows, item, metrics, str(dataset))]
+
+
+def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
+                   headline: Sequence[str], section: Mapping) -> list[ItemMetric]:
+    """The registry's default items: cases (``case_id``) of each model's per_case.csv, every
+    headline metric a per-item mean (the shape the template benchmark writes)."""
+    return per_item_files(inputs["per_case"], inputs["table"], "case_id",
+                          {metric: "mean" for metric in headline})
