@@ -237,11 +237,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         prompt_modules=("scievals.gating.prompts",),
         headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
-        comparisons="scievals.gating.comparisons:item_metrics",
-        comparison_inputs=MappingProxyType({
-            "per_case": "results/gating/scores/{model}.per_case.csv",
-            "table": "results/gating/scores/{model}.csv",
-        }),
+        # comparisons: the default (per_case.csv, a per-item mean per headline metric)
         item_noun="cases",
     ),
     Benchmark(
@@ -266,11 +262,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.
         headline_metrics=("one_to_one_score", "score", "f1"),
-        comparisons="scievals.autogkb.comparisons:item_metrics",
-        comparison_inputs=MappingProxyType({
-            "per_case": "results/autogkb/scores/{model}.per_case.csv",
-            "table": "results/autogkb/scores/{model}.csv",
-        }),
+        # comparisons: the default (per_case.csv, a per-item mean per headline metric)
         item_noun="articles",
     ),
     Benchmark(

@@ -236,13 +236,11 @@ def _check_yaml_nodes(root) -> None:
                            "write the repeated parts out, or use fewer nested aliases")
 
 
-def parse_yaml(text: str, where: str | os.PathLike) -> Any:
-    """The data of one YAML document the user wrote; every problem is one ScievalsError.
-
-    The one YAML reader for user input (config, suites, task files, front matter): safe
-    tags only, a budget on alias expansion, no recursive aliases, no NUL or lone
-    surrogates, and a document nested too deeply for the parser is refused, not a crash.
-    """
+@contextlib.contextmanager
+def _composed_yaml(text: str, where: str | os.PathLike) -> Iterator[tuple[Any, Any]]:
+    """(loader, root node or None) of one YAML document after the checks of
+    :func:`_check_yaml_nodes`; any problem, in composing or in what the caller does with the
+    loader, becomes one ScievalsError naming ``where`` and the line."""
     import yaml  # here, not at the top: most jobs that import this module never read YAML
 
     loader = None
@@ -252,10 +250,9 @@ def parse_yaml(text: str, where: str | os.PathLike) -> Any:
         # the fast path for the project's own files); its reader refuses control characters
         loader = yaml.SafeLoader(text)
         node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_yaml_nodes(node)
-        return loader.construct_document(node)
+        if node is not None:
+            _check_yaml_nodes(node)
+        yield loader, node
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f"{where}:{mark.line + 1}" if mark else str(where)
@@ -271,32 +268,23 @@ def parse_yaml(text: str, where: str | os.PathLike) -> Any:
             loader.dispose()
 
 
+def parse_yaml(text: str, where: str | os.PathLike) -> Any:
+    """The data of one YAML document the user wrote; every problem is one ScievalsError.
+
+    The one YAML reader for user input (config, suites, task files, front matter): safe
+    tags only, a budget on alias expansion, no recursive aliases, no NUL or lone
+    surrogates, and a document nested too deeply for the parser is refused, not a crash.
+    """
+    with _composed_yaml(text, where) as (loader, node):
+        return None if node is None else loader.construct_document(node)
+
+
 def parse_yaml_node(text: str, where: str | os.PathLike) -> Any:
     """The composed root node (``yaml.Node`` or None) of one YAML document, with the same
     refusals as :func:`parse_yaml` (for readers of the raw scalar text, e.g. waza's
     ``schemaVersion``: ``1.10`` is not ``1.1``)."""
-    import yaml
-
-    loader = None
-    try:
-        loader = yaml.SafeLoader(text)
-        node = loader.get_single_node()
-        if node is not None:
-            _check_yaml_nodes(node)
+    with _composed_yaml(text, where) as (_, node):
         return node
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"{where}:{mark.line + 1}" if mark else str(where)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ScievalsError(at, f"not valid YAML ({problem})") from None
-    except _YamlRefused as exc:
-        at = f"{where}:{exc.mark.line + 1}" if exc.mark else str(where)
-        raise ScievalsError(at, f"refused YAML: {exc.problem}", exc.fix) from None
-    except RecursionError:
-        raise ScievalsError(where, "YAML nested too deeply to read", "flatten it") from None
-    finally:
-        if loader is not None:
-            loader.dispose()
 
 
 def read_yaml(path: str | os.PathLike) -> Any:
