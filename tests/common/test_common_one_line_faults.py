@@ -153,9 +153,12 @@ def test_ctrl_c_during_a_real_compare(tmp_path):
         _, err = proc.communicate(timeout=120)
         assert "not a readable CSV" not in err and "Traceback" not in err, (delay, err)
         # -2: CPython ends by SIGINT itself when an extension's init code saw the interrupt
-        # during imports (the shell reports 130 either way).
+        # during imports (the shell reports 130 either way); with nothing said when the signal
+        # lands while the default handler is in place, before start-up installs Python's or
+        # after finalization restores it (seen once at 1.6 s on a loaded machine, the compare
+        # done): nothing was blamed either way.
         assert (proc.returncode, err) in ((130, "interrupted\n"), (-2, "interrupted\n"),
-                                          (0, "")), (delay, err)
+                                          (-2, ""), (0, "")), (delay, err)
 
 
 # --- lone surrogates and NUL ------------------------------------------------------------
