@@ -6,8 +6,8 @@
 # the same for all: the code-version param of the rule's step (a bump re-runs exactly those
 # jobs), retry_failed on LLM predictions, the score params (bootstrap, config hash), the
 # model wildcard's constraint, and one entry script per stage (scripts/<stage>.py, which
-# calls scievals.<b>.steps or scievals.<b>.score.score). rules/<b>.smk, where it exists,
-# keeps only what is specific to <b>.
+# calls the stage's job function in scievals.<b>: scievals.common.entry.STAGE_JOBS, or
+# scievals.<b>.score.score). rules/<b>.smk, where it exists, keeps only what is specific to <b>.
 from scievals.common.workflow import model_regex as _model_regex
 
 

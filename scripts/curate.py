@@ -1,5 +1,5 @@
 """Entry script of the curate rules <b>_curate: raw files -> one normalised, validated case file
-(scievals.<b>.steps, found from the rule's name)."""
+(scievals.common.entry.run_stage: the stage's job function in scievals.<b>)."""
 
 import sys
 

@@ -1,5 +1,5 @@
 """Entry script of the download rules <b>_download: fetch a benchmark's data (or fall back to its embedded demo)
-(scievals.<b>.steps, found from the rule's name)."""
+(scievals.common.entry.run_stage: the stage's job function in scievals.<b>)."""
 
 import sys
 

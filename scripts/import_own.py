@@ -1,5 +1,5 @@
 """Entry script of the import rules <b>_import: a user's own prediction file, validated and normalised
-(scievals.<b>.steps, found from the rule's name)."""
+(scievals.common.entry.run_stage: the stage's job function in scievals.<b>)."""
 
 import sys
 

@@ -1,5 +1,5 @@
 """Entry script of the predict rules <b>_predict_baseline and <b>_predict_llm: one model's predictions
-(scievals.<b>.steps, found from the rule's name)."""
+(scievals.common.entry.run_stage: the stage's job function in scievals.<b>)."""
 
 import sys
 

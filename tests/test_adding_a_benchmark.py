@@ -58,14 +58,14 @@ def add_benchmark(project: Path, name: str) -> list[str]:
 
 
 def test_the_doc_states_the_files_its_template_adds():
-    """The doc's count (13 added files) = the template's new files (8 package modules, the
+    """The doc's count (12 added files) = the template's new files (7 package modules, the
     schema, 2 demo files) + the docs page and the test file it leaves to the author."""
     files = template_files("<b>")
     added = [p for p in files if p not in ("scripts/scievals/benchmarks.py", "config/config.yaml")]
-    assert len([p for p in added if p.startswith("scripts/scievals/<b>/")]) == 8
+    assert len([p for p in added if p.startswith("scripts/scievals/<b>/")]) == 7
     assert sorted(p for p in added if not p.startswith("scripts/")) == [
         "config/schemas/<b>.schema.yaml", "data/demo/<b>/README.md", "data/demo/<b>/cases.csv"]
-    assert "adds **13 files**" in DOC.read_text() and len(added) + 2 == 13
+    assert "adds **12 files**" in DOC.read_text() and len(added) + 2 == 12
 
 
 @pytest.mark.slow

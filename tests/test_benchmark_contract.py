@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 from scievals import benchmarks
 from scievals.common.config import section_schema, validate
+from scievals.common.entry import STAGE_JOBS
 from scievals.common.io import read_yaml, sha256_file
 from scievals.common.jobs import ScoreJob
 from scievals.common.workflow import ROLES, Stage
@@ -140,7 +141,7 @@ def test_code_versions_resolve_to_the_one_spelling(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_package_has_the_template_modules_and_a_cli(name):
-    for module in ("data", "predict", "metrics", "score", "cli", "workflow", "steps"):
+    for module in ("data", "predict", "metrics", "score", "cli", "workflow"):
         assert (package(name) / f"{module}.py").is_file(), f"{name}: no {module}.py"
     # one spelling: prompts.py (never prompt.py), review.py for every review
     assert not (package(name) / "prompt.py").exists(), f"{name}: prompt.py is spelled prompts.py"
@@ -179,12 +180,17 @@ def test_stage_files_have_one_name_everywhere(name):
     for role, stage in stages.items():
         assert "predictions" in stage.output or role not in ("predict_baseline", "predict_llm",
                                                               "import"), role
-    steps = importlib.import_module(benchmarks.get(name).steps)
-    wanted = {"download": "download", "curate": "curate", "predict_baseline": "predict",
-              "predict_llm": "predict", "import": "import_own"}
+    # every stage's job function is in the stage's own module: data.stage_download,
+    # curate.stage_curate, predict.stage_predict / stage_import
+    wanted = {"download": ("data", "stage_download"), "curate": ("curate", "stage_curate"),
+              "predict_baseline": ("predict", "stage_predict"),
+              "predict_llm": ("predict", "stage_predict"), "import": ("predict", "stage_import")}
+    assert wanted == STAGE_JOBS
     for role in stages:
         if role in wanted:
-            assert callable(getattr(steps, wanted[role], None)), f"{name}.steps.{wanted[role]}"
+            module, function = wanted[role]
+            found = getattr(importlib.import_module(f"scievals.{name}.{module}"), function, None)
+            assert callable(found), f"scievals.{name}.{module}.{function}"
 
 
 @pytest.mark.parametrize("name", NAMES)

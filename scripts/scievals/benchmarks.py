@@ -131,12 +131,6 @@ class Benchmark:
         return f"scievals.{self.name}.workflow"
 
     @property
-    def steps(self) -> str:
-        """Module with the stage jobs ``download``, ``curate``, ``predict``, ``import_own``
-        (each takes the job's ``snakemake`` object; scripts/<stage>.py calls them)."""
-        return f"scievals.{self.name}.steps"
-
-    @property
     def score_module(self) -> str:
         """Module with ``score(job: ScoreJob)`` (scripts/score.py calls it)."""
         return f"scievals.{self.name}.score"

@@ -19,6 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 from scievals import benchmarks
+from scievals.common.entry import STAGE_JOBS
 from scievals.common.io import read_yaml
 from scievals.config_validation import validate_config
 
@@ -181,9 +182,10 @@ def generated_stages():
 
 def stage_code(rule: str, stage) -> list[Path]:
     """The code a generated rule's job runs: its entry script and the benchmark module the
-    script dispatches to (scievals.<b>.score for scoring, scievals.<b>.steps otherwise)."""
+    script dispatches to (scievals.<b>.score for scoring, else the stage's module:
+    scievals.common.entry.STAGE_JOBS)."""
     name = rule.removesuffix(f"_{stage.role}")
-    module = "score" if stage.role == "score" else "steps"
+    module = "score" if stage.role == "score" else STAGE_JOBS[stage.role][0]
     return [ROOT / "scripts" / stage.script.removeprefix("../scripts/"),
             ROOT / "scripts" / "scievals" / name / f"{module}.py"]
 

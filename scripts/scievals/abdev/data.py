@@ -279,3 +279,11 @@ def load_truth(path, fold_col: str | None = None) -> pd.DataFrame:
             str(path), f"truth file lacks columns {missing}", "use the GDPa1 CSV (or the embedded demo) as truth"
         )
     return frame
+
+
+# The job of the generated rule abdev_download (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_download(smk) -> None:
+    """GDPa1 (or the embedded demo, said in source.json and the notices)."""
+    fetch_gdpa1(dict(smk.params.cfg), smk.output.truth, smk.output.heldout, smk.output.source,
+                store=smk.params.store)

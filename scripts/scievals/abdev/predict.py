@@ -191,3 +191,11 @@ def run_baseline(name: str, truth_path, out_csv, fold_col: str, seed: int = 42) 
     write_csv(out_csv, predictions)
     log.info("abdev baseline %s: wrote %d predictions to %s", name, len(predictions), os.fspath(out_csv))
     return predictions
+
+
+# The job of the generated rule abdev_predict_baseline (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_predict(smk) -> None:
+    """Out-of-fold predictions of one baseline model."""
+    run_baseline(smk.wildcards.model, smk.input.truth, smk.output.predictions,
+                 smk.params.fold_col, smk.params.seed)

@@ -24,7 +24,14 @@ from pathlib import Path
 from scievals.autogkb import data
 from scievals.autogkb.data import ANNOTATION_TYPES, dataset_label
 from scievals.common.errors import ScievalsError
-from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_json, write_jsonl
+from scievals.common.io import (
+    canonical_json,
+    read_json,
+    read_jsonl,
+    sha256_text,
+    write_json,
+    write_jsonl,
+)
 
 TEXT_MODES = ("evidence", "fulltext")
 CASE_KEYS = ("case_id", "pmid", "title", "text_mode", "text", "text_licence", "truth")
@@ -136,3 +143,11 @@ def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> 
                             out_cases, out_report, out_vocab)
     report_extra = {"fallback": download_report.get("fallback")}
     return {**report, **report_extra}
+
+
+# The job of the generated rule autogkb_curate (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_curate(smk) -> None:
+    """Annotations + texts -> cases, drug vocabulary and the curation report."""
+    curate(read_json(smk.input.source), smk.params.raw_dir, smk.output.cases,
+           smk.output.report, smk.output.vocabulary)

@@ -239,3 +239,16 @@ def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
         warnings.append(f"{len(missing)} article(s) missing (scored 0): {', '.join(missing)}")
     return errors, warnings
 
+
+# The job of the generated rule autogkb_predict_baseline/_llm and autogkb_import (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_predict(smk) -> None:
+    """One model (baseline or LLM), every article."""
+    run(smk.input.cases, smk.input.vocabulary, smk.wildcards.model, dict(smk.params.config),
+        smk.output.predictions, smk.output.usage)
+
+
+def stage_import(smk) -> None:
+    """A user's own predictions/autogkb/<model>.json."""
+    import_predictions(smk.input.user, smk.input.cases, smk.wildcards.model,
+                       smk.output.predictions)

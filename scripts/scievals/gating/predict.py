@@ -211,3 +211,17 @@ def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[d
     records = [r for _, r in numbered]
     write_jsonl(out_jsonl, records)
     return records
+
+
+# The job of the generated rule gating_predict_baseline/_llm and gating_import (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_predict(smk) -> None:
+    """One model (baseline or LLM), every case and prompt condition."""
+    run(smk.input.cases, smk.wildcards.model, dict(smk.params.config), smk.output.predictions,
+        smk.output.usage)
+
+
+def stage_import(smk) -> None:
+    """A user's own prediction file, validated and parsed."""
+    import_predictions(smk.input.user, smk.input.cases, smk.wildcards.model,
+                       smk.output.predictions)

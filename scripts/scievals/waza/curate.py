@@ -31,3 +31,10 @@ def curate(download_report: str | Path, suites_dir: str | Path, cases_out: str |
     write_jsonl(cases_out, cases)
     write_json(report_out, {"suites": suites})
     return cases
+
+
+# The job of the generated rule waza_curate (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_curate(smk) -> None:
+    """Load every suite strictly and list its tasks."""
+    curate(smk.input.source, smk.input.suites, smk.output.cases, smk.output.report)

@@ -139,3 +139,10 @@ def download_suites(cfg: dict, out_dir: str | Path, source_json: str | Path) -> 
               "suites": entries}
     write_json(source_json, record)
     return record
+
+
+# The job of the generated rule waza_download (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_download(smk) -> None:
+    """The configured suites, checked, and source.json."""
+    download_suites(dict(smk.params.cfg), smk.output.suites, smk.output.source)

@@ -360,3 +360,20 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
         filed[name] = fill_missing(item, suite.tasks, missing, allowed)
     write_json(out, {"suites": filed})
     return filed
+
+
+# The job of the generated rule waza_predict_baseline/_llm and waza_import (scievals.common.entry.run_stage imports this module
+# for that job only, so the job loads what its stage needs and nothing else).
+def stage_predict(smk) -> None:
+    """One suite, one model (the mock executor or the LLM agent loop): its runs, recorded."""
+    # LLM request records and usage.json: the llm rule only
+    records, usage = getattr(smk.output, "records", None), getattr(smk.output, "usage", None)
+    predict_job(f"{smk.input.suites}/{smk.wildcards.suite}", smk.wildcards.model,
+                dict(smk.params.config), smk.output.predictions, records, usage,
+                threads=smk.threads)  # bounds a parallel suite's workers
+
+
+def stage_import(smk) -> None:
+    """A user's own results, checked and filed by suite (the score stage grades them)."""
+    import_predictions(smk.input.user, smk.input.suites, list(smk.params.suites),
+                       smk.output.predictions)
