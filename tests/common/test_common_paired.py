@@ -209,8 +209,13 @@ def test_comparison_table_holm_and_ranks():
     ranks = tiered_ranks(dict(items.mean()), table)
     # a and b are not told apart (p ~ 0.6), both far above c
     assert ranks == {"a": "1=", "b": "1=", "c": "3"}
+    # every pair is a paired t on 6 cases: its MDD is (t(0.975, 5) + t(0.8, 5)) times the
+    # standard error, which is half the interval's width over t(0.975, 5)
+    t975, t80 = stats.t.ppf(0.975, 5), stats.t.ppf(0.8, 5)
+    expected = (t975 + t80) * (table["ci_high"] - table["ci_low"]) / 2 / t975
+    assert table["mdd"].tolist() == pytest.approx(expected.tolist())
     footer = mdd_footer(table, "m", "cases")
-    assert footer.startswith("With 6 cases, differences in m below ")
+    assert footer.startswith(f"With 6 cases, differences in m below {expected.median():.3g} ")
 
 
 def test_tiered_ranks_define_and_so_on():
@@ -249,3 +254,17 @@ def test_set_metric_values_are_the_statistic_on_all_rows():
     # fold values 1 and 1 for "good", -1 and -1 for "bad": diff 2, "good" listed first
     assert (row["arm_a"], row["value_a"], row["value_b"], row["diff"]) == ("good", 1.0, -1.0, 2.0)
     assert row["method"] == "paired cluster bootstrap (percentile)"
+
+
+def test_critical_values_are_scipy_stats_quantiles_to_the_last_bit():
+    """critical_values uses scipy.special (no scipy.stats import in a comparisons job): the
+    same numbers as stats.t.ppf / stats.norm.ppf, exactly, for every item count we meet."""
+    from scievals.common.paired import critical_values
+
+    for n in range(2, 200):
+        assert critical_values("paired t", n) == (float(stats.t.ppf(0.975, n - 1)),
+                                                  float(stats.t.ppf(0.80, n - 1)))
+    for method, n in (("exact McNemar", 17), ("paired cluster bootstrap (percentile)", 246),
+                      ("paired t", 1)):
+        assert critical_values(method, n) == (float(stats.norm.ppf(0.975)),
+                                              float(stats.norm.ppf(0.80)))

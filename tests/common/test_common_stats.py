@@ -78,3 +78,22 @@ def test_cluster_percentile_matches_scipy_bootstrap_to_the_last_digit():
             from scievals.common.stats import percentile_interval
             ref_low, ref_high = percentile_interval(ref_dist)
         assert (low, high) == (float(ref_low), float(ref_high)), case
+
+
+def test_t_interval_equals_scipy_stats_to_the_last_bit():
+    """t_interval computes with scipy.special.stdtrit instead of importing scipy.stats; over
+    many samples of the sizes we have (2-40 items, ties and outliers) its bounds must be
+    exactly scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=sem)."""
+    import numpy as np
+    from scipy import stats as sps
+    from scievals.common.stats import t_interval
+
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        n = int(rng.integers(2, 41))
+        values = [rng.random(n), rng.integers(0, 3, n) / 2.0,
+                  rng.standard_cauchy(n)][int(rng.integers(0, 3))]
+        if np.all(values == values[0]):
+            continue
+        low, high = sps.t.interval(0.95, n - 1, loc=values.mean(), scale=sps.sem(values))
+        assert t_interval(values) == (float(low), float(high))

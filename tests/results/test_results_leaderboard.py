@@ -208,7 +208,7 @@ def _pairs(p_holm_ab, p_holm_ac, p_holm_bc):
                      # CI [0.0, 0.2]: SE = 0.1 / t(0.975, 14) -> MDD = (2.144787 + 0.868209)
                      # * 0.1 / 2.144787 = 0.1405
                      "ci_low": 0.0, "ci_high": 0.2, "p_value": p, "p_holm": p,
-                     "method": "paired t"})
+                     "method": "paired t", "mdd": 0.14048})
     return pd.DataFrame(rows)
 
 

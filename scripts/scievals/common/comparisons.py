@@ -36,9 +36,11 @@ from scievals.common.paired import (
 from scievals.common.tables import read_result_table
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
-COMPARISONS_VERSION = "comparisons-v1"
+COMPARISONS_VERSION = "comparisons-v2"  # v2: the mdd column
+# mdd: the pair's minimum detectable difference (paired.min_detectable_difference), written
+# here so that the leaderboard's footer needs no scipy (the summarize job's start-up).
 COLUMNS = ["benchmark", "dataset", "metric", "arm_a", "arm_b", "n", "value_a", "value_b",
-           "diff", "ci_low", "ci_high", "p_value", "p_holm", "method"]
+           "diff", "ci_low", "ci_high", "p_value", "p_holm", "method", "mdd"]
 KINDS = ("mean", "pass_fail")
 
 
@@ -121,7 +123,9 @@ def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap) ->
                      "arm_a": a, "arm_b": b, "n": result.n, "value_a": result.value_a,
                      "value_b": result.value_b, "diff": result.diff, "ci_low": result.ci_low,
                      "ci_high": result.ci_high, "p_value": result.p_value,
-                     "method": result.method})
+                     "method": result.method,
+                     "mdd": min_detectable_difference(result.ci_low, result.ci_high,
+                                                      result.method, result.n)})
     for row, adjusted in zip(rows, holm([r["p_value"] for r in rows])):
         row["p_holm"] = adjusted
     return rows
@@ -185,12 +189,13 @@ def _differs(p_holm, alpha: float) -> bool:
 
 def mdd_footer(pairs: pd.DataFrame, metric: str, item_noun: str) -> str | None:
     """"with N <items>, differences in <metric> below X cannot be told apart (...)": X is the
-    median over the metric's pairs of :func:`~scievals.common.paired.min_detectable_difference`
-    (pairs with a zero-width interval, i.e. identical differences on every item, carry no
-    variance and are left out). None without such a pair."""
+    median over the metric's pairs of their ``mdd`` column
+    (:func:`~scievals.common.paired.min_detectable_difference`; pairs with a zero-width
+    interval, i.e. identical differences on every item, carry no variance and are left out).
+    None without such a pair."""
     mdds, ns = [], []
     for row in pairs.itertuples(index=False):
-        mdd = min_detectable_difference(row.ci_low, row.ci_high, row.method, int(row.n))
+        mdd = float(row.mdd)
         if np.isfinite(mdd) and mdd > 0:
             mdds.append(mdd)
             ns.append(int(row.n))

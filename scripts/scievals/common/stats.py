@@ -140,15 +140,23 @@ def interval_method(bootstrap: Mapping) -> str:
 
 
 def t_interval(values: Sequence[float]) -> tuple[float, float]:
-    """Student-t 95 % interval of the mean: mean -+ t(0.975, n-1) * sd / sqrt(n)."""
-    from scipy import stats  # lazily: see bootstrap_ci
+    """Student-t 95 % interval of the mean: mean -+ t(0.975, n-1) * sd / sqrt(n).
+
+    The t quantile is scipy.special's ``stdtrit``, which ``scipy.stats.t.interval`` calls
+    too, with the same operations, so the bounds equal ``stats.t.interval(0.95, n - 1,
+    loc=mean, scale=stats.sem(values))`` to the last bit (tests/common/test_common_stats.py)
+    without importing scipy.stats (0.3 CPU-s more than scipy.special in every score job)."""
+    from scipy.special import stdtrit  # lazily: see bootstrap_ci
 
     arr = np.asarray(values, dtype=float)
     if arr.size < 2:
         return (math.nan, math.nan)
     if np.all(arr == arr[0]):
         return (float(arr[0]), float(arr[0]))
-    low, high = stats.t.interval(LEVEL, arr.size - 1, loc=arr.mean(), scale=stats.sem(arr))
+    sem = np.std(arr, ddof=1) / arr.size ** 0.5
+    df, mean = arr.size - 1, arr.mean()
+    low = stdtrit(df, (1.0 - LEVEL) / 2) * sem + mean
+    high = stdtrit(df, (1.0 + LEVEL) / 2) * sem + mean
     return (float(low), float(high))
 
 
