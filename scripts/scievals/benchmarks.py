@@ -198,6 +198,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "pred": "results/abdev/predictions/{model}.csv",
             "table": "results/abdev/scores/{model}.csv",
             "truth": "data/raw/abdev/GDPa1.csv",
+            "clusters": "data/raw/abdev/sequence_clusters.csv",
         }),
         item_noun="antibodies",
     ),

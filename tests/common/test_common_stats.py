@@ -97,3 +97,40 @@ def test_t_interval_equals_scipy_stats_to_the_last_bit():
             continue
         low, high = sps.t.interval(0.95, n - 1, loc=values.mean(), scale=sps.sem(values))
         assert t_interval(values) == (float(low), float(high))
+
+
+def test_wilson_interval_equals_scipy_binomtest_to_the_last_bit():
+    """wilson_interval writes Newcombe's form with scipy.special.ndtri; every k of every n up
+    to 120 must give exactly binomtest(k, n).proportion_ci(0.95, "wilson")."""
+    from scipy import stats as sps
+    from scievals.common.stats import wilson_interval
+
+    for n in range(1, 121):
+        for k in range(n + 1):
+            ci = sps.binomtest(k, n).proportion_ci(0.95, method="wilson")
+            assert wilson_interval(k, n) == (float(ci.low), float(ci.high)), (k, n)
+    # the spec's test vectors (specs/waza-current.md section 5.2): 4/5 -> [0.3755, 0.9638],
+    # 5/5 -> [0.5655, 1], 0/3 -> [0, 0.5615]
+    assert wilson_interval(4, 5) == pytest.approx((0.3755, 0.9638), abs=5e-5)
+    assert wilson_interval(5, 5) == pytest.approx((0.5655, 1.0), abs=5e-5)
+    assert wilson_interval(0, 3) == pytest.approx((0.0, 0.5615), abs=5e-5)
+
+
+def test_mean_ci_equals_scipy_bootstrap_percentile_to_the_last_bit():
+    """mean_ci draws the resamples itself (no scipy.stats import in a waza score job): the
+    interval must be bootstrap_ci's (scipy.stats.bootstrap, percentile) exactly."""
+    import numpy as np
+    from scievals.common.stats import bootstrap_ci, mean_ci
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        n = int(rng.integers(2, 30))
+        values = [rng.random(n), rng.integers(0, 2, n).astype(float)][trial % 2]
+        if np.all(values == values[0]):
+            continue
+        for resamples, seed in ((1000, 0), (10_000, trial), (7, 42)):
+            expected = bootstrap_ci((values,), lambda x, axis: np.mean(x, axis=axis),
+                                    resamples, seed, paired=False)
+            assert mean_ci(values, resamples, seed) == expected
+    assert all(math.isnan(v) for v in mean_ci([1.0, 2.0], 0, 0) + mean_ci([1.0], 100, 0))
+    assert mean_ci([0.5, 0.5, 0.5], 100, 0) == (0.5, 0.5)

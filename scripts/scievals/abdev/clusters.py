@@ -9,29 +9,39 @@ average-linkage hierarchical clustering of the Hamming distance between the AHO-
 heavy+light sequences, cut at
 :data:`CLUSTER_DISTANCE`, and split where the fold assignment splits them (a cluster never
 spans two folds).
+
+The download job clusters once and writes ``data/raw/abdev/sequence_clusters.csv``
+(``antibody_name, sequence_cluster``); score and comparisons jobs read that file instead of
+clustering again, so they never import scipy.cluster (0.25 CPU-s each). Without the file
+(``python -m scievals abdev score``, a truth file from elsewhere) they cluster the truth.
 """
 
 from __future__ import annotations
 
+import csv
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.cluster.hierarchy import fcluster, linkage
-from scipy.spatial.distance import pdist
 
-from scievals.abdev.data import read_csv_checked
+from scievals.common.io import atomic_path
 
 SEQUENCE_COLUMNS = ("heavy_aligned_aho", "light_aligned_aho")
 # Antibodies whose aligned heavy+light chains differ at <= 15 % of positions on average
 # (near-identical variants of one parent) form one cluster.
 CLUSTER_DISTANCE = 0.15
+CLUSTERS_COLUMNS = ("antibody_name", "sequence_cluster")
 
 
 def sequence_clusters(heavy: Sequence, light: Sequence,
                       distance: float = CLUSTER_DISTANCE) -> np.ndarray:
     """Cluster id per antibody; an antibody without both alignments is a cluster alone."""
+    # here, not at the top: only the download job (and a score without the clusters file)
+    # clusters; the workflow's score and comparisons jobs read the file
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist
+
     seqs = [f"{h}{l}" if isinstance(h, str) and isinstance(l, str) else None
             for h, l in zip(heavy, light)]
     known = [i for i, s in enumerate(seqs) if s]
@@ -44,12 +54,48 @@ def sequence_clusters(heavy: Sequence, light: Sequence,
     return ids
 
 
-def truth_clusters(truth_path: str | os.PathLike, fold_col: str | None) -> dict[str, int]:
-    """antibody_name -> cluster code (clusters split by fold) for the truth file."""
-    columns = {"antibody_name", *SEQUENCE_COLUMNS} | ({fold_col} if fold_col else set())
-    truth = read_csv_checked(truth_path, "truth", columns).drop_duplicates("antibody_name")
-    cluster = sequence_clusters(*(truth[c] if c in truth.columns else [None] * len(truth)
-                                  for c in SEQUENCE_COLUMNS))
+def _read_columns(path: str | os.PathLike, wanted: set[str]) -> pd.DataFrame:
+    """The ``wanted`` columns the file has (the caller has checked the truth file already)."""
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        header = next(csv.reader(handle), [])
+    return pd.read_csv(path, usecols=[c for c in header if c in wanted])
+
+
+def truth_sequence_clusters(truth_path: str | os.PathLike) -> dict[str, int]:
+    """antibody_name -> sequence cluster id, clustered from the truth's aligned sequences."""
+    truth = _read_columns(truth_path, {"antibody_name", *SEQUENCE_COLUMNS})
+    truth = truth.drop_duplicates("antibody_name")
+    ids = sequence_clusters(*(truth[c] if c in truth.columns else [None] * len(truth)
+                              for c in SEQUENCE_COLUMNS))
+    return dict(zip(truth["antibody_name"].astype(str), ids.tolist()))
+
+
+def write_sequence_clusters(truth_path: str | os.PathLike, out_csv: str | os.PathLike) -> None:
+    """The truth's sequence clusters as ``antibody_name, sequence_cluster`` (download job)."""
+    clusters = truth_sequence_clusters(truth_path)
+    with atomic_path(out_csv) as tmp:
+        pd.DataFrame({"antibody_name": list(clusters), "sequence_cluster": list(
+            clusters.values())}).to_csv(tmp, index=False)
+
+
+def read_sequence_clusters(path: str | os.PathLike) -> dict[str, int]:
+    frame = pd.read_csv(path, dtype={"antibody_name": str})
+    return dict(zip(frame["antibody_name"], frame["sequence_cluster"].astype(int).tolist()))
+
+
+def truth_clusters(truth_path: str | os.PathLike, fold_col: str | None,
+                   clusters_path: str | os.PathLike | None = None) -> dict[str, int]:
+    """antibody_name -> cluster code (sequence clusters split by fold) for the truth file;
+    the sequence clusters come from ``clusters_path`` when given (the workflow's
+    sequence_clusters.csv), else from clustering the truth."""
+    truth = _read_columns(truth_path, {"antibody_name"} | ({fold_col} if fold_col else set()))
+    truth = truth.drop_duplicates("antibody_name")
+    names = truth["antibody_name"].astype(str)
+    sequence_cluster: Mapping[str, int] = (read_sequence_clusters(clusters_path) if clusters_path
+                                           else truth_sequence_clusters(truth_path))
+    # an antibody missing from the clusters file is a cluster alone
+    alone = iter(range(-1, -len(names) - 1, -1))
+    cluster = [sequence_cluster.get(name, next(alone)) for name in names]
     folds = truth[fold_col] if fold_col and fold_col in truth.columns else np.zeros(len(truth))
     codes = pd.factorize(pd.Series(list(zip(folds, cluster))))[0]
-    return dict(zip(truth["antibody_name"].astype(str), codes.tolist()))
+    return dict(zip(names, codes.tolist()))

@@ -34,7 +34,9 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
     fold_col = section.get("fold_col") or None
     truth_path = inputs["truth"][0]
     truth = read_truth(truth_path, fold_col).drop_duplicates("antibody_name")
-    cluster = truth["antibody_name"].astype(str).map(truth_clusters(truth_path, fold_col))
+    clusters_path = (inputs.get("clusters") or [None])[0]  # the download job's clusters file
+    cluster = truth["antibody_name"].astype(str).map(truth_clusters(truth_path, fold_col,
+                                                                    clusters_path))
     cluster = cluster.to_numpy(dtype=np.int64)
     folds = truth[fold_col].to_numpy() if fold_col else np.zeros(len(truth))
     preds = {}

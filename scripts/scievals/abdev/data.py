@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from scievals.abdev.clusters import write_sequence_clusters
 from scievals.abdev.constants import (
     DEMO_DATASET_NAME,
     HELDOUT_COLUMNS,
@@ -284,6 +285,8 @@ def load_truth(path, fold_col: str | None = None) -> pd.DataFrame:
 # The job of the generated rule abdev_download (scievals.common.entry.run_stage imports this module
 # for that job only, so the job loads what its stage needs and nothing else).
 def stage_download(smk) -> None:
-    """GDPa1 (or the embedded demo, said in source.json and the notices)."""
+    """GDPa1 (or the embedded demo, said in source.json and the notices), and its sequence
+    clusters (the unit every abdev interval resamples)."""
     fetch_gdpa1(dict(smk.params.cfg), smk.output.truth, smk.output.heldout, smk.output.source,
                 store=smk.params.store)
+    write_sequence_clusters(smk.output.truth, smk.output.clusters)

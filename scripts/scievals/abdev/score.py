@@ -177,6 +177,7 @@ def score_files(
     num_folds: int,
     bootstrap: dict,
     config_hash: str,
+    clusters_path=None,
 ) -> list[pd.DataFrame]:
     """Score every target's out-of-fold predictions; write its reference CSV and long table.
 
@@ -194,8 +195,9 @@ def score_files(
     truth = read_truth(truth_path, fold_col)
     source = _source(source_json, truth_path)
     dataset = f"{source['dataset']}_cross_validation"
-    # CIs resample whole sequence clusters (scievals.abdev.clusters)
-    cluster_of = truth_clusters(truth_path, fold_col)
+    # CIs resample whole sequence clusters (scievals.abdev.clusters; ``clusters_path`` is the
+    # download job's sequence_clusters.csv, else the truth is clustered here)
+    cluster_of = truth_clusters(truth_path, fold_col, clusters_path)
     method = interval_method(bootstrap)
     ci_method = "bca-cluster" if method == "bca" else "percentile-cluster"
     provenance = Provenance(
@@ -272,10 +274,12 @@ def score_batch(jobs: Sequence[ScoreJob]) -> list[pd.DataFrame]:
     return score_files(targets, first.truth["truth"], first.truth["source"],
                        fold_col=first.settings["fold_col"],
                        num_folds=int(first.settings["num_folds"]),
-                       bootstrap=dict(first.bootstrap), config_hash=first.config_hash)
+                       bootstrap=dict(first.bootstrap), config_hash=first.config_hash,
+                       clusters_path=first.truth.get("clusters"))
 
 
 def score(job: ScoreJob) -> pd.DataFrame:
-    """The stage contract's score entry: one model's out-of-fold predictions (truth ``truth``
-    and ``source``; outputs ``table`` and ``reference``; settings ``fold_col``, ``num_folds``)."""
+    """The stage contract's score entry: one model's out-of-fold predictions (truth ``truth``,
+    ``source`` and, in the workflow, ``clusters``; outputs ``table`` and ``reference``;
+    settings ``fold_col``, ``num_folds``)."""
     return score_batch([job])[0]

@@ -13,11 +13,13 @@ RAW_DIR = "data/raw/abdev"
 TRUTH = f"{RAW_DIR}/GDPa1.csv"
 HELDOUT = f"{RAW_DIR}/heldout_sequences.csv"
 SOURCE = f"{RAW_DIR}/source.json"
+# The truth's sequence clusters, made once by the download job (scievals.abdev.clusters).
+CLUSTERS = f"{RAW_DIR}/sequence_clusters.csv"
 PREDICTIONS = "results/abdev/predictions/{model}.csv"
 TABLE = "results/abdev/scores/{model}.csv"
 REFERENCE = "results/abdev/scores/{model}.reference.csv"
 # What every score job reads besides the predictions, and the settings it scores with.
-SCORE_TRUTH = {"truth": TRUTH, "source": SOURCE}
+SCORE_TRUTH = {"truth": TRUTH, "clusters": CLUSTERS, "source": SOURCE}
 
 
 def score_settings(section: dict) -> dict:
@@ -29,7 +31,7 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
     return {
         "download": stage(
             "abdev", "download",
-            output={"truth": TRUTH, "heldout": HELDOUT, "source": SOURCE},
+            output={"truth": TRUTH, "heldout": HELDOUT, "clusters": CLUSTERS, "source": SOURCE},
             # Verified copies by sha256: a later offline run reuses the real data.
             params={"cfg": {k: section[k] for k in SOURCE_KEYS}, "store": f"{RAW_DIR}/verified"},
         ),

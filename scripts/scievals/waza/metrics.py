@@ -90,11 +90,8 @@ def wilson(successes: int, n: int) -> dict:
     ``{lower, upper, mean = s/n, confidence_level}``, all zero when n < 1."""
     if n < 1:
         return {"lower": 0.0, "upper": 0.0, "mean": 0.0, "confidence_level": CONFIDENCE_LEVEL}
-    # scipy only when an interval is due (see bootstrap())
-    from scipy.stats import binomtest
-
-    ci = binomtest(successes, n).proportion_ci(CONFIDENCE_LEVEL, method="wilson")
-    return {"lower": max(0.0, float(ci.low)), "upper": min(1.0, float(ci.high)),
+    low, high = wilson_interval(successes, n)
+    return {"lower": max(0.0, low), "upper": min(1.0, high),
             "mean": successes / n, "confidence_level": CONFIDENCE_LEVEL}
 
 
