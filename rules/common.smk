@@ -1,6 +1,7 @@
 # Shared setup: config validation (first), the enabled benchmarks from the registry
 # (scievals.benchmarks) and the helpers every benchmark's rules file uses. The Snakefile has
 # put this workflow's scripts/ first on sys.path.
+import atexit
 import os
 import sys
 
@@ -75,6 +76,30 @@ def end_of_run(status):
         print(f"scievals: the run record {run_manifest.MANIFEST} was not written: {exc}",
               file=sys.stderr)
     notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps())
+
+
+def nothing_was_to_be_done():
+    """True at the exit of a run that found every requested output up to date: Snakemake
+    then says "Nothing to be done" and calls neither onsuccess nor onerror. Only in the main
+    process of a real run (not a dry run, --report, --list or a cluster job's own Snakemake)
+    and never after a run that scheduled jobs (onsuccess/onerror spoke then)."""
+    try:
+        return (workflow.is_main_process and not workflow.dryrun
+                and not workflow.execution_settings.no_hooks
+                and getattr(workflow, "scheduler", None) is not None
+                and workflow.dag is not None and len(workflow.dag) == 0)
+    except (AttributeError, TypeError):  # a mode that built no DAG or no scheduler
+        return False
+
+
+def say_where_results_are():
+    """Where to look, after a run with nothing to do (the results of the last run stand;
+    its run record and report are left as they are)."""
+    if nothing_was_to_be_done():
+        notices.print_links(next_steps(), heading="every result is up to date; where to look")
+
+
+atexit.register(say_where_results_are)
 
 
 wildcard_constraints:

@@ -131,3 +131,20 @@ def test_the_report_ends_with_where_to_look_next(folder, tmp_path):
     assert lines[-2:] == ["  leaderboard  results/leaderboard.md",
                           "  run record   results/run_manifest.json"]
     assert json.loads((tmp_path / "r.json").read_text())["links"] == links
+
+
+def test_print_links_aligns_the_labels_under_a_heading():
+    import io
+
+    from scievals.common.notices import print_links
+
+    out = io.StringIO()
+    print_links({"leaderboard": "results/leaderboard.md", "run record": "m.json"},
+                heading="every result is up to date; where to look", stream=out)
+    # the labels are padded to the longest one (11 characters: "leaderboard")
+    assert out.getvalue() == ("\nscievals: every result is up to date; where to look:\n"
+                              "  leaderboard  results/leaderboard.md\n"
+                              "  run record   m.json\n")
+    empty = io.StringIO()
+    print_links({}, stream=empty)
+    assert empty.getvalue() == ""

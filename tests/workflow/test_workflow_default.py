@@ -72,8 +72,19 @@ def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default
 
 
 def test_rerun_is_a_no_op_and_history_records_once(default_run):
+    record = (default_run / "results" / "run_manifest.json").read_bytes()
     proc = snakemake(default_run, "--cores", "2", "results/summary.csv")
     assert "Nothing to be done" in proc.stdout + proc.stderr
+    # Snakemake calls no onsuccess then; the exit hook still says where the results are,
+    # once, after Snakemake's last line, and leaves the last real run's record as it was
+    tail = proc.stderr[proc.stderr.index("Nothing to be done"):]
+    assert "scievals: every result is up to date; where to look:" in tail
+    assert re.search(r"\n  leaderboard +results/leaderboard\.md", tail)
+    assert tail.count("where to look") == 1
+    assert (default_run / "results" / "run_manifest.json").read_bytes() == record
+    # a dry run says nothing of the kind
+    dry = snakemake(default_run, "-n", "--cores", "2", "results/summary.csv")
+    assert "where to look" not in dry.stdout + dry.stderr
     index = pd.read_csv(default_run / "results" / "history" / "index.csv")
     assert len(index) == 1
     assert (default_run / "results" / "history" / index["file"].iloc[0]).exists()

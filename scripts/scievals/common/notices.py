@@ -154,6 +154,18 @@ def _read(path: Path) -> list[Notice]:
     return found
 
 
+def print_links(links: dict[str, str], heading: str = "where to look next",
+                stream=None) -> None:
+    """``links`` (label -> path or command) under ``scievals: <heading>:``, aligned."""
+    if not links:
+        return
+    stream = stream or sys.stderr
+    print(f"\nscievals: {heading}:", file=stream)
+    width = max(len(label) for label in links)
+    for label, where in links.items():
+        print(f"  {label:<{width}}  {where}", file=stream)
+
+
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
            directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
            stream=None, links: dict[str, str] | None = None) -> list[Notice]:
@@ -171,11 +183,7 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
               f"(also in {out_json}):", file=stream)
         for notice in notices:
             print(f"  - {notice.line()}", file=stream)
-    if links:
-        print("\nscievals: where to look next:", file=stream)
-        width = max(len(label) for label in links)
-        for label, where in links.items():
-            print(f"  {label:<{width}}  {where}", file=stream)
+    print_links(links or {}, stream=stream)
     try:
         write_json(out_json, {
             "status": status,
