@@ -227,3 +227,21 @@ def test_recorded_attempts_are_chosen_again_under_new_graders(tmp_path, run_and_
     again = regrade(load_suite(root), recorded)["tasks"][0]["runs"][0]
     assert (again["status"], again["attempts"], again["final_output"]) == ("passed", 1, "no")
     assert executor.runs == 4
+
+
+def test_the_recorded_runs_of_a_predict_job_hold_no_key(tmp_path, monkeypatch):
+    """A key value that reaches a recorded run (here the agent's reply quotes it) is
+    replaced before the predict job writes its file, as the score stage does."""
+    from scievals.waza.predict import predict_job
+
+    fake_key = "sk-test-fake-openai-0123456789"
+    monkeypatch.setenv("OPENAI_API_KEY", fake_key)
+    _suite(tmp_path / "suites" / "s", "green")
+    config = {"models": {"agent": {"provider": "mock",
+                                   "responses": {"*": f"Done; the key was {fake_key}"}}},
+              "llm": {"cache_dir": str(tmp_path / "cache"), "cache_mode": "off"},
+              "waza": {}}
+    out = tmp_path / "predictions" / "s.json"
+    predict_job(str(tmp_path / "suites" / "s"), "agent", config, str(out))
+    text = out.read_text()
+    assert fake_key not in text and "[OPENAI_API_KEY redacted]" in text

@@ -30,6 +30,7 @@ from scievals.waza.executors.mock import MOCK_MODEL, MockExecutor
 from scievals.waza.executors.replay import check_results
 from scievals.waza.graders.base import GraderOptions
 from scievals.waza.own_results import check_coverage, fill_missing
+from scievals.waza.redact import redact_keys
 from scievals.waza.suites import Suite, Task, load_suite
 
 log = logging.getLogger(__name__)
@@ -312,7 +313,8 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                          trials=section.get("trials"), options=options, threads=threads,
                          baseline_executor=baseline)
-    write_json(out, recorded)
+    # as the score stage does with its results: no configured key value in a recorded run
+    write_json(out, redact_keys(recorded, config))
     if usage_path and isinstance(executor, AgentExecutor):
         # The LLM layer's accounting only for an agent model (mock jobs stay fast).
         from scievals.llm.usage import summarize_usage, write_usage
