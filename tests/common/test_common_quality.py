@@ -53,9 +53,9 @@ def test_items_without_prediction_in_per_item_tables(tmp_path):
     scores.mkdir()
     (scores / "mine.csv").write_text("x\n")
     pd.DataFrame({"case_id": ["A", "B", "C"], "parse_status": ["ok", "missing", "missing"]}
-                 ).to_csv(scores / "mine.per_article.csv", index=False)
+                 ).to_csv(scores / "mine.per_case.csv", index=False)
     files = per_item_files([scores / "mine.csv", scores / "absent.csv"])
-    assert files == [scores / "mine.per_article.csv"]
+    assert files == [scores / "mine.per_case.csv"]
     (line,) = missing_items(files)
     assert line == "mine: no prediction for 2 of 3 items (first: B, C), scored as failures"
 

@@ -1,26 +1,29 @@
 """autogkb's items for the report's sample viewer: one per (article, condition, sample).
 
 The input is the prompt (the article's evidence or full text and the task), the reply the
-raw text (a baseline's annotations), the metrics the article's row of the per-article
-score table, and the parse error where the reply could not be read.
+raw text (a baseline's annotations), the metrics the article's row of its
+``per_case.csv``, and the parse error where the reply could not be read.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from scievals.autogkb.curate import read_cases
 from scievals.autogkb.prompts import build_prompt
 from scievals.autogkb.score import TABLE_METRICS
 from scievals.autogkb.workflow import CASES, PREDICTIONS, USAGE
 from scievals.common.io import read_jsonl
-from scievals.common.samples import Sample, metric_values, pretty, read_usage, request_cost
+from scievals.common.samples import (
+    Sample,
+    metric_values,
+    per_item_rows,
+    pretty,
+    read_usage,
+    request_cost,
+)
 
-# The per-article table (per_article.csv; per_case.csv once the contract unifies the name).
-PER_ITEM = ("results/autogkb/scores/{model}.per_case.csv",
-            "results/autogkb/scores/{model}.per_article.csv")
+PER_CASE = "results/autogkb/scores/{model}.per_case.csv"
 
 
 def _outcome(record: dict) -> str:
@@ -31,17 +34,6 @@ def _outcome(record: dict) -> str:
     return "scored"
 
 
-def _scores(root: Path, model: str) -> dict:
-    for pattern in PER_ITEM:
-        path = root / pattern.format(model=model)
-        if path.is_file():
-            frame = pd.read_csv(path, dtype={"case_id": str, "condition": str},
-                                keep_default_na=False, na_values=[""])
-            return {(r["case_id"], r["condition"], int(r["sample_index"])): r
-                    for r in frame.to_dict("records")}
-    return {}
-
-
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
     predictions = root / PREDICTIONS.format(model=model)
@@ -49,7 +41,7 @@ def samples(root: str | Path, model: str) -> list[Sample]:
         return []
     cases = {c["case_id"]: c for c in read_cases(root / CASES)} \
         if (root / CASES).is_file() else {}
-    scores = _scores(root, model)
+    scores = per_item_rows(root / PER_CASE.format(model=model))
     usage = read_usage(root / USAGE.format(model=model))
     out = []
     for record in read_jsonl(predictions):

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 # Below this share of parseable replies a model's scores mostly measure its output format.
 MIN_PARSE_SUCCESS = 0.5
-# Per-item tables the score jobs write beside each model's score table.
-PER_ITEM_SUFFIXES = (".per_case.csv", ".per_article.csv")
+# The per-item table the score jobs write beside each model's score table.
+PER_ITEM_SUFFIX = ".per_case.csv"
 
 
 def unparseable(summary: pd.DataFrame) -> list[str]:
@@ -101,8 +101,8 @@ def per_item_files(score_tables: list[str | Path]) -> list[Path]:
     found = []
     for table in map(Path, score_tables):
         stem = table.name.removesuffix(".csv")
-        found += [p for suffix in PER_ITEM_SUFFIXES
-                  if (p := table.with_name(stem + suffix)).is_file()]
+        if (path := table.with_name(stem + PER_ITEM_SUFFIX)).is_file():
+            found.append(path)
     return found
 
 

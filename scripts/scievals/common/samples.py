@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 
 @dataclass
 class Sample:
@@ -64,6 +66,18 @@ def read_usage(path: str | Path) -> dict:
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
     return data.get("total", data) if isinstance(data, dict) else {}
+
+
+def per_item_rows(path: str | Path) -> dict[tuple[str, str, int], dict]:
+    """(case_id, condition, sample_index) -> its row of a ``<model>.per_case.csv`` ({} when
+    the file does not exist): the per-item metric values a sample shows."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    frame = pd.read_csv(path, dtype={"case_id": str, "condition": str},
+                        keep_default_na=False, na_values=[""])
+    return {(r["case_id"], r["condition"], int(r["sample_index"])): r
+            for r in frame.to_dict("records")}
 
 
 def pretty(value) -> str:

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from scievals.common.io import read_jsonl
-from scievals.common.samples import Sample, metric_values, pretty, read_usage, request_cost
+from scievals.common.samples import (
+    Sample,
+    metric_values,
+    per_item_rows,
+    pretty,
+    read_usage,
+    request_cost,
+)
 from scievals.gating.prompts import build_prompt, context_block
 from scievals.gating.score import TABLE_METRICS
 from scievals.gating.workflow import CASES, PREDICTIONS, USAGE
@@ -44,13 +49,7 @@ def samples(root: str | Path, model: str) -> list[Sample]:
         return []
     cases = {c["test_case_id"]: c for c in read_jsonl(root / CASES)} \
         if (root / CASES).is_file() else {}
-    per_case_path = root / PER_CASE.format(model=model)
-    scores = {}
-    if per_case_path.is_file():
-        frame = pd.read_csv(per_case_path, dtype={"case_id": str, "condition": str},
-                            keep_default_na=False, na_values=[""])
-        scores = {(r["case_id"], r["condition"], int(r["sample_index"])): r
-                  for r in frame.to_dict("records")}
+    scores = per_item_rows(root / PER_CASE.format(model=model))
     usage = read_usage(root / USAGE.format(model=model))
     out = []
     for record in read_jsonl(predictions):
