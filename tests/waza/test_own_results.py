@@ -86,6 +86,16 @@ def test_a_task_repeated_beyond_the_trials_is_refused_naming_it(tmp_path):
     ('run["workspace_omitted"] = True', "workspace_omitted: must be a list, not true/false"),
     ('run["attempt_records"] = [{"duration_ms": -1}]',
      "attempt_records[0].duration_ms: must be a finite number >= 0, not -1"),
+    # multi-turn runs (schemaVersion 1.x): the states the checkpoints grade
+    ('run["checkpoint_states"] = {"after_turn": 1}',
+     "checkpoint_states: must be a list of objects"),
+    ('run["checkpoint_states"] = [{"after_turn": "2"}]',
+     "checkpoint_states[0].after_turn: must be a positive integer, not '2'"),
+    ('run["checkpoint_states"] = [{"after_turn": 1}, {"after_turn": 1}]',
+     "checkpoint_states[1].after_turn: turn 1 is listed twice"),
+    ('run["checkpoint_states"] = [{"after_turn": 1, "transcript": "hi"}]',
+     "checkpoint_states[0].transcript: must be a list or null, not a string"),
+    ('run["followup_error"] = 3', "followup_error: must be a string or null, not a number"),
 ])
 def test_damaged_results_for_grade_name_task_and_run(tmp_path, capsys, change, problem):
     suite = _four_task_suite(tmp_path / "suites")

@@ -82,6 +82,7 @@ def run_problem(run: Mapping[str, Any]) -> str | None:
         return f"duration_ms: must be a finite number >= 0, not {duration!r}"
     for key, types, want in (("final_output", str, "a string"),
                              ("error_msg", str, "a string"),
+                             ("followup_error", str, "a string"),
                              ("transcript", list, "a list"),
                              ("skill_invocations", list, "a list")):
         if run.get(key) is not None and not isinstance(run[key], types):
@@ -108,8 +109,31 @@ def run_problem(run: Mapping[str, Any]) -> str | None:
                 return f"attempt_records[{index}]: an attempt has no attempt_records"
             if problem := run_problem(attempt):
                 return f"attempt_records[{index}].{problem}"
-    return _digest_problem(run.get("session_digest")) or _validations_problem(
-        run.get("validations"))
+    return (_checkpoint_states_problem(run.get("checkpoint_states"))
+            or _digest_problem(run.get("session_digest"))
+            or _validations_problem(run.get("validations")))
+
+
+def _checkpoint_states_problem(states: Any) -> str | None:
+    """A multi-turn run's ``checkpoint_states``: one state per turn a checkpoint grades,
+    each with a positive integer ``after_turn`` (once) and a run's fields for its graders."""
+    if states is None:
+        return None
+    if not isinstance(states, list) or not all(isinstance(s, dict) for s in states):
+        return "checkpoint_states: must be a list of objects"
+    turns: set[int] = set()
+    for index, state in enumerate(states):
+        turn = state.get("after_turn")
+        if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
+            return f"checkpoint_states[{index}].after_turn: must be a positive integer, not {turn!r}"
+        if turn in turns:
+            return f"checkpoint_states[{index}].after_turn: turn {turn} is listed twice"
+        turns.add(turn)
+        if state.get("checkpoint_states") is not None:
+            return f"checkpoint_states[{index}]: a state has no checkpoint_states"
+        if problem := run_problem(state):
+            return f"checkpoint_states[{index}].{problem}"
+    return None
 
 
 def results_problem(data: Mapping[str, Any]) -> str | None:
