@@ -9,7 +9,12 @@ import pytest
 from scievals.cli import main
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import RESULT_COLUMNS, write_result_table
-from scievals.results.leaderboard import leaderboard_html, leaderboard_markdown, sections
+from scievals.results.leaderboard import (
+    leaderboard_fragment,
+    leaderboard_html,
+    leaderboard_markdown,
+    sections,
+)
 from scievals.results.show import write_leaderboard
 
 SHA_DEMO = "d" * 64
@@ -253,8 +258,9 @@ def test_show_reads_the_comparisons_beside_the_summary(tmp_path, capsys):
 
 def test_the_report_page_lists_the_ranking_comparisons():
     parts = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
-    html = leaderboard_html(parts)
-    assert "Paired comparisons (results/gating/comparisons.csv)" in html
-    # diff 0 with CI [0, 0.2], p 0.01 -> formatted cell and 3 significant digits
-    assert "0.000 [0.000, 0.200]" in html and "<td>0.01</td>" in html
-    assert "rich/cot" in html and "cannot be told apart" in html
+    # the leaderboard page and the report's first page (the fragment) both list them
+    for html in (leaderboard_html(parts), leaderboard_fragment(parts)):
+        assert "Paired comparisons (results/gating/comparisons.csv)" in html
+        # diff 0 with CI [0, 0.2], p 0.01 -> formatted cell and 3 significant digits
+        assert "0.000 [0.000, 0.200]" in html and "<td>0.01</td>" in html
+        assert "rich/cot" in html and "cannot be told apart" in html

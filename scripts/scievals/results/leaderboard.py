@@ -356,16 +356,23 @@ FRAGMENT_STYLE = (
 def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv") -> str:
     """The leaderboard as an HTML fragment to embed in another page (the report's first)."""
     body = [f"<p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
-    body += [_html_block(*block) for section in parts for block in _blocks(section)]
+    body += _html_sections(parts)
     return (f'<style>{FRAGMENT_STYLE}</style><div class="scievals-leaderboard">'
             f"{''.join(body)}</div>\n")
 
 
-def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
-    body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
+def _html_sections(parts: list[Section]) -> list[str]:
+    """Every section's blocks, each followed by its paired comparisons (folded)."""
+    body = []
     for section in parts:
         body += [_html_block(*block) for block in _blocks(section)]
         body.append(_html_pairs(section))
+    return body
+
+
+def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
+    body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
+    body += _html_sections(parts)
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}"
              " .wide{max-width:100%;overflow-x:auto} th,td{white-space:nowrap}")
