@@ -109,6 +109,13 @@ class ProviderReply(BaseModel):
     response_model: str | None = None
     system_fingerprint: str | None = None
 
+    def response(self, request: LLMRequest, latency_s: float, **fields) -> LLMResponse:
+        """The :class:`LLMResponse` to ``request`` carrying this reply; ``fields`` adds the
+        runner's part (``attempts``, ``cache_hit``, ``cache_key``)."""
+        return LLMResponse(case_id=request.case_id, sample_index=request.sample_index,
+                           latency_s=latency_s, **fields,
+                           **{name: getattr(self, name) for name in type(self).model_fields})
+
 
 class TransientError(Exception):
     """A failure worth another attempt: 408/409/429/5xx, timeout, dropped connection,

@@ -101,19 +101,7 @@ class ResponseCache:
             return None
         self.hits += 1
         reply, latency = stored
-        return LLMResponse(
-            case_id=request.case_id,
-            sample_index=request.sample_index,
-            text=reply.text,
-            usage=reply.usage,
-            latency_s=latency,
-            stop_reason=reply.stop_reason,
-            request_id=reply.request_id,
-            response_model=reply.response_model,
-            system_fingerprint=reply.system_fingerprint,
-            cache_hit=True,
-            attempts=0,
-        )
+        return reply.response(request, latency, cache_hit=True, attempts=0)
 
     @staticmethod
     def _load(path: Path) -> tuple[ProviderReply, float] | None:

@@ -273,21 +273,8 @@ class _Batch:
             )
         except OSError as exc:
             self.cache_write_failed(exc)
-        self.settle(
-            job.index,
-            _response(
-                job.request,
-                job.key,
-                text=reply.text,
-                usage=reply.usage,
-                latency_s=latency,
-                stop_reason=reply.stop_reason,
-                request_id=reply.request_id,
-                response_model=reply.response_model,
-                system_fingerprint=reply.system_fingerprint,
-                attempts=attempts,
-            ),
-        )
+        self.settle(job.index, reply.response(job.request, latency, cache_key=job.key,
+                                              attempts=attempts))
 
 
 async def run_batch_async(
