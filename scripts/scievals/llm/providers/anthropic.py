@@ -26,7 +26,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import list_sdk_models, require_sdk
+from scievals.llm.providers import SdkClientAPI, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -53,7 +53,7 @@ def sampling_mode(sdk: ModuleType) -> str:
     return "kwargs" if "temperature" in inspect.signature(create).parameters else "extra_body"
 
 
-class AnthropicAPI:
+class AnthropicAPI(SdkClientAPI):
     def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
         self._sdk = require_sdk("anthropic", spec)
         self.spec = spec
@@ -117,13 +117,3 @@ class AnthropicAPI:
             request_id=getattr(response, "_request_id", None) or response.id,
             response_model=getattr(response, "model", None),  # Anthropic has no fingerprint
         )
-
-    async def list_models(self) -> list[str]:
-        return await list_sdk_models(self.client, self._sdk, self._secret)
-
-    @staticmethod
-    def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
-        return None
-
-    async def aclose(self) -> None:
-        await self.client.close()

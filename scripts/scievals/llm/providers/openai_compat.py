@@ -14,7 +14,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import list_sdk_models, require_sdk
+from scievals.llm.providers import SdkClientAPI, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
@@ -22,7 +22,7 @@ OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 PLACEHOLDER_KEY = "no-key-needed"
 
 
-class OpenAICompatAPI:
+class OpenAICompatAPI(SdkClientAPI):
     def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
         self._sdk = require_sdk("openai", spec)
         self.spec = spec
@@ -81,13 +81,3 @@ class OpenAICompatAPI:
             response_model=getattr(response, "model", None),
             system_fingerprint=getattr(response, "system_fingerprint", None),
         )
-
-    async def list_models(self) -> list[str]:
-        return await list_sdk_models(self.client, self._sdk, self._secret)
-
-    @staticmethod
-    def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
-        return None
-
-    async def aclose(self) -> None:
-        await self.client.close()
