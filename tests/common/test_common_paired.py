@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 from scievals.common.comparisons import (
     ItemMetric,
     SetMetric,
@@ -35,6 +34,7 @@ from scievals.common.stats import (
     weighted_spearman,
     wilson_interval,
 )
+from scipy import stats
 
 BOOT = {"n_resamples": 2000, "seed": 0, "method": "auto"}
 

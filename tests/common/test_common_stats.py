@@ -36,9 +36,8 @@ def test_cluster_percentile_matches_scipy_bootstrap_to_the_last_digit():
     import warnings
 
     import numpy as np
-    from scipy import stats as sps
-
     from scievals.common.stats import cluster_bootstrap, cluster_counts
+    from scipy import stats as sps
 
     rng = np.random.default_rng(3)
     for case in range(40):
@@ -85,8 +84,8 @@ def test_t_interval_equals_scipy_stats_to_the_last_bit():
     many samples of the sizes we have (2-40 items, ties and outliers) its bounds must be
     exactly scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=sem)."""
     import numpy as np
-    from scipy import stats as sps
     from scievals.common.stats import t_interval
+    from scipy import stats as sps
 
     rng = np.random.default_rng(7)
     for _ in range(2000):
@@ -102,8 +101,8 @@ def test_t_interval_equals_scipy_stats_to_the_last_bit():
 def test_wilson_interval_equals_scipy_binomtest_to_the_last_bit():
     """wilson_interval writes Newcombe's form with scipy.special.ndtri; every k of every n up
     to 120 must give exactly binomtest(k, n).proportion_ci(0.95, "wilson")."""
-    from scipy import stats as sps
     from scievals.common.stats import wilson_interval
+    from scipy import stats as sps
 
     for n in range(1, 121):
         for k in range(n + 1):
