@@ -9,6 +9,7 @@ import time
 
 import psutil  # a Snakemake dependency
 import pytest
+from scievals.common import subprocess_limits
 from scievals.common.subprocess_limits import ENV_KEEP, run_limited, scrubbed_env
 
 FAKE_KEY = "sk-test-fake-key-0123456789abcdef"
@@ -67,7 +68,18 @@ def test_a_command_that_closes_its_output_still_gets_its_time(tmp_path):
     assert (done.returncode, done.timed_out) == (3, False)
 
 
-def test_memory_and_cpu_limits(tmp_path):
+@pytest.fixture(params=["prlimit", "preexec"])
+def launcher(request, monkeypatch):
+    """Both ways the limits are set: util-linux's prlimit (Linux) and, where it is missing,
+    the child's preexec_fn."""
+    if request.param == "prlimit" and subprocess_limits.PRLIMIT is None:
+        pytest.fail("prlimit (util-linux) is missing: apt-get install util-linux")
+    if request.param == "preexec":
+        monkeypatch.setattr(subprocess_limits, "PRLIMIT", None)
+    return request.param
+
+
+def test_memory_and_cpu_limits(tmp_path, launcher):
     # 3 GiB > the default 2 GiB address-space limit: the allocation fails in the child.
     big = run_limited([sys.executable, "-c", "x = bytearray(3 << 30)"], cwd=tmp_path,
                       timeout_s=30)
@@ -95,3 +107,25 @@ def test_relative_writes_land_in_the_working_dir_and_output_is_capped(tmp_path):
 def test_missing_program_raises_oserror(tmp_path):
     with pytest.raises(FileNotFoundError):
         run_limited(["no-such-program-scievals"], cwd=tmp_path, timeout_s=1)
+
+
+def test_a_program_that_cannot_start_raises_what_exec_raises(tmp_path, launcher):
+    """Behind prlimit a failed exec would be prlimit's exit status; run_limited raises
+    FileNotFoundError / PermissionError as subprocess does without it."""
+    with pytest.raises(FileNotFoundError):
+        run_limited(["no-such-program-scievals"], cwd=tmp_path, timeout_s=1)
+    with pytest.raises(FileNotFoundError):
+        run_limited(["./missing.sh"], cwd=tmp_path, timeout_s=1)
+    (tmp_path / "plain.sh").write_text("echo hi\n")  # not executable
+    with pytest.raises(PermissionError):
+        run_limited(["./plain.sh"], cwd=tmp_path, timeout_s=1)
+    (tmp_path / "ok.sh").write_text("#!/bin/sh\necho hi\n")
+    os.chmod(tmp_path / "ok.sh", 0o755)
+    # a relative path is the working directory's, as for exec in the child
+    done = run_limited(["./ok.sh"], cwd=tmp_path, timeout_s=5)
+    assert (done.returncode, done.stdout) == (0, b"hi\n")
+    # a shell command runs under the same limits
+    limit = run_limited("ulimit -v; ulimit -t", shell=True, cwd=tmp_path, timeout_s=5,
+                        memory_mb=512)
+    # ulimit -v is in KiB: 512 MiB = 524288; -t the CPU seconds: ceil(5) + 1 = 6
+    assert limit.stdout.split() == [b"524288", b"6"]
