@@ -282,8 +282,8 @@ def load_truth(path, fold_col: str | None = None) -> pd.DataFrame:
     return frame
 
 
-# The job of the generated rule abdev_download (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of abdev_download: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_download(smk) -> None:
     """GDPa1 (or the embedded demo, said in source.json and the notices), and its sequence
     clusters (the unit every abdev interval resamples)."""

@@ -193,8 +193,8 @@ def run_baseline(name: str, truth_path, out_csv, fold_col: str, seed: int = 42) 
     return predictions
 
 
-# The job of the generated rule abdev_predict_baseline (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of abdev_predict_baseline: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_predict(smk) -> None:
     """Out-of-fold predictions of one baseline model."""
     run_baseline(smk.wildcards.model, smk.input.truth, smk.output.predictions,

@@ -145,8 +145,8 @@ def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> 
     return {**report, **report_extra}
 
 
-# The job of the generated rule autogkb_curate (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of autogkb_curate: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_curate(smk) -> None:
     """Annotations + texts -> cases, drug vocabulary and the curation report."""
     curate(read_json(smk.input.source), smk.params.raw_dir, smk.output.cases,

@@ -343,8 +343,8 @@ def fetch_sources(cfg: dict, out_dir: str | Path, report_json: str | Path) -> di
     return report
 
 
-# The job of the generated rule autogkb_download (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of autogkb_download: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_download(smk) -> None:
     """The ClinPGx zip (per ``autogkb.source``) and PMC full texts; source.json."""
     fetch_sources(dict(smk.params.cfg), smk.params.raw_dir, smk.output.source)

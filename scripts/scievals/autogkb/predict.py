@@ -240,8 +240,9 @@ def check_user_file(user_json, cases_jsonl=None) -> tuple[list[str], list[str]]:
     return errors, warnings
 
 
-# The job of the generated rule autogkb_predict_baseline/_llm and autogkb_import (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The jobs of autogkb_predict_baseline/_llm and autogkb_import:
+# scievals.common.entry.run_stage imports this module for them alone, so a job
+# loads its own stage's code and nothing else.
 def stage_predict(smk) -> None:
     """One model (baseline or LLM), every article."""
     run(smk.input.cases, smk.input.vocabulary, smk.wildcards.model, dict(smk.params.config),

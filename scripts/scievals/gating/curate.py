@@ -245,8 +245,8 @@ def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
     return report
 
 
-# The job of the generated rule gating_curate (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of gating_curate: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_curate(smk) -> None:
     """OMIP cases + extracted workspaces -> cases.jsonl and its curation report."""
     build_cases(list(smk.params.omip_dirs), smk.input.extracted, smk.output.cases,

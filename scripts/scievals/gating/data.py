@@ -247,8 +247,8 @@ def fetch(cfg: dict, out_dir, report_json) -> dict:
     return report
 
 
-# The job of the generated rule gating_download (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of gating_download: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_download(smk) -> None:
     """Workspace sources (FlowRepository, URLs, a local path) and data/raw/gating/source.json."""
     fetch(dict(smk.params.cfg), smk.params.out_dir, smk.output.source)

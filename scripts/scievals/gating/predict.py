@@ -213,8 +213,9 @@ def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[d
     return records
 
 
-# The job of the generated rule gating_predict_baseline/_llm and gating_import (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The jobs of gating_predict_baseline/_llm and gating_import:
+# scievals.common.entry.run_stage imports this module for them alone, so a job
+# loads its own stage's code and nothing else.
 def stage_predict(smk) -> None:
     """One model (baseline or LLM), every case and prompt condition."""
     run(smk.input.cases, smk.wildcards.model, dict(smk.params.config), smk.output.predictions,

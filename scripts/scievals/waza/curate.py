@@ -33,8 +33,8 @@ def curate(download_report: str | Path, suites_dir: str | Path, cases_out: str |
     return cases
 
 
-# The job of the generated rule waza_curate (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of waza_curate: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_curate(smk) -> None:
     """Load every suite strictly and list its tasks."""
     curate(smk.input.source, smk.input.suites, smk.output.cases, smk.output.report)

@@ -141,8 +141,8 @@ def download_suites(cfg: dict, out_dir: str | Path, source_json: str | Path) -> 
     return record
 
 
-# The job of the generated rule waza_download (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The job of waza_download: scievals.common.entry.run_stage imports this module
+# for it alone, so the job loads its own stage's code and nothing else.
 def stage_download(smk) -> None:
     """The configured suites, checked, and source.json."""
     download_suites(dict(smk.params.cfg), smk.output.suites, smk.output.source)

@@ -125,7 +125,8 @@ def _checkpoint_states_problem(states: Any) -> str | None:
     for index, state in enumerate(states):
         turn = state.get("after_turn")
         if not isinstance(turn, int) or isinstance(turn, bool) or turn < 1:
-            return f"checkpoint_states[{index}].after_turn: must be a positive integer, not {turn!r}"
+            return (f"checkpoint_states[{index}].after_turn: must be a positive integer, "
+                    f"not {turn!r}")
         if turn in turns:
             return f"checkpoint_states[{index}].after_turn: turn {turn} is listed twice"
         turns.add(turn)

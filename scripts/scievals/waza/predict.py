@@ -364,8 +364,9 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
     return filed
 
 
-# The job of the generated rule waza_predict_baseline/_llm and waza_import (scievals.common.entry.run_stage imports this module
-# for that job only, so the job loads what its stage needs and nothing else).
+# The jobs of waza_predict_baseline/_llm and waza_import:
+# scievals.common.entry.run_stage imports this module for them alone, so a job
+# loads its own stage's code and nothing else.
 def stage_predict(smk) -> None:
     """One suite, one model (the mock executor or the LLM agent loop): its runs, recorded."""
     # LLM request records and usage.json: the llm rule only
