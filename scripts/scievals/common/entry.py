@@ -29,6 +29,7 @@ import importlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -145,7 +146,12 @@ def _exit_without_teardown() -> None:
     anyway. Everything a normal exit does that matters runs first: the exit handlers
     (temporary folders of ``weakref.finalize``, the graders' sandbox worker), the log files'
     flush and close, the standard streams' flush. The outputs are complete by now: every
-    writer closes its file (most write a temporary file and rename it)."""
+    writer closes its file (most write a temporary file and rename it). A thread still
+    running (not a daemon) could still be writing: then Python's own exit, which waits for
+    it, ends the job instead."""
+    if any(thread.is_alive() and not thread.daemon and thread is not threading.main_thread()
+           for thread in threading.enumerate()):
+        return
     atexit._run_exitfuncs()  # what Python's own exit runs; there is no public name for it
     logging.shutdown()
     sys.stdout.flush()
