@@ -80,6 +80,32 @@ def per_item_rows(path: str | Path) -> dict[tuple[str, str, int], dict]:
             for r in frame.to_dict("records")}
 
 
+def prediction_sample(record: Mapping, per_item: Mapping, usage: Mapping,
+                      metrics: Iterable[str], input: str, reply: str) -> Sample:
+    """The sample of one prediction record an LLM or baseline predictor wrote (gating,
+    autogkb: ``case_id``, ``condition``, ``sample_index``, ``parse_status``, ``error``,
+    ``parse_error``, tokens, ``latency_s``), with its ``per_case.csv`` row from ``per_item``
+    (:func:`per_item_rows`) and its cost at ``usage``'s prices."""
+    index = int(record.get("sample_index", 0))
+    key = (record["case_id"], record.get("condition") or "", index)
+    tokens_in, tokens_out = record.get("tokens_in"), record.get("tokens_out")
+    return Sample(
+        item=record["case_id"] + (f"#{index}" if index else ""), condition=key[1],
+        input=input, reply=reply, parse_status=str(record.get("parse_status") or "-"),
+        outcome=_prediction_outcome(record), metrics=metric_values(per_item.get(key, {}), metrics),
+        rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
+        tokens_in=tokens_in, tokens_out=tokens_out,
+        cost_usd=request_cost(tokens_in, tokens_out, usage), latency_s=record.get("latency_s"))
+
+
+def _prediction_outcome(record: Mapping) -> str:
+    if record.get("error"):
+        return "request failed"
+    if record.get("parse_status") != "ok":
+        return "parse failed"
+    return "scored"
+
+
 def pretty(value) -> str:
     """Structured predictions (a hierarchy, annotations) as indented JSON text."""
     if value is None:

@@ -10,14 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scievals.common.io import read_jsonl
-from scievals.common.samples import (
-    Sample,
-    metric_values,
-    per_item_rows,
-    pretty,
-    read_usage,
-    request_cost,
-)
+from scievals.common.samples import Sample, per_item_rows, prediction_sample, pretty, read_usage
 from scievals.gating.prompts import build_prompt, context_block
 from scievals.gating.score import TABLE_METRICS
 from scievals.gating.workflow import CASES, PREDICTIONS, USAGE
@@ -34,14 +27,6 @@ def _input(case: dict | None, record: dict) -> str:
     return context_block(case, "minimal")  # a baseline or own file: what the panel says
 
 
-def _outcome(record: dict) -> str:
-    if record.get("error"):
-        return "request failed"
-    if record.get("parse_status") != "ok":
-        return "parse failed"
-    return "scored"
-
-
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
     predictions = root / PREDICTIONS.format(model=model)
@@ -51,19 +36,7 @@ def samples(root: str | Path, model: str) -> list[Sample]:
         if (root / CASES).is_file() else {}
     scores = per_item_rows(root / PER_CASE.format(model=model))
     usage = read_usage(root / USAGE.format(model=model))
-    out = []
-    for record in read_jsonl(predictions):
-        key = (record["case_id"], record.get("condition") or "", int(record.get("sample_index", 0)))
-        row = scores.get(key, {})
-        tokens_in, tokens_out = record.get("tokens_in"), record.get("tokens_out")
-        item = record["case_id"] + (f"#{key[2]}" if key[2] else "")
-        out.append(Sample(
-            item=item, condition=key[1], input=_input(cases.get(record["case_id"]), record),
-            reply=record.get("raw_text") or pretty(record.get("hierarchy")),
-            parse_status=str(record.get("parse_status") or "-"), outcome=_outcome(record),
-            metrics=metric_values(row, TABLE_METRICS),
-            rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
-            tokens_in=tokens_in, tokens_out=tokens_out,
-            cost_usd=request_cost(tokens_in, tokens_out, usage),
-            latency_s=record.get("latency_s")))
-    return out
+    return [prediction_sample(record, scores, usage, TABLE_METRICS,
+                              input=_input(cases.get(record["case_id"]), record),
+                              reply=record.get("raw_text") or pretty(record.get("hierarchy")))
+            for record in read_jsonl(predictions)]
