@@ -370,12 +370,16 @@ def _task(path: Path, suite_dir: Path, fixtures: Path, problems: list[str],
                 timeout_seconds=raw.get("timeout_seconds"), context_dir=context_dir,
                 files=_files(raw["inputs"].get("files") or [], str(path), notes, problems),
                 context=dict(raw["inputs"].get("context") or {}), graders=graders, raw=raw)
-    base = context_dir or fixtures
+    _check_fixtures(task, context_dir or fixtures, problems)
+    return task
+
+
+def _check_fixtures(task: Task, base: Path, problems: list[str]) -> None:
+    """Every input file without inline content exists in ``base`` (context_dir or fixtures)."""
     for item in task.files:
         if item.content is None and not (base / item.path).is_file():
-            problems.append(f"{path}: inputs.files: fixture {item.path!r} not found in {base} "
-                            "(add it, give content:, or set --context-dir / context_dir)")
-    return task
+            problems.append(f"{task.source}: inputs.files: fixture {item.path!r} not found in "
+                            f"{base} (add it, give content:, or set --context-dir / context_dir)")
 
 
 def _trigger_tests(path: Path, problems: list[str]) -> tuple[str, list[TriggerPrompt]]:
@@ -576,11 +580,7 @@ def _task_v1(path: Path, suite_dir: Path, fixtures: Path, strict: bool, publishe
                 context=dict(inputs.get("context") or {}), graders=graders, raw=raw,
                 golden=bool(raw.get("golden", False)), follow_ups=follow_ups,
                 checkpoints=checkpoints, skill_directories=raw.get("skill_directories"))
-    base = context_dir or fixtures
-    for item in task.files:
-        if item.content is None and not (base / item.path).is_file():
-            problems.append(f"{path}: inputs.files: fixture {item.path!r} not found in {base} "
-                            "(add it, give content:, or set --context-dir / context_dir)")
+    _check_fixtures(task, context_dir or fixtures, problems)
     return task
 
 
