@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # support.workflow_copy
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV
 from scievals.abdev.predict import predict_ridge_descriptors
+from support.timed_run import timed_run
 from support.workflow_copy import copy_workflow
 
 CONFIG = """\
@@ -64,17 +62,8 @@ def write_predictions(folder: Path, count: int) -> list[str]:
 
 def snakemake(work: Path, cores: str, targets: list[str], extra: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds (snakemake plus every job it started) of one run."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
     cmd = [sys.executable, "-m", "snakemake", *targets, "--cores", cores, "--configfile", "bench.yaml", *extra]
-    env = dict(os.environ, SCIEVALS_GIT_COMMIT="benchmark")
-    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return timed_run(cmd, work, dict(os.environ, SCIEVALS_GIT_COMMIT="benchmark"))
 
 
 def main() -> None:

@@ -19,17 +19,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support.timed_run import timed_run  # noqa: E402
 from support.workflow_copy import copy_workflow  # noqa: E402
 
 TRIVIAL = """\
@@ -51,15 +50,7 @@ def run(cmd: list[str], cwd: Path) -> tuple[float, float]:
     env = dict(os.environ, SCIEVALS_GIT_COMMIT="benchmark")
     if WRITE_BYTECODE:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, check=False)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{proc.stderr[-3000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu
+    return timed_run(cmd, cwd, env)
 
 
 def main() -> int:
