@@ -60,11 +60,8 @@ def test_duplicates_are_what_the_scorer_sees_after_normalising():
 
 
 @pytest.fixture(scope="module")
-def curated(tmp_path_factory):
-    d = tmp_path_factory.mktemp("autogkb")
-    curate.curate({"origin": "demo", "articles": []}, d, d / "cases.jsonl", d / "report.json",
-                  d / "vocab.json")
-    return d
+def curated(curated_demo):
+    return curated_demo[0]
 
 
 def test_tenfold_baseline_keeps_its_one_to_one_score(curated, tmp_path, caplog):

@@ -19,14 +19,6 @@ from scievals.common.errors import ScievalsError
 
 
 @pytest.fixture(scope="module")
-def cases_jsonl(tmp_path_factory):
-    d = tmp_path_factory.mktemp("autogkb")
-    curate.curate({"origin": "demo", "articles": []}, d, d / "cases.jsonl", d / "report.json",
-                  d / "vocab.json")
-    return d / "cases.jsonl"
-
-
-@pytest.fixture(scope="module")
 def perfect(cases_jsonl) -> dict:
     """Every test article's own annotations, as a perfect own file would hold them."""
     articles = load_articles()

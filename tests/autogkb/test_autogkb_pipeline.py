@@ -20,11 +20,8 @@ BOOT = {"n_resamples": 200, "seed": 0}
 
 
 @pytest.fixture(scope="module")
-def curated(tmp_path_factory):
-    d = tmp_path_factory.mktemp("autogkb")
-    report = curate.curate({"origin": "demo", "articles": []}, d, d / "cases.jsonl",
-                           d / "report.json", d / "vocab.json")
-    return d, report
+def curated(curated_demo):
+    return curated_demo
 
 
 def test_curation_of_the_embedded_subset(curated):

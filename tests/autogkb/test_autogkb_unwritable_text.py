@@ -8,14 +8,6 @@ from scievals.autogkb import curate, predict
 from scievals.common.errors import ScievalsError
 
 
-@pytest.fixture(scope="module")
-def cases_jsonl(tmp_path_factory):
-    d = tmp_path_factory.mktemp("autogkb")
-    curate.curate({"origin": "demo", "articles": []}, d, d / "cases.jsonl", d / "report.json",
-                  d / "vocab.json")
-    return d / "cases.jsonl"
-
-
 @pytest.mark.parametrize(("escape", "problem"), [
     ("\\udfff", "text holds a lone surrogate (\\udfff), not valid Unicode"),
     ("\\u0000", "text holds a NUL character (\\u0000)"),
