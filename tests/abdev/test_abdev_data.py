@@ -13,12 +13,23 @@ import threading
 import pytest
 from scievals.abdev.constants import HELDOUT_COLUMNS
 from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV, fetch_gdpa1, load_truth
+from scievals.common import notices
 from scievals.common.download import DownloadError
 from scievals.common.errors import ScievalsError
 
 TRUTH_BYTES = b"antibody_name,HIC,Tm2,Titer,PR_CHO,AC-SINS_pH7.4,fold\nab0,2.5,70,100,0,1.0,0\n"
 HELDOUT_BYTES = b"antibody_name,vh_protein_sequence,vl_protein_sequence\nh0,EVQL,DIQM\n"
 TOKEN = "hf_test_secret_token"
+
+
+def fetch_in_job(tmp_path, *args, **kwargs) -> dict:
+    """fetch_gdpa1 as the download job runs it: what it records goes to tmp_path/notices."""
+    csv = args[1]
+    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
+    try:
+        return fetch_gdpa1(*args, **kwargs)
+    finally:
+        notices.end_job()
 
 
 def sha(data: bytes) -> str:
@@ -220,18 +231,13 @@ def test_file_source_that_differs_from_the_pinned_release_says_how(tmp_path):
 
 def test_file_source_without_heldout_offline_writes_an_empty_heldout_and_a_notice(
         tmp_path, unused_port, monkeypatch):
-    from scievals.common import notices
-
     monkeypatch.chdir(tmp_path)
     copy = tmp_path / "GDPa1.csv"
     copy.write_bytes(TRUTH_BYTES)
     csv, heldout, source = outputs(tmp_path)
-    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
-    try:
-        record = fetch_gdpa1(config(f"http://127.0.0.1:{unused_port}", source="file",
-                                    path=str(copy)), csv, heldout, source)
-    finally:
-        notices.end_job()
+    offline = f"http://127.0.0.1:{unused_port}"
+    record = fetch_in_job(tmp_path, config(offline, source="file", path=str(copy)), csv,
+                          heldout, source)
     assert record["dataset"] == "GDPa1" and record["heldout_sha256"] is None
     assert heldout.read_text().startswith("antibody_name,vh_protein_sequence,")
     assert len(heldout.read_text().splitlines()) == 1
@@ -243,8 +249,6 @@ def test_file_source_without_heldout_offline_writes_an_empty_heldout_and_a_notic
 def test_real_then_offline_keeps_the_real_data(server, tmp_path, unused_port, monkeypatch):
     """issue 9: one run with the real data, then a plain auto run without network, must not
     swap the real truth for the demo: the verified copy in the store is reused."""
-    from scievals.common import notices
-
     monkeypatch.chdir(tmp_path)
     store = tmp_path / "verified"
     csv, heldout, source = outputs(tmp_path)
@@ -253,22 +257,15 @@ def test_real_then_offline_keeps_the_real_data(server, tmp_path, unused_port, mo
     for path in (csv, heldout, source):  # Snakemake removes a job's outputs before re-running it
         path.unlink()
     offline = f"http://127.0.0.1:{unused_port}"
-    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
-    try:
-        second = fetch_gdpa1(config(offline, source="auto"), csv, heldout, source, store=store)
-    finally:
-        notices.end_job()
+    second = fetch_in_job(tmp_path, config(offline, source="auto"), csv, heldout, source,
+                          store=store)
     assert second["dataset"] == "GDPa1" and second["retrieved"] == "reused"
     assert csv.read_bytes() == TRUTH_BYTES and heldout.read_bytes() == HELDOUT_BYTES
     assert notices.collect(tmp_path / "notices") == []
     # without the store, offline auto falls back to the demo - and says so at the end
     for path in (csv, heldout, source):
         path.unlink()
-    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
-    try:
-        third = fetch_gdpa1(config(offline, source="auto"), csv, heldout, source)
-    finally:
-        notices.end_job()
+    third = fetch_in_job(tmp_path, config(offline, source="auto"), csv, heldout, source)
     assert third["dataset"] == "GDPa1-demo"
     (found,) = notices.collect(tmp_path / "notices")
     assert found.kind == "fallback" and "GDPa1-demo" in found.message
@@ -281,8 +278,6 @@ def test_offline_auto_after_a_file_run_keeps_the_real_truth_without_heldout(tmp_
     fetches the heldout sequences; the next offline ``auto`` run swapped 70 of 70 real rows for
     the demo because the heldout download failed. The verified truth now wins; the heldout file
     (not needed for scoring) is optional there. No network: the port is closed."""
-    from scievals.common import notices
-
     monkeypatch.chdir(tmp_path)
     store = tmp_path / "verified"
     copy = tmp_path / "GDPa1_copy.csv"
@@ -296,11 +291,8 @@ def test_offline_auto_after_a_file_run_keeps_the_real_truth_without_heldout(tmp_
     assert not (store / sha(HELDOUT_BYTES)).exists()  # the heldout was never fetched
     for path in (csv, heldout, source):
         path.unlink()
-    notices.start_job("abdev_download", {}, [str(csv)], tmp_path / "notices")
-    try:
-        second = fetch_gdpa1(config(offline, source="auto"), csv, heldout, source, store=store)
-    finally:
-        notices.end_job()
+    second = fetch_in_job(tmp_path, config(offline, source="auto"), csv, heldout, source,
+                          store=store)
     assert second["dataset"] == "GDPa1" and second["retrieved"] == "reused"
     assert second["synthetic"] is False and second["fallback_reason"] is None
     assert csv.read_bytes() == TRUTH_BYTES
