@@ -28,6 +28,18 @@ class _Expected:
         output = context.output.lower()
         return [s.lower() in output for s in self.strings]
 
+    def _share(self, bad: list[str], summary: str, listed_as: str) -> GraderResult:
+        """score = share of strings not in ``bad``; passes at 1.0. ``summary`` is formatted
+        with ``good`` and ``total``; the bad ones are listed (feedback and details) as
+        ``listed_as``."""
+        total = len(self.strings)
+        good = total - len(bad)
+        feedback = summary.format(good=good, total=total)
+        if bad:
+            feedback += f"; {listed_as}: {go_list(bad)}"
+        score = good / total if total else 1.0
+        return GraderResult(score, score == 1.0, feedback, {listed_as: bad})
+
 
 class OutputContains(_Expected):
     """score = matched / total; passes at 1.0."""
@@ -35,14 +47,9 @@ class OutputContains(_Expected):
     key = "output_contains"
 
     def grade(self, context: GraderContext) -> GraderResult:
-        found = self._found(context)
-        missing = [s for s, hit in zip(self.strings, found, strict=True) if not hit]
-        total = len(self.strings)
-        feedback = f"matched {total - len(missing)}/{total} required strings"
-        if missing:
-            feedback += f"; missing: {go_list(missing)}"
-        score = (total - len(missing)) / total if total else 1.0
-        return GraderResult(score, score == 1.0, feedback, {"missing": missing})
+        missing = [s for s, hit in zip(self.strings, self._found(context), strict=True)
+                   if not hit]
+        return self._share(missing, "matched {good}/{total} required strings", "missing")
 
 
 class OutputNotContains(_Expected):
@@ -52,12 +59,7 @@ class OutputNotContains(_Expected):
 
     def grade(self, context: GraderContext) -> GraderResult:
         found = [s for s, hit in zip(self.strings, self._found(context), strict=True) if hit]
-        total = len(self.strings)
-        feedback = f"{total - len(found)}/{total} excluded strings absent"
-        if found:
-            feedback += f"; found: {go_list(found)}"
-        score = (total - len(found)) / total if total else 1.0
-        return GraderResult(score, score == 1.0, feedback, {"found": found})
+        return self._share(found, "{good}/{total} excluded strings absent", "found")
 
 
 class OutputContainsAny(_Expected):
