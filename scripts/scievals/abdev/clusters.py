@@ -18,13 +18,13 @@ clustering again, so they never import scipy.cluster (0.25 CPU-s each). Without 
 
 from __future__ import annotations
 
-import csv
 import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from scievals.abdev.csv_files import read_csv
 from scievals.common.io import atomic_path
 
 SEQUENCE_COLUMNS = ("heavy_aligned_aho", "light_aligned_aho")
@@ -54,16 +54,9 @@ def sequence_clusters(heavy: Sequence, light: Sequence,
     return ids
 
 
-def _read_columns(path: str | os.PathLike, wanted: set[str]) -> pd.DataFrame:
-    """The ``wanted`` columns the file has (the caller has checked the truth file already)."""
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        header = next(csv.reader(handle), [])
-    return pd.read_csv(path, usecols=[c for c in header if c in wanted])
-
-
 def truth_sequence_clusters(truth_path: str | os.PathLike) -> dict[str, int]:
     """antibody_name -> sequence cluster id, clustered from the truth's aligned sequences."""
-    truth = _read_columns(truth_path, {"antibody_name", *SEQUENCE_COLUMNS})
+    truth = read_csv(truth_path, {"antibody_name", *SEQUENCE_COLUMNS})
     truth = truth.drop_duplicates("antibody_name")
     ids = sequence_clusters(*(truth[c] if c in truth.columns else [None] * len(truth)
                               for c in SEQUENCE_COLUMNS))
@@ -74,13 +67,13 @@ def write_sequence_clusters(truth_path: str | os.PathLike, out_csv: str | os.Pat
     """The truth's sequence clusters as ``antibody_name, sequence_cluster`` (download job)."""
     clusters = truth_sequence_clusters(truth_path)
     with atomic_path(out_csv) as tmp:
-        pd.DataFrame({"antibody_name": list(clusters), "sequence_cluster": list(
-            clusters.values())}).to_csv(tmp, index=False)
+        pd.DataFrame(list(clusters.items()), columns=CLUSTERS_COLUMNS).to_csv(tmp, index=False)
 
 
 def read_sequence_clusters(path: str | os.PathLike) -> dict[str, int]:
-    frame = pd.read_csv(path, dtype={"antibody_name": str})
-    return dict(zip(frame["antibody_name"], frame["sequence_cluster"].astype(int).tolist()))
+    name, cluster = CLUSTERS_COLUMNS
+    frame = pd.read_csv(path, dtype={name: str})
+    return dict(zip(frame[name], frame[cluster].astype(int).tolist()))
 
 
 def truth_clusters(truth_path: str | os.PathLike, fold_col: str | None,
@@ -88,7 +81,7 @@ def truth_clusters(truth_path: str | os.PathLike, fold_col: str | None,
     """antibody_name -> cluster code (sequence clusters split by fold) for the truth file;
     the sequence clusters come from ``clusters_path`` when given (the workflow's
     sequence_clusters.csv), else from clustering the truth."""
-    truth = _read_columns(truth_path, {"antibody_name"} | ({fold_col} if fold_col else set()))
+    truth = read_csv(truth_path, {"antibody_name"} | ({fold_col} if fold_col else set()))
     truth = truth.drop_duplicates("antibody_name")
     names = truth["antibody_name"].astype(str)
     sequence_cluster: Mapping[str, int] = (read_sequence_clusters(clusters_path) if clusters_path

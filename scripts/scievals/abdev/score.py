@@ -19,7 +19,7 @@ import pandas as pd
 
 from scievals.abdev.clusters import truth_clusters
 from scievals.abdev.constants import CV_DATASET, PROPERTY_LIST, REFERENCE_CV_COLUMNS
-from scievals.abdev.data import read_csv_checked
+from scievals.abdev.csv_files import read_csv_checked
 from scievals.abdev.metrics import extended_table, merge_predictions, reference_rows
 from scievals.abdev.validate import ValidationReport, check_predictions, read_predictions
 from scievals.common.errors import ScievalsError

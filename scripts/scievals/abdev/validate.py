@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from scievals.abdev.constants import DEFAULT_FOLD_COL, GDPA1_COLUMNS, HELDOUT_COLUMNS, PROPERTY_LIST
-from scievals.abdev.data import csv_header, read_csv
+from scievals.abdev.csv_files import csv_header, read_csv
 from scievals.abdev.metrics import MIN_ROWS
 from scievals.common.names import named_with_hints
 
