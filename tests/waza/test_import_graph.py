@@ -1,5 +1,5 @@
 """The waza package's import graph: no cycle, and no function-level import of a waza module
-(the way the old ``context`` <-> ``graders`` cycle was broken at run time)."""
+that hides one (the way the old ``context`` <-> ``graders`` cycle was broken at run time)."""
 
 from __future__ import annotations
 
@@ -76,14 +76,21 @@ def test_waza_imports_have_no_cycle():
     assert _cycle(graph) == []
 
 
-def test_no_function_level_import_of_a_waza_module():
+def test_function_level_imports_hide_no_cycle():
+    """A function-level import of a waza module is never a cycle breaker: the graph with
+    them added still has no cycle. The one there is is deliberate: the predict stage loads
+    the graders (``runs``) only when a run needs a provisional verdict, so a plain predict
+    job skips their imports."""
     hidden = {}
+    graph = _graph()
     for name, path in MODULES.items():
         tree = ast.parse(path.read_text())
         inner = _imports(tree, top_level_only=False) - _imports(tree, top_level_only=True)
         if inner:
             hidden[name] = sorted(inner)
-    assert hidden == {}
+            graph[name] = graph[name] | inner
+    assert hidden == {"scievals.waza.predict": ["scievals.waza.runs"]}
+    assert _cycle(graph) == []
 
 
 def test_graders_depend_only_on_the_api_not_on_the_registry():

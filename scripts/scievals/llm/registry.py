@@ -10,9 +10,8 @@ from pydantic import ValidationError
 
 from scievals.common.errors import ScievalsError, pydantic_error
 from scievals.llm.base import ModelSpec
+from scievals.llm.keys import DEFAULT_KEY_ENV
 
-# Where the provider's own endpoint needs a key although the config names none.
-DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 # Providers that talk to a server (the others run in-process).
 NETWORK_PROVIDERS = ("openai", "anthropic")
 PREFLIGHT_TIMEOUT_S = 3.0

@@ -28,8 +28,9 @@ from scievals.common.io import read_yaml, write_json, write_text
 from scievals.common.subcommands import benchmark_commands
 from scievals.waza import gate, metrics, reporters
 from scievals.waza.executors.mock import MOCK_MODEL
-from scievals.waza.executors.replay import grade_report, read_results, recompute
+from scievals.waza.executors.replay import grade_report, recompute
 from scievals.waza.grade_one import main as grade_one_main
+from scievals.waza.own_results import read_results
 from scievals.waza.predict import executor_for, run_suite
 from scievals.waza.redact import redact_keys
 from scievals.waza.runs import grader_options, regrade, transcript_files

@@ -15,7 +15,7 @@ import pandas as pd
 
 from scievals.common.comparisons import ItemMetric
 from scievals.common.io import read_json
-from scievals.waza.runs import BASELINE_ARM
+from scievals.waza.recording import BASELINE_ARM
 
 # headline metric -> (per-task value, kind)
 ITEM_VALUES = {

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.waza.executors.replay import read_results
+from scievals.waza.own_results import read_results
 
 EXIT_PASS, EXIT_REGRESSION, EXIT_GOLDEN, EXIT_CONFIG = 0, 1, 2, 3
 POLICIES = ("allow", "warn", "fail")

@@ -1,5 +1,7 @@
 """Checks on a results JSON someone else wrote (``waza grade``, bring-your-own files).
 
+- :func:`read_results` / :func:`check_results`: the file has waza's results shape (skill,
+  tasks[{test_id, runs[]}], schemaVersion 1.x), and every run passes :func:`run_problem`.
 - :func:`run_problem`: a run's fields have the types waza writes (``duration_ms`` a finite
   number, ``run_number`` a positive integer, ``session_digest`` an object, ...), so a
   damaged file is one line naming the task and run instead of a traceback further on.
@@ -13,15 +15,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from scievals.common.errors import ScievalsError
+from scievals.common.io import read_json, refuse_unwritable_text
 
 FIX = "use the JSON that `waza run -o` wrote"
 MISSING = "missing from the results file (counted as failed)"
-# "recorded": run by our predict stage, not graded yet (runs.RECORDED; runs imports this
-# module's reader, so the name is repeated here).
+# "recorded": run by our predict stage, not graded yet (recording.RECORDED; the predict
+# stage imports this module's reader, so the name is repeated here).
 RUN_STATUSES = ("passed", "failed", "error", "skipped", "recorded")
+RESULTS_KEYS = ("skill", "tasks")
+# waza JSON documents that are not results (specs/waza-current.md §5.3)
+FOREIGN_KINDS = ("waza.preflight", "waza.release")
 
 
 def _number(value: Any) -> bool:
@@ -195,3 +202,40 @@ def fill_missing(results: dict, tasks: list, missing: list[str], trials: int) ->
                  "skill_invocations": [], "session_digest": None}
                 for number in range(1, trials + 1)]}
     return {**results, "tasks": [by_id[t.id] for t in tasks if t.id in by_id]}
+
+
+def read_results(path: str | Path) -> dict:
+    return check_results(read_json(path), str(path))
+
+
+def check_results(data, path: str) -> dict:
+    """``data`` if it has waza's results shape (skill, tasks[{test_id, runs[]}])."""
+    if isinstance(data, dict) and str(data.get("kind", "")).startswith(FOREIGN_KINDS):
+        raise ScievalsError(path, f"a {data['kind']} document, not a results file",
+                            "give the JSON that `waza run -o` wrote")
+    if not isinstance(data, dict) or any(k not in data for k in RESULTS_KEYS):
+        raise ScievalsError(path, "not a waza results file (needs keys skill and tasks)",
+                            "give the JSON that `waza run -o` wrote")
+    version = str(data.get("schemaVersion") or "")
+    if version and version.split(".")[0] != "1":  # current waza: another major is refused
+        raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
+                            "use results written by waza 1.x")
+    if not isinstance(data["tasks"], list):
+        raise ScievalsError(f"{path}: tasks", "must be a list", "use waza's results format")
+    for index, task in enumerate(data["tasks"]):
+        if not isinstance(task, dict) or not isinstance(task.get("test_id"), str) or not (
+                isinstance(task.get("runs"), list)):
+            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id (a string) "
+                                "and runs[]", "use waza's results format")
+        for number, run in enumerate(task["runs"]):
+            where = f"{path}: tasks[{index}] ({task['test_id']!r}) runs[{number}]"
+            if not isinstance(run, dict):
+                raise ScievalsError(where, "a run must be an object", "use waza's results format")
+            problem = run_problem(run)
+            if problem:
+                raise ScievalsError(where, problem, FIX)
+    problem = results_problem(data)
+    if problem:
+        raise ScievalsError(path, problem, FIX)
+    refuse_unwritable_text(data, path)  # the review and tables are written as UTF-8
+    return data

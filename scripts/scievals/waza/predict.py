@@ -3,11 +3,14 @@
 The conductor only: each trial gets a fresh workspace holding the task's files
 (:mod:`~scievals.waza.workspaces`), the executor (:mod:`~scievals.waza.executors`: ``mock``
 for ``waza_mock``, ``agent`` for a registry LLM) runs the prompt in it, and
-:func:`scievals.waza.runs.recorded_run` records what graders will need. Nothing is graded
+:mod:`~scievals.waza.recording` records what graders will need. Nothing is graded
 here: the score stage grades the recorded runs (so a changed grader re-grades without
-running an agent), except that ``config.max_attempts`` > 1 or ``fail_fast`` need a verdict
-to decide on a retry or a stop, and then the run is graded provisionally for that decision
-only (every attempt is recorded; the score stage grades them again).
+running an agent), except that ``config.max_attempts`` > 1, ``fail_fast`` or a checkpoint
+with ``on_failure: stop`` need a verdict to decide on a retry or a stop, and then the run is
+graded provisionally for that decision only (every attempt is recorded; the score stage
+grades them again). Only then is :mod:`~scievals.waza.runs` (graders, judge, statistics)
+imported: a predict job without verdicts skips about 0.15 CPU-s of imports, and the default
+run has one such job per suite.
 """
 
 from __future__ import annotations
@@ -23,13 +26,12 @@ from pathlib import Path
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_json, write_text
-from scievals.waza import hooks, runs, workspaces
+from scievals.waza import hooks, recording, workspaces
 from scievals.waza.executors.agent import Agent, AgentExecutor, agent_settings, find_skills
 from scievals.waza.executors.base import Executor, Trial
 from scievals.waza.executors.mock import MOCK_MODEL, MockExecutor
-from scievals.waza.executors.replay import check_results
 from scievals.waza.graders.base import GraderOptions
-from scievals.waza.own_results import check_coverage, fill_missing
+from scievals.waza.own_results import check_coverage, check_results, fill_missing
 from scievals.waza.redact import redact_keys
 from scievals.waza.suites import Suite, Task, load_suite
 
@@ -56,10 +58,12 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
         checkpoint = next((c for c in task.checkpoints if c.after_turn == turn), None)
         if checkpoint is None:
             return True
-        state = runs.checkpoint_state(turn, events, output, workspace)
+        state = recording.checkpoint_state(turn, events, output, workspace)
         states.append(state)
         if checkpoint.on_failure != "stop":
             return True
+        from scievals.waza import runs  # a verdict: see the module docstring
+
         with _VERDICT_LOCK:
             return runs.grade_checkpoint(suite, task, checkpoint, state,
                                          options or GraderOptions())["status"] != "failed"
@@ -72,7 +76,7 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
         else:  # single-turn: the plain call every executor answers
             execution = executor.execute(task.prompt, workspace, trial)
         duration = round((time.perf_counter() - started) * 1000)
-        record = runs.recorded_run(number, execution, duration, workspace)
+        record = recording.recorded_run(number, execution, duration, workspace)
         record["prompt"] = task.prompt
         if task.checkpoints:
             record["checkpoint_states"] = states
@@ -83,6 +87,8 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
 
 def _provisional(suite: Suite, task: Task, recorded: dict, options: GraderOptions) -> str:
     """The status a run would get now (retry and fail_fast decisions only)."""
+    from scievals.waza import runs  # a verdict: see the module docstring
+
     with _VERDICT_LOCK:
         return runs.grade_task(suite, task, [recorded], options)[0]["status"]
 
@@ -260,7 +266,7 @@ def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
     baseline = None
     if baseline_executor is not None:  # the A/B arm: every task again, skills unavailable
         baseline, _ = _pass(suite, selected, baseline_executor, trials,
-                            f"{prefix}/{runs.BASELINE_ARM}", options, threads, triggers=False)
+                            f"{prefix}/{recording.BASELINE_ARM}", options, threads, triggers=False)
     return {"skill": suite.skill, "eval_name": suite.name, "graded": False,
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "config": {"runs_per_test": trials, "model_id": model_id or model,
@@ -275,12 +281,12 @@ def executor_for(model: str, config: dict, suite: Suite, records_path: Path | No
                  skills: bool = True) -> tuple[Executor, str]:
     """(executor, model id) of a registry model: ``waza_mock`` or an LLM agent;
     ``skills`` False: the agent's skill tool offers nothing (the A/B baseline arm)."""
-    # The LLM layer is imported only for an agent model (mock runs and DAG builds stay fast).
+    if model == MOCK_MODEL:
+        return MockExecutor(suite.trigger_skill or suite.skill), MOCK_MODEL
+    # The LLM layer (pydantic) is imported only for an agent model: mock jobs stay fast.
     from scievals.llm.registry import model_spec
     from scievals.llm.settings import LLMSettings
 
-    if model == MOCK_MODEL:
-        return MockExecutor(suite.trigger_skill or suite.skill), MOCK_MODEL
     spec = model_spec(model, config)
     if not spec.is_llm:
         raise ScievalsError(f"config: models.{model}", "not an LLM and not a waza baseline",
@@ -307,7 +313,11 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     needs_verdicts = (int(suite.config.get("max_attempts") or 1) > 1
                       or suite.config.get("fail_fast")
                       or any(c.on_failure == "stop" for t in suite.tasks for c in t.checkpoints))
-    options = runs.grader_options(config, suite, records) if needs_verdicts else None
+    options = None
+    if needs_verdicts:
+        from scievals.waza import runs  # a verdict: see the module docstring
+
+        options = runs.grader_options(config, suite, records)
     baseline = executor_for(model, config, suite, records, skills=False)[0] \
         if suite.baseline else None
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,

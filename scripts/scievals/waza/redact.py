@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from scievals.llm.registry import DEFAULT_KEY_ENV
+from scievals.llm.keys import DEFAULT_KEY_ENV
 
 # Shorter values would redact ordinary words; real API keys are far longer.
 MIN_KEY_LENGTH = 8

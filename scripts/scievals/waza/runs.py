@@ -1,7 +1,7 @@
-"""Record runs, grade them, and assemble waza's results JSON (specs/waza.md §5, §7).
+"""Grade recorded runs and assemble waza's results JSON (specs/waza.md §5, §7).
 
-The predict stage records each run ungraded (:func:`recorded_run`: output, transcript,
-session digest, skill invocations, the workspace's final files); :func:`regrade` grades
+The predict stage records each run ungraded (:mod:`~scievals.waza.recording`: output,
+transcript, session digest, skill invocations, the workspace's final files); :func:`regrade` grades
 every run of a results file, recorded here or by the user's own tool, with a suite's
 graders (the score stage, ``waza run`` and ``waza grade``). Global graders run first,
 then task graders; results are keyed by grader name, so a task grader of the same name
@@ -21,21 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.waza import metrics, session, workspaces
-from scievals.waza.executors.base import Execution
+from scievals.waza import metrics, workspaces
 from scievals.waza.executors.replay import recorded_context
 from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
 from scievals.waza.graders.judge import LLMJudge
 from scievals.waza.graders.registry import build, grade_all
+from scievals.waza.recording import BASELINE_ARM, RECORDED, run_entry
 from scievals.waza.suites import Checkpoint, GraderSpec, Suite, Task
 
-# A run the predict stage recorded and the score stage has not graded yet.
-RECORDED = "recorded"
 # The results format written: current waza's, with schema 1.5's statistics (pass_rate_ci,
 # success_rate_ci, pass_hat_k; no is_significant).
 RESULTS_SCHEMA_VERSION = "1.5"
-# The A/B arm without skills (its score rows: model "<model> [no-skill]").
-BASELINE_ARM = "no-skill"
 
 
 def graders_for(suite: Suite, task: Task) -> list[GraderSpec]:
@@ -133,20 +129,13 @@ def grade_run(graders: Sequence[BuiltGrader], context: GraderContext) -> tuple[d
 def run_record(run_number: int, *, duration_ms: int, context: GraderContext | None,
                validations: Mapping[str, dict], engine_error: str = "",
                grader_error: str = "", skipped: bool = False) -> dict[str, Any]:
-    """One entry of a task's ``runs`` (Go key names)."""
+    """One graded entry of a task's ``runs`` (Go key names)."""
     if engine_error or grader_error:
         status = "error"
     else:
         status = metrics.run_status(validations, skipped=skipped)
-    ctx = context or GraderContext()
-    digest = ctx.session.to_dict() if ctx.session is not None else None
-    return {
-        "run_number": run_number, "attempts": 1, "status": status, "duration_ms": duration_ms,
-        "final_output": ctx.output, "error_msg": engine_error or grader_error,
-        "skill_invocations": [vars(s) for s in ctx.skill_invocations],
-        "transcript": ctx.transcript, "validations": dict(validations),
-        "session_digest": digest,
-    }
+    return run_entry(run_number, duration_ms=duration_ms, context=context, status=status,
+                     validations=validations, error_msg=engine_error or grader_error)
 
 
 def task_record(task_id: str, display_name: str, runs: list[dict], seed: int) -> dict:
@@ -199,40 +188,6 @@ def transcript_files(outcome: Mapping, prompts: Mapping[str, str]) -> dict[str, 
                 "validations": run["validations"], "session": run["session_digest"],
                 "error_msg": run["error_msg"]}
     return files
-
-
-def recorded_run(number: int, execution: Execution, duration_ms: int,
-                 workspace: Path | None) -> dict[str, Any]:
-    """One executed run as the predict stage records it: what graders will read (output,
-    transcript, session digest, skill invocations, the workspace's final files), ungraded;
-    an executor error makes the run ``error`` (it is never graded). A failed follow-up
-    turn is kept as ``followup_error``: the state reached is graded, the run is ``error``."""
-    context = session.grader_context(execution.events, output=execution.output,
-                                     duration_ms=duration_ms, task={})
-    record = run_record(number, duration_ms=duration_ms, context=context, validations={},
-                        engine_error=execution.error)
-    if not execution.error:
-        record["status"] = RECORDED
-    if execution.followup_error:
-        record["followup_error"] = execution.followup_error
-    if workspace is not None:
-        record["workspace_files"], record["workspace_omitted"] = workspaces.snapshot(workspace)
-    return record
-
-
-def checkpoint_state(turn: int, events: list[dict], output: str,
-                     workspace: Path | None) -> dict[str, Any]:
-    """The cumulative state after ``turn`` that a checkpoint's graders see (specs/
-    waza-current.md §3.3): that turn's output, the session so far, the workspace files."""
-    context = session.grader_context(events, output=output, duration_ms=0, task={})
-    state: dict[str, Any] = {"after_turn": turn, "final_output": context.output,
-                             "transcript": context.transcript,
-                             "session_digest": context.session.to_dict() if context.session
-                             else None,
-                             "skill_invocations": [vars(s) for s in context.skill_invocations]}
-    if workspace is not None:
-        state["workspace_files"], state["workspace_omitted"] = workspaces.snapshot(workspace)
-    return state
 
 
 def grade_checkpoint(suite: Suite, task: Task, checkpoint: Checkpoint, state: Mapping,

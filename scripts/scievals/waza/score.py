@@ -30,8 +30,8 @@ from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage import usage_metric_rows
-from scievals.waza import metrics, runs
-from scievals.waza.executors.replay import check_results
+from scievals.waza import metrics, recording, runs
+from scievals.waza.own_results import check_results
 from scievals.waza.redact import redact_keys
 from scievals.waza.review import review
 from scievals.waza.suites import load_suite
@@ -107,7 +107,7 @@ def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
             rows += usage_metric_rows(usage[suite])
         frames.append(result_rows(provenance, job.model, "", rows))
         if outcome.get("baseline_outcome"):  # the A/B arm: its own leaderboard row
-            frames.append(result_rows(provenance, f"{job.model} [{runs.BASELINE_ARM}]", "",
+            frames.append(result_rows(provenance, f"{job.model} [{recording.BASELINE_ARM}]", "",
                                       metrics.suite_metrics(outcome["baseline_outcome"],
                                                             job.bootstrap)))
         cases += metrics.per_case(suite, outcome)

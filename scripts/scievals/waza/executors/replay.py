@@ -2,8 +2,7 @@
 
 Replaying a run executes nothing: its record is read back.
 
-- :func:`read_results` loads a results JSON (waza's EvaluationOutcome) with a clear error
-  for a file that is not one.
+- reading a results JSON someone else wrote is :func:`scievals.waza.own_results.read_results`.
 - :func:`recorded_context` is what graders see of one recorded run (its final output,
   transcript, session digest and skill invocations; a workspace for file graders);
   grading it is :func:`scievals.waza.runs.regrade`.
@@ -17,51 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from scievals.common.errors import ScievalsError
-from scievals.common.io import read_json, refuse_unwritable_text
-from scievals.waza import metrics, own_results
+from scievals.waza import metrics
 from scievals.waza.graders.base import GraderContext
-
-RESULTS_KEYS = ("skill", "tasks")
-# waza JSON documents that are not results (specs/waza-current.md §5.3)
-FOREIGN_KINDS = ("waza.preflight", "waza.release")
-
-
-def read_results(path: str | Path) -> dict:
-    return check_results(read_json(path), str(path))
-
-
-def check_results(data, path: str) -> dict:
-    """``data`` if it has waza's results shape (skill, tasks[{test_id, runs[]}])."""
-    if isinstance(data, dict) and str(data.get("kind", "")).startswith(FOREIGN_KINDS):
-        raise ScievalsError(path, f"a {data['kind']} document, not a results file",
-                            "give the JSON that `waza run -o` wrote")
-    if not isinstance(data, dict) or any(k not in data for k in RESULTS_KEYS):
-        raise ScievalsError(path, "not a waza results file (needs keys skill and tasks)",
-                            "give the JSON that `waza run -o` wrote")
-    version = str(data.get("schemaVersion") or "")
-    if version and version.split(".")[0] != "1":  # current waza: another major is refused
-        raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
-                            "use results written by waza 1.x")
-    if not isinstance(data["tasks"], list):
-        raise ScievalsError(f"{path}: tasks", "must be a list", "use waza's results format")
-    for index, task in enumerate(data["tasks"]):
-        if not isinstance(task, dict) or not isinstance(task.get("test_id"), str) or not (
-                isinstance(task.get("runs"), list)):
-            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id (a string) "
-                                "and runs[]", "use waza's results format")
-        for number, run in enumerate(task["runs"]):
-            where = f"{path}: tasks[{index}] ({task['test_id']!r}) runs[{number}]"
-            if not isinstance(run, dict):
-                raise ScievalsError(where, "a run must be an object", "use waza's results format")
-            problem = own_results.run_problem(run)
-            if problem:
-                raise ScievalsError(where, problem, own_results.FIX)
-    problem = own_results.results_problem(data)
-    if problem:
-        raise ScievalsError(path, problem, own_results.FIX)
-    refuse_unwritable_text(data, path)  # the review and tables are written as UTF-8
-    return data
 
 
 def recorded_context(run: Mapping[str, Any], task: Mapping | None = None,
