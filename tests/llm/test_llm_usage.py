@@ -9,7 +9,8 @@ import pytest
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows
 from scievals.llm.base import LLMResponse, ModelSpec, Usage
-from scievals.llm.usage import cost_usd, summarize_usage, usage_metric_rows, write_usage
+from scievals.llm.usage import cost_usd, summarize_usage, write_usage
+from scievals.llm.usage_rows import usage_metric_rows
 
 PRICED = ModelSpec(
     name="claude",

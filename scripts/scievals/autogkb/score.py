@@ -23,7 +23,7 @@ from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
-from scievals.llm.usage import usage_metric_rows
+from scievals.llm.usage_rows import usage_metric_rows
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
 from scievals.gating.tree import TOO_DEEP
-from scievals.llm.usage import usage_metric_rows
+from scievals.llm.usage_rows import usage_metric_rows
 
 log = logging.getLogger(__name__)
 

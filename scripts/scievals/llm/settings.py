@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scievals.common.errors import pydantic_error
 
-
 CacheMode = Literal["use", "refresh", "off"]
 
 

@@ -20,7 +20,7 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import read_result_table
-from scievals.llm.usage import BOOKKEEPING_METRICS
+from scievals.llm.usage_rows import BOOKKEEPING_METRICS
 from scievals.results.dataset_diff import dataset_differences, datasets_line
 
 KEY = ["benchmark", "dataset", "model", "condition", "metric"]

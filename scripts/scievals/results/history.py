@@ -29,7 +29,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, sha256_file, write_csv
 from scievals.common.provenance import git_commit
 from scievals.common.tables import read_result_table
-from scievals.llm.usage import BOOKKEEPING_METRICS
+from scievals.llm.usage_rows import BOOKKEEPING_METRICS
 
 INDEX_COLUMNS = ["recorded_utc", "git_commit", "file", "sha256", "rows", "benchmarks"]
 # <UTC stamp to the millisecond>_<commit>.csv: a plain name inside the history folder.

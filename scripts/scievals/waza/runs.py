@@ -26,7 +26,7 @@ from scievals.waza.executors.replay import recorded_context
 from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
 from scievals.waza.graders.judge import LLMJudge
 from scievals.waza.graders.registry import build, grade_all
-from scievals.waza.recording import BASELINE_ARM, RECORDED, run_entry
+from scievals.waza.recording import run_entry
 from scievals.waza.suites import Checkpoint, GraderSpec, Suite, Task
 
 # The results format written: current waza's, with schema 1.5's statistics (pass_rate_ci,

@@ -29,7 +29,7 @@ from scievals.common.io import read_json, write_csv, write_json, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
-from scievals.llm.usage import usage_metric_rows
+from scievals.llm.usage_rows import usage_metric_rows
 from scievals.waza import metrics, recording, runs
 from scievals.waza.own_results import check_results
 from scievals.waza.redact import redact_keys

@@ -1,0 +1,52 @@
+"""The result-table rows of an LLM job's usage (tokens, cost, cache hits, failed requests,
+latency) and which of them are bookkeeping rather than results. Apart from
+:mod:`scievals.llm.usage` (pydantic), so code that only needs the metric names stays light."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scievals.llm.usage import UsageSummary
+
+# Table metric -> usage field: the rows every LLM model gets per condition, with n = requests.
+# failed_requests makes a partial outage visible in the tables (the failed cases also score
+# as failures); the next run retries them.
+USAGE_METRICS = {
+    "tokens_in": "tokens_in",
+    "tokens_out": "tokens_out",
+    "cost_usd": "cost_usd",
+    "cache_hits": "cache_hits",
+    "failed_requests": "errors",
+    # Mean seconds per answered request (a cache hit keeps its recorded latency, so a re-run
+    # from cache gives the same value); bookkeeping, like cache_hits, not a result.
+    "latency_mean_s": "latency.mean_s",
+}
+
+
+# Rows that say how this run got its replies, not what the replies were: a re-run served
+# from the cache changes them and nothing else, so they are no result (``compare`` lists them
+# apart and never fails on them; the history records no entry for them alone). Latency is
+# the provider's speed on the day, not the model's answers: bookkeeping as well.
+BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s"})
+
+
+def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
+    """Rows for :func:`scievals.common.tables.result_rows` (cost is NaN when unpriced);
+    ``summary`` may be a ``usage.json`` object as read back (checked by the model)."""
+    # pydantic only here: a score job of a baseline (no usage) and the summary, which reads
+    # BOOKKEEPING_METRICS, skip it
+    from scievals.llm.usage import UsageSummary
+
+    if isinstance(summary, dict):
+        summary = UsageSummary.model_validate(summary)
+    n = summary.requests
+    return [{"metric": metric, "value": _field(summary, field), "n": n}
+            for metric, field in USAGE_METRICS.items()]
+
+
+def _field(summary: UsageSummary, dotted: str):
+    value = summary
+    for part in dotted.split("."):
+        value = getattr(value, part)
+    return value
