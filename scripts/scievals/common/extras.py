@@ -11,9 +11,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-import tomllib
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 
@@ -33,6 +31,11 @@ def _import_name(distribution: str) -> str:
 @cache
 def extra_of_module() -> dict[str, str]:
     """Top-level import name -> the first (smallest) extra that installs it."""
+    # here, not at the top: only a missing package reads the metadata, and every job imports
+    # this module (importlib.metadata, tomllib and the email parser they bring: ~10 ms a job)
+    import tomllib
+    from importlib import metadata
+
     pairs: list[tuple[str, str | None]] = []  # (distribution, extra or None for core)
     try:
         for line in metadata.requires("scievals") or []:
