@@ -32,6 +32,15 @@ rule abdev_import:
 # entry script and params as abdev_score; params.models and params.origins name each file's
 # model and the user's file (scievals.common.jobs.jobs_from_snakemake).
 for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).items():
+    _params = dict(
+        **abdev_wf.score_settings(ABDEV),
+        bootstrap=BOOTSTRAP,
+        config_hash=section_hash("abdev"),
+        code_version=code_version("abdev", "score"),
+        models=_models,
+        # errors in an own file name the user's file, not its copy
+        origins=[f"{ABDEV['predictions_dir']}/{m}.csv" for m in _models],
+    )
 
     rule:
         name:
@@ -54,12 +63,7 @@ for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).it
             mem_mb=1000,
             runtime=10,
         params:
-            **abdev_wf.score_settings(ABDEV),
-            bootstrap=BOOTSTRAP,
-            config_hash=section_hash("abdev"),
-            code_version=code_version("abdev", "score"),
-            models=_models,
-            # errors in an own file name the user's file, not its copy
-            origins=[f"{ABDEV['predictions_dir']}/{m}.csv" for m in _models],
-        script:
-            "../scripts/score.py"
+            **_params,
+            job=job_param(f"abdev_score_own_{_batch}", "score.py", _params),
+        shell:
+            JOB_SHELL

@@ -6,6 +6,13 @@
 from scievals.common.comparisons import COMPARISONS_VERSION
 
 for _bench in ENABLED:
+    _params = dict(
+        benchmark=_bench.name,
+        models=MODELS[_bench.name].all,
+        section=config[_bench.name],
+        bootstrap=BOOTSTRAP,
+        code_version=COMPARISONS_VERSION,
+    )
 
     rule:
         name:
@@ -22,10 +29,7 @@ for _bench in ENABLED:
             mem_mb=1000,
             runtime=20,
         params:
-            benchmark=_bench.name,
-            models=MODELS[_bench.name].all,
-            section=config[_bench.name],
-            bootstrap=BOOTSTRAP,
-            code_version=COMPARISONS_VERSION,
-        script:
-            "../scripts/comparisons.py"
+            **_params,
+            job=job_param(f"{_bench.name}_comparisons", "comparisons.py", _params),
+        shell:
+            JOB_SHELL

@@ -21,5 +21,7 @@ rule gating_extract:
     resources:
         mem_mb=2000,
         runtime=15,
-    script:
-        "../scripts/gating_extract.py"
+    params:
+        job=job_param("gating_extract", "gating_extract.py", {}),
+    shell:
+        JOB_SHELL

@@ -41,6 +41,13 @@ for _bench in ENABLED:
         REPORT_FIGURES.append(_path)
         _figures.append(figure_job(_figure))
 
+    _params = dict(
+        benchmark=_benchmark,
+        figures=_figures,
+        models=MODELS[_benchmark].all,
+        data_source=data_source(_benchmark, config),
+    )
+
     # One job draws every figure of a benchmark: matplotlib is loaded once, not per figure.
     rule:
         name:
@@ -59,12 +66,10 @@ for _bench in ENABLED:
             mem_mb=1000,
             runtime=10,
         params:
-            benchmark=_benchmark,
-            figures=_figures,
-            models=MODELS[_benchmark].all,
-            data_source=data_source(_benchmark, config),
-        script:
-            "../scripts/report_figure.py"
+            **_params,
+            job=job_param(f"report_{_benchmark}", "report_figure.py", _params),
+        shell:
+            JOB_SHELL
 
 
 # The leaderboard (python -m scievals show) as the report's first page: Snakemake's report
@@ -91,14 +96,17 @@ rule report_leaderboard:
     localrule: True
     conda:
         "../envs/core.yaml"
-    script:
-        "../scripts/report_leaderboard.py"
+    params:
+        job=job_param("report_leaderboard", "report_leaderboard.py", {}),
+    shell:
+        JOB_SHELL
 
 
 # The sample viewer: every scored item of every model (input, reply, parse status, metrics,
 # rationale, cost), one static page (scievals.report.viewer); each benchmark's items come
 # from the function its registry entry names as `samples`.
 REPORT_FIGURES.append("results/report/samples.html")
+_SAMPLE_MODELS = {_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARKS}
 
 
 rule report_samples:
@@ -117,9 +125,10 @@ rule report_samples:
     conda:
         "../envs/core.yaml"
     params:
-        models={_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARKS},
-    script:
-        "../scripts/report_samples.py"
+        models=_SAMPLE_MODELS,
+        job=job_param("report_samples", "report_samples.py", {"models": _SAMPLE_MODELS}),
+    shell:
+        JOB_SHELL
 
 
 rule report_figures:

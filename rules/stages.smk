@@ -5,8 +5,9 @@
 # (scievals.common.workflow.Stage; roles' defaults in stage_defaults). This file adds what is
 # the same for all: the code-version param of the rule's step (a bump re-runs exactly those
 # jobs), retry_failed on LLM predictions, the score params (bootstrap, config hash), the
-# model wildcard's constraint, and one entry script per stage (scripts/<stage>.py, which
-# calls the stage's job function in scievals.<b>: scievals.common.entry.STAGE_JOBS, or
+# model wildcard's constraint, and one entry script per stage (scripts/<stage>.py, run by
+# scripts/job.py: JOB_SHELL in rules/common.smk; it calls the stage's job function in
+# scievals.<b>: scievals.common.entry.STAGE_JOBS, or
 # scievals.<b>.score.score). rules/<b>.smk, where it exists, keeps only what is specific to <b>.
 from scievals.common.workflow import model_regex as _model_regex
 
@@ -40,23 +41,13 @@ def _rule_constraints(bench, stage):
     return constraints
 
 
-# Rule name -> its entry script. A `script:` path is evaluated twice: when the rule is
-# defined (module scope) and again when its job runs, inside a function whose `rule`
-# argument is the rule's name - by then the loop variable is the last stage's.
-_ENTRY_SCRIPT = {}
-
-
-def _entry_script(scope):
-    return _ENTRY_SCRIPT[scope["rule"] if isinstance(scope.get("rule"), str) else _rule_name]
-
-
 STAGES = {}  # benchmark name -> role -> Stage (what rules/<b>.smk may refer to)
 
 for _bench in ENABLED:
     STAGES[_bench.name] = _bench.stages(config)
     for _stage in STAGES[_bench.name].values():
         _rule_name = f"{_bench.name}_{_stage.role}"
-        _ENTRY_SCRIPT[_rule_name] = _stage.script
+        _params = _rule_params(_bench, _stage)
         # An input function is unpacked into named inputs.
         _input = ([unpack(_stage.input)], {}) if callable(_stage.input) else ([], _stage.input)
         # Stages with and without a `benchmark:` file (a directive cannot be left empty).
@@ -84,9 +75,10 @@ for _bench in ENABLED:
                 resources:
                     **_stage.resources,
                 params:
-                    **_rule_params(_bench, _stage),
-                script:
-                    _entry_script(locals())
+                    **_params,
+                    job=job_param(_rule_name, _stage.script, _params),
+                shell:
+                    JOB_SHELL
 
         else:
 
@@ -110,6 +102,7 @@ for _bench in ENABLED:
                 resources:
                     **_stage.resources,
                 params:
-                    **_rule_params(_bench, _stage),
-                script:
-                    _entry_script(locals())
+                    **_params,
+                    job=job_param(_rule_name, _stage.script, _params),
+                shell:
+                    JOB_SHELL

@@ -26,8 +26,10 @@ rule summarize_benchmark:
     localrule: True
     conda:
         "../envs/core.yaml"
-    script:
-        "../scripts/summarize.py"
+    params:
+        job=job_param("summarize_benchmark", "summarize.py", {}),
+    shell:
+        JOB_SHELL
 
 
 rule summarize_all:
@@ -45,8 +47,18 @@ rule summarize_all:
         "../envs/core.yaml"
     params:
         history_dir=HISTORY_DIR,
-    script:
-        "../scripts/merge_summary.py"
+        job=job_param("summarize_all", "merge_summary.py", {"history_dir": HISTORY_DIR}),
+    shell:
+        JOB_SHELL
+
+
+_REFRESH = dict(
+    # every enabled benchmark's summary: the ones not on disk yet are left out
+    summaries=expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
+    summary=SUMMARY,
+    leaderboard=LEADERBOARD,
+    history_dir=HISTORY_DIR,
+)
 
 
 rule refresh_summary:
@@ -63,13 +75,10 @@ rule refresh_summary:
     conda:
         "../envs/core.yaml"
     params:
-        # every enabled benchmark's summary: the ones not on disk yet are left out
-        summaries=expand("results/{benchmark}/summary.csv", benchmark=BENCHMARKS),
-        summary=SUMMARY,
-        leaderboard=LEADERBOARD,
-        history_dir=HISTORY_DIR,
-    script:
-        "../scripts/merge_summary.py"
+        **_REFRESH,
+        job=job_param("refresh_summary", "merge_summary.py", _REFRESH),
+    shell:
+        JOB_SHELL
 
 
 # One target rule per benchmark: `snakemake --cores 8 <benchmark>`.

@@ -103,10 +103,10 @@ def test_stage_defaults_and_overrides():
                                         "logs/benchmarks/b9_predict/{model}.tsv")
     assert (llm.env, llm.group, llm.models) == ("llm", None, "llms")
     assert dict(llm.resources) == {"llm_api": 1, "mem_mb": 2000, "runtime": 240}
-    assert llm.script == "../scripts/predict.py"
+    assert llm.script == "predict.py"
     own = stage("b9", "import", output={"predictions": "p/{model}.jsonl"})
     assert (own.benchmark, own.group, own.models, own.script) == (
-        "", "b9", "byo", "../scripts/import_own.py")
+        "", "b9", "byo", "import_own.py")
     download = stage("b9", "download", output={"source": "data/raw/b9/source.json"})
     assert download.localrule and download.log == "logs/b9_download.log"
     curate = stage("b9", "curate", output={}, localrule=True, resources={})

@@ -186,7 +186,7 @@ def stage_code(rule: str, stage) -> list[Path]:
     scievals.common.entry.STAGE_JOBS)."""
     name = rule.removesuffix(f"_{stage.role}")
     module = "score" if stage.role == "score" else STAGE_JOBS[stage.role][0]
-    return [ROOT / "scripts" / stage.script.removeprefix("../scripts/"),
+    return [ROOT / "scripts" / "job.py", ROOT / "scripts" / stage.script,
             ROOT / "scripts" / "scievals" / name / f"{module}.py"]
 
 
@@ -283,9 +283,10 @@ def test_third_party_imports_follow_scievals_modules(tmp_path):
 
 
 def test_each_rule_env_provides_what_its_script_imports():
-    """With --sdm conda a job sees only its env: every package its code imports must be in it."""
+    """With --sdm conda a job sees only its env: every package its code imports must be in it
+    (its entry script, named in the job param, and scripts/job.py, which runs it)."""
     pattern = re.compile(
-        r'conda:\s*\n\s*"\.\./envs/([\w-]+\.yaml)"(?:(?!\nrule).)*?script:\s*\n\s*"\.\./(scripts/[\w/]+\.py)"',
+        r'conda:\s*\n\s*"\.\./envs/([\w-]+\.yaml)"(?:(?!\nrule).)*?job_param\([^,]+, "([\w]+\.py)"',
         re.DOTALL,
     )
     checked = 0
@@ -293,7 +294,8 @@ def test_each_rule_env_provides_what_its_script_imports():
         for env_name, script in pattern.findall(smk.read_text()):
             pins = parse_env(ENV_DIR / env_name)
             needed = {canonicalize_name(IMPORT_TO_DIST.get(m, m))
-                      for m in third_party_imports(ROOT / script)}
+                      for path in (ROOT / "scripts" / script, ROOT / "scripts" / "job.py")
+                      for m in third_party_imports(path)}
             missing = sorted(needed - set(pins))
             assert not missing, f"{smk.name}: {script} imports {missing}, not in envs/{env_name}"
             checked += 1

@@ -172,7 +172,8 @@ class Stage:
 
     @property
     def script(self) -> str:
-        return f"../scripts/{ENTRY_SCRIPTS[self.role]}"
+        """The entry script in scripts/ (run by scripts/job.py)."""
+        return ENTRY_SCRIPTS[self.role]
 
 
 def stage_defaults(benchmark: str, role: str) -> dict[str, Any]:

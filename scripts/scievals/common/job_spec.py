@@ -1,0 +1,120 @@
+"""A workflow job's facts as JSON, so a job starts without importing Snakemake.
+
+Snakemake's ``script:`` directive hands a job its facts as a pickled object, and unpickling
+it imports Snakemake in the job's process: 65 ms of CPU before any of our code runs, about
+2 CPU-s over the default run's 32 jobs (benchmarks/workflow_startup.py). So the rules run
+``scripts/job.py`` from a ``shell:`` command instead (:func:`job_command`), and pass what
+an entry script reads as one JSON param (:func:`job_param`: rule, input, output, params,
+wildcards; threads and log come on the command line, since the threads a job gets depend on
+``--cores`` and must not change its params). :func:`decode` rebuilds an object with the
+attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``log``,
+``threads``, ``rule``, ``scriptdir``), so the entry scripts read it as they read Snakemake's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+# The param every rule carries for scripts/job.py (left out of the params the job sees).
+JOB_PARAM = "job"
+# The arguments a Snakemake params function may ask for, by name (what this module passes on).
+_FUNCTION_ARGS = ("wildcards", "input", "output")
+
+
+def job_command(python: str, runner: str) -> str:
+    """The ``shell:`` command of every rule: the runner with the threads, the job param and
+    the log files; ``python`` and ``runner`` name the Snakefile globals holding the
+    interpreter and scripts/job.py, which Snakemake fills in when the job runs.
+
+    The same text for every rule and every checkout: Snakemake re-runs a job whose command
+    text changed, so a path written into it would re-run everything after the checkout
+    moved; and it evaluates a ``shell:`` expression again when the job runs, when a loop
+    that defined the rules has moved on. What differs between rules is in the job param
+    (evaluated per job by its own closure)."""
+    return f"{{{python}:q}} {{{runner}:q}} {{threads}} {{params.{JOB_PARAM}:q}} {{log:q}}"
+
+
+def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[..., str]:
+    """The ``job`` param of ``rule``, whose entry script is scripts/``script``: a params
+    function of the job's wildcards, input and output that returns the JSON :func:`decode`
+    reads. ``params`` are the rule's other params; a function among them is called as
+    Snakemake calls it (with the arguments its signature names)."""
+
+    def spec(wildcards, input, output) -> str:  # noqa: A002 - Snakemake's argument names
+        given = {"wildcards": wildcards, "input": input, "output": output}
+        values = {name: _evaluated(value, given) for name, value in params.items()}
+        return json.dumps({"rule": rule, "script": script,
+                           "input": _files(input), "output": _files(output),
+                           "params": values, "wildcards": dict(wildcards.items())},
+                          allow_nan=True)
+
+    return spec
+
+
+def _evaluated(value: Any, given: Mapping[str, Any]) -> Any:
+    if not callable(value):
+        return value
+    names = list(inspect.signature(value).parameters)
+    unknown = [n for n in names if n not in _FUNCTION_ARGS]
+    if unknown:
+        raise ValueError(f"a params function may take {', '.join(_FUNCTION_ARGS)}, "
+                         f"not {', '.join(unknown)}")
+    return value(**{n: given[n] for n in names})
+
+
+def _files(named: Any) -> dict:
+    """Snakemake's input or output list: every path in order, and the named ones."""
+    return {"all": [str(path) for path in named],
+            "named": {name: str(value) if isinstance(value, str) else [str(v) for v in value]
+                      for name, value in named.items()}}
+
+
+class Named(list):
+    """A list whose named entries are attributes too, like Snakemake's ``Namedlist``:
+    ``files[0]``, ``files.predictions``, ``files.items()``, ``files.keys()``."""
+
+    def __init__(self, values: Iterable[Any] = (), names: Mapping[str, Any] | None = None):
+        super().__init__(values)
+        self._names = dict(names or {})
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_names"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def items(self):
+        return self._names.items()
+
+    def keys(self):
+        return self._names.keys()
+
+
+@dataclass(frozen=True)
+class Job:
+    """What an entry script reads of its job (the attributes of Snakemake's object)."""
+
+    rule: str
+    input: Named
+    output: Named
+    params: Named
+    wildcards: Named
+    log: Named
+    threads: int
+    scriptdir: str
+
+
+def decode(spec: str, threads: int, log: list[str], scriptdir: str) -> tuple[str, Job]:
+    """(entry script, job) of :func:`job_param`'s JSON ``spec``."""
+    data = json.loads(spec)
+    params = data["params"]
+    return data["script"], Job(rule=data["rule"],
+               input=Named(data["input"]["all"], data["input"]["named"]),
+               output=Named(data["output"]["all"], data["output"]["named"]),
+               params=Named(params.values(), params),
+               wildcards=Named(data["wildcards"].values(), data["wildcards"]),
+               log=Named(log), threads=threads, scriptdir=scriptdir)
