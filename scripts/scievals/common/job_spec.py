@@ -23,6 +23,9 @@ from typing import Any
 JOB_PARAM = "job"
 # The arguments a Snakemake params function may ask for, by name (what this module passes on).
 _FUNCTION_ARGS = ("wildcards", "input", "output")
+# The job param travels in the shell command, one string that Linux caps at 128 KiB
+# (MAX_ARG_STRLEN); the default run's largest is about 3 KB.
+MAX_SPEC_BYTES = 100_000
 
 
 def job_command(python: str, runner: str) -> str:
@@ -47,10 +50,18 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
     def spec(wildcards, input, output) -> str:  # noqa: A002 - Snakemake's argument names
         given = {"wildcards": wildcards, "input": input, "output": output}
         values = {name: _evaluated(value, given) for name, value in params.items()}
-        return json.dumps({"rule": rule, "script": script,
-                           "input": _files(input), "output": _files(output),
-                           "params": values, "wildcards": dict(wildcards.items())},
-                          allow_nan=True)
+        try:
+            text = json.dumps({"rule": rule, "script": script,
+                               "input": _files(input), "output": _files(output),
+                               "params": values, "wildcards": dict(wildcards.items())})
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rule {rule}: a param is not plain data ({exc}); config values "
+                             "must be strings, numbers, booleans, lists or mappings") from None
+        if len(text.encode()) > MAX_SPEC_BYTES:
+            raise ValueError(f"rule {rule}: its job param is {len(text.encode()) // 1024} KB, "
+                             f"over the {MAX_SPEC_BYTES // 1024} KB a command line may carry; "
+                             "shorten the config section the rule reads")
+        return text
 
     return spec
 

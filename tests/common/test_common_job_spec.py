@@ -1,0 +1,161 @@
+"""Jobs run from one shell command with their facts as JSON (scievals.common.job_spec): the
+entry script sees what Snakemake's `script:` directive would have shown it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from scievals.common.job_spec import JOB_PARAM, MAX_SPEC_BYTES, Named, decode, job_param
+
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+# A workflow with the job runner and one rule shaped like ours: named and unnamed inputs
+# (one name holding two files), named outputs, a log, a wildcard, threads, and params
+# that are plain data, a function of the wildcards and a function of the output.
+SNAKEFILE = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
+    from scievals.common.job_spec import job_command, job_param
+
+    JOB_PYTHON = sys.executable
+    JOB_RUNNER = os.path.join(workflow.basedir, "scripts", "job.py")
+    JOB_SHELL = job_command("JOB_PYTHON", "JOB_RUNNER")
+
+    PARAMS = {"section": {"seed": 3, "models": ["a", "b"], "nan": float("nan")},
+              "tag": lambda wildcards: "tag-" + wildcards.sample,
+              "out_dir": lambda wildcards, output: os.path.dirname(output.table)}
+
+    rule all:
+        input: "out/s1/table.csv"
+
+    rule make_inputs:
+        output: "in/one.txt", "in/two.txt", "in/free.txt"
+        shell: "touch {output}"
+
+    rule toy:
+        input: "in/free.txt", pair=["in/one.txt", "in/two.txt"]
+        output: table="out/{sample}/table.csv", seen="out/{sample}/seen.json"
+        log: "logs/toy_{sample}.log"
+        threads: 2
+        params:
+            **PARAMS,
+            job=job_param("toy", "entry.py", PARAMS),
+        shell:
+            JOB_SHELL
+""")
+
+# The entry script records what it saw (the `snakemake` global, as in our entry scripts).
+ENTRY = textwrap.dedent("""
+    import json, math, sys
+    smk = snakemake
+    seen = {"rule": smk.rule, "input0": smk.input[0], "inputs": list(smk.input),
+            "pair": list(smk.input.pair), "input_items": dict(smk.input.items()),
+            "table": smk.output.table, "outputs": list(smk.output),
+            "params": {k: getattr(smk.params, k) for k in smk.params.keys()},
+            "nan": math.isnan(smk.params.section["nan"]), "no_job": not hasattr(smk.params, "job"),
+            "wildcards": dict(smk.wildcards.items()), "sample": smk.wildcards.sample,
+            "log": list(smk.log), "threads": smk.threads, "scriptdir": smk.scriptdir,
+            "main_has_snakemake": hasattr(sys.modules["__main__"], "snakemake"),
+            "snakemake_imported": "snakemake" in sys.modules}
+    seen["params"]["section"].pop("nan")
+    open(smk.output.table, "w").write("x\\n")
+    open(smk.output.seen, "w").write(json.dumps(seen))
+""")
+
+
+def _workflow(tmp_path: Path) -> Path:
+    scripts = tmp_path / "scripts"
+    (scripts / "scievals" / "common").mkdir(parents=True)
+    shutil.copy(SCRIPTS / "job.py", scripts / "job.py")
+    for name in ("scievals/__init__.py", "scievals/common/__init__.py",
+                 "scievals/common/job_spec.py"):
+        shutil.copy(SCRIPTS / name, scripts / name)
+    (scripts / "entry.py").write_text(ENTRY)
+    (tmp_path / "Snakefile").write_text(SNAKEFILE)
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_an_entry_script_sees_its_job_as_snakemakes_script_directive_shows_it(tmp_path):
+    work = _workflow(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=work,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads((work / "out/s1/seen.json").read_text())
+    # Snakemake orders inputs as given: the unnamed one, then the named pair
+    assert seen["inputs"] == ["in/free.txt", "in/one.txt", "in/two.txt"]
+    assert seen["input0"] == "in/free.txt"
+    assert seen["pair"] == ["in/one.txt", "in/two.txt"]
+    assert seen["input_items"] == {"pair": ["in/one.txt", "in/two.txt"]}
+    assert seen["table"] == "out/s1/table.csv"
+    assert seen["outputs"] == ["out/s1/table.csv", "out/s1/seen.json"]
+    # plain data as given; functions called with the arguments they name
+    assert seen["params"] == {"section": {"seed": 3, "models": ["a", "b"]}, "tag": "tag-s1",
+                              "out_dir": "out/s1"}
+    assert seen["nan"] and seen["no_job"]
+    assert seen["wildcards"] == {"sample": "s1"} and seen["sample"] == "s1"
+    assert seen["log"] == ["logs/toy_s1.log"] and seen["threads"] == 2
+    assert seen["rule"] == "toy"
+    assert Path(seen["scriptdir"]) == (work / "scripts").resolve()
+    # the entry runs as __main__ with its `snakemake` global, and Snakemake is not imported
+    assert seen["main_has_snakemake"] and not seen["snakemake_imported"]
+
+
+@pytest.mark.slow
+def test_the_command_text_does_not_change_when_the_checkout_moves(tmp_path):
+    """Snakemake re-runs a shell job whose command text changed: the text names no path."""
+    first = _workflow(tmp_path / "a")
+    run = [sys.executable, "-m", "snakemake", "--cores", "2"]
+    assert subprocess.run(run, cwd=first, capture_output=True, timeout=300).returncode == 0
+    moved = tmp_path / "b"
+    shutil.copytree(first, moved, symlinks=True)
+    proc = subprocess.run(run + ["-n"], cwd=moved, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def _spec(params, rule="r", script="e.py", wildcards=None):
+    wildcards = Named((wildcards or {}).values(), wildcards or {})
+    files = Named(["a.csv", "b.csv", "c.csv"], {"truth": "a.csv", "pair": ["b.csv", "c.csv"]})
+    out = Named(["o.csv"], {"table": "o.csv"})
+    return job_param(rule, script, params)(wildcards=wildcards, input=files, output=out)
+
+
+def test_decode_gives_back_the_files_params_and_wildcards():
+    entry, job = decode(_spec({"k": 1, "f": lambda wildcards: wildcards.m + "!"},
+                              wildcards={"m": "x"}), threads=4, log=["l.log"], scriptdir="/s")
+    assert entry == "e.py"
+    assert job.input == ["a.csv", "b.csv", "c.csv"] and job.input.truth == "a.csv"
+    assert job.input.pair == ["b.csv", "c.csv"]
+    assert dict(job.input.items()) == {"truth": "a.csv", "pair": ["b.csv", "c.csv"]}
+    assert job.output[0] == "o.csv" and job.output.table == "o.csv"
+    assert dict(job.params.items()) == {"k": 1, "f": "x!"} and list(job.params.keys()) == ["k", "f"]
+    assert job.wildcards.m == "x" and job.threads == 4 and job.log[0] == "l.log"
+    assert len(job.log) == 1 and job.scriptdir == "/s" and job.rule == "r"
+    assert not hasattr(job.params, "missing") and getattr(job.params, "missing", None) is None
+    assert JOB_PARAM not in job.params.keys()
+
+
+def test_a_params_function_may_ask_only_for_what_snakemake_passes():
+    with pytest.raises(ValueError, match="may take wildcards, input, output, not threads"):
+        _spec({"p": lambda wildcards, threads: 1})
+
+
+def test_a_param_that_is_not_plain_data_is_one_clear_error():
+    with pytest.raises(ValueError, match="rule r: a param is not plain data"):
+        _spec({"p": SimpleNamespace(x=1)})
+
+
+def test_a_job_param_over_the_command_line_limit_is_one_clear_error():
+    # a string of MAX_SPEC_BYTES characters alone is over the limit once wrapped in JSON
+    with pytest.raises(ValueError, match=r"rule r: its job param is \d+ KB, over the 97 KB"):
+        _spec({"p": "x" * MAX_SPEC_BYTES})
