@@ -8,7 +8,7 @@ import sys
 from scievals import benchmarks as registry
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.job_spec import job_command, job_param
+from scievals.common.job_spec import job_command, job_param, set_runner
 from scievals.common.provenance import config_hash
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
@@ -30,16 +30,13 @@ except ScievalsError as exc:
 BENCHMARKS = [b.name for b in ENABLED]
 BOOTSTRAP = config["bootstrap"]
 
-# Every job runs its entry script through scripts/job.py, from a `shell:` command
+# Every job runs its entry script through scripts/job.py, from one `shell:` command
 # (scievals.common.job_spec: a job then starts without importing Snakemake); with the
-# interpreter running the workflow, or the conda env's own under --use-conda.
-JOB_PYTHON = ("python" if "CONDA" in {m.name for m in
-                                     workflow.deployment_settings.deployment_method}
-              else sys.executable)
-JOB_RUNNER = os.path.join(workflow.basedir, "scripts", "job.py")
-# The `shell:` command of every rule (it names the two globals above); the rule's job param
-# (job_param(rule, entry script, params)) says what to run.
-JOB_SHELL = job_command("JOB_PYTHON", "JOB_RUNNER")
+# interpreter running the workflow, or the conda env's own under --use-conda. The rule's job
+# param (job_param(rule, entry script, params)) says what to run.
+set_runner("python" if "CONDA" in {m.name for m in workflow.deployment_settings.deployment_method}
+           else sys.executable, os.path.join(workflow.basedir, "scripts", "job.py"))
+JOB_SHELL = job_command()
 
 
 # API keys reach cluster jobs through envvars (never params, which Snakemake stores).

@@ -23,11 +23,10 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 SNAKEFILE = textwrap.dedent("""
     import os, sys
     sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
-    from scievals.common.job_spec import job_command, job_param
+    from scievals.common.job_spec import job_command, job_param, set_runner
 
-    JOB_PYTHON = sys.executable
-    JOB_RUNNER = os.path.join(workflow.basedir, "scripts", "job.py")
-    JOB_SHELL = job_command("JOB_PYTHON", "JOB_RUNNER")
+    set_runner(sys.executable, os.path.join(workflow.basedir, "scripts", "job.py"))
+    JOB_SHELL = job_command()
 
     PARAMS = {"section": {"seed": 3, "models": ["a", "b"], "nan": float("nan")},
               "tag": lambda wildcards: "tag-" + wildcards.sample,

@@ -15,12 +15,16 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 # The param every rule carries for scripts/job.py (left out of the params the job sees).
 JOB_PARAM = "job"
+# Where the shell command finds the interpreter and scripts/job.py.
+PYTHON_ENV = "SCIEVALS_JOB_PYTHON"
+RUNNER_ENV = "SCIEVALS_JOB_RUNNER"
 # The arguments a Snakemake params function may ask for, by name (what this module passes on).
 _FUNCTION_ARGS = ("wildcards", "input", "output")
 # The job param travels in the shell command, one string that Linux caps at 128 KiB
@@ -28,17 +32,24 @@ _FUNCTION_ARGS = ("wildcards", "input", "output")
 MAX_SPEC_BYTES = 100_000
 
 
-def job_command(python: str, runner: str) -> str:
+def job_command() -> str:
     """The ``shell:`` command of every rule: the runner with the threads, the job param and
-    the log files; ``python`` and ``runner`` name the Snakefile globals holding the
-    interpreter and scripts/job.py, which Snakemake fills in when the job runs.
+    the log files. The interpreter and scripts/job.py come from the environment
+    (:data:`PYTHON_ENV`, :data:`RUNNER_ENV`, set by :func:`set_runner` when the Snakefile is
+    parsed, in the run's process and in each cluster job's own Snakemake).
 
     The same text for every rule and every checkout: Snakemake re-runs a job whose command
     text changed, so a path written into it would re-run everything after the checkout
     moved; and it evaluates a ``shell:`` expression again when the job runs, when a loop
     that defined the rules has moved on. What differs between rules is in the job param
     (evaluated per job by its own closure)."""
-    return f"{{{python}:q}} {{{runner}:q}} {{threads}} {{params.{JOB_PARAM}:q}} {{log:q}}"
+    return f'"${PYTHON_ENV}" "${RUNNER_ENV}" {{threads}} {{params.{JOB_PARAM}:q}} {{log:q}}'
+
+
+def set_runner(python: str, runner: str) -> None:
+    """The interpreter and the runner script :func:`job_command` starts."""
+    os.environ[PYTHON_ENV] = python
+    os.environ[RUNNER_ENV] = runner
 
 
 def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[..., str]:
