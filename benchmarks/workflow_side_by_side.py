@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.timed_run import timed_run  # noqa: E402
-from support.workflow_copy import copy_workflow  # noqa: E402
+from support.timed_run import timed_run
+from support.workflow_copy import copy_workflow
 
 REFERENCE_IMPORT = "import pandas, scipy.stats"
 

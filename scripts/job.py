@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, str(HERE))
 
-from scievals.common.job_spec import decode  # noqa: E402
+from scievals.common.job_spec import decode
 
 threads, spec, *log = sys.argv[1:]
 entry, snakemake = decode(spec, int(threads), log, str(HERE))

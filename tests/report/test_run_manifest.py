@@ -15,10 +15,10 @@ import pytest
 import scipy
 import snakemake
 from scievals.cli import main
-from scievals.results.history import record_history
 from scievals.common.provenance import Provenance
 from scievals.common.tables import result_rows, write_result_table
 from scievals.report import run_manifest
+from scievals.results.history import record_history
 
 
 def _summary(path: Path, benchmark: str, dataset: str, sha: str) -> Path:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import pytest
 from scievals.waza.data import DEMO_DIR
-from scievals.waza.metrics import trigger_metrics
 from scievals.waza.executors.replay import recompute
+from scievals.waza.metrics import trigger_metrics
 from scievals.waza.own_results import read_results
 
 FILES = sorted((DEMO_DIR / "showcase-results").glob("*.json"))

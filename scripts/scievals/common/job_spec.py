@@ -59,7 +59,7 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
     reads. ``params`` are the rule's other params; a function among them is called as
     Snakemake calls it (with the arguments its signature names)."""
 
-    def spec(wildcards, input, output) -> str:  # noqa: A002 - Snakemake's argument names
+    def spec(wildcards, input, output) -> str:  # Snakemake's argument names
         given = {"wildcards": wildcards, "input": input, "output": output}
         values = {name: _evaluated(value, given) for name, value in params.items()}
         try:
