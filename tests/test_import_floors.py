@@ -110,3 +110,44 @@ def test_no_import_cycle():
     graph = {m: {t for t in targets if t in MODULES} for m, targets in GRAPH.items()}
     cycle = cycle_free_graph(graph)
     assert not cycle, f"import cycle: {' -> '.join(cycle)}"
+
+
+# A cli module's note covers its commands' function-level imports (see abdev/cli.py).
+CLI_NOTE = "Each command imports what it needs inside its own function"
+
+
+def unexplained_inner_imports(path: Path) -> list[int]:
+    """Lines of function-level imports in ``path`` that say nothing of why: no comment on
+    the line or on the two lines above it (a run of imports shares one), and no cli note."""
+    text = path.read_text(encoding="utf-8")
+    if CLI_NOTE in text:
+        return []
+    lines = text.splitlines()
+    found = []
+    for function in ast.walk(ast.parse(text)):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                first = node.lineno - 1  # up to the first import of the run it is in
+                while first > 0 and lines[first - 1].strip().startswith(("import ", "from ")):
+                    first -= 1
+                nearby = lines[max(0, first - 2):node.lineno]
+                if not any("#" in line for line in nearby):
+                    found.append(node.lineno)
+    return sorted(set(found))
+
+
+def test_the_unexplained_import_finder_finds_one(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    import json\n\n\ndef g():\n    import csv  # why: rare\n\n\n"
+                      "def h():\n    # why: rare\n    import io\n    import os\n    import re\n")
+    assert unexplained_inner_imports(module) == [2]
+
+
+def test_every_function_level_import_says_why():
+    """Imports sit at the top unless there is a reason to wait (an optional extra, or the
+    start-up of jobs and commands): then a comment says which."""
+    found = {name: lines for name, path in MODULES.items()
+             if (lines := unexplained_inner_imports(path))}
+    assert found == {}

@@ -17,6 +17,9 @@ from scievals.abdev.constants import CV_DATASET, DATASETS, DEFAULT_FOLD_COL
 from scievals.common.errors import ScievalsError
 from scievals.common.subcommands import benchmark_commands
 
+# Each command imports what it needs inside its own function: `python -m scievals` imports
+# every benchmark's cli module to build its parser, so imports at the top would load every
+# command's modules (the scoring, scipy, scikit-learn) for any command, `--help` included.
 EPILOG_SCORE = """\
 Metrics (reference semantics): Spearman correlation and top-10% recall per assay
 (HIC, PR_CHO and AC-SINS_pH7.4 are negated first: lower is better). With

@@ -22,6 +22,9 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.common.subcommands import benchmark_commands
 
+# Each command imports what it needs inside its own function: `python -m scievals` imports
+# every benchmark's cli module to build its parser, so imports at the top would load every
+# command's modules (pandas, pydantic, scipy) for any command, `--help` included.
 EXIT_BAD_FILE = 2
 
 

@@ -27,6 +27,10 @@ from scievals.common.subcommands import benchmark_commands
 from scievals.gating.records import DEEP_FIX
 from scievals.gating.tree import TOO_DEEP
 
+# Each command imports what it needs inside its own function: `python -m scievals` imports
+# every benchmark's cli module to build its parser, so imports at the top would load every
+# command's modules (pandas, pydantic, scipy) for any command, `--help` included.
+
 
 def _read_prediction(path: str):
     text = read_user_text(path)

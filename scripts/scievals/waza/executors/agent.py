@@ -215,7 +215,7 @@ class Agent:
         """The conversation: each user turn (the prompt, then follow-ups) runs the tool
         loop to a final answer, with its own ``timeout_s`` and ``max_turns``. ``skills``
         (None: the agent's own) are what the skill tool offers in this run."""
-        from scievals.llm.base import Message
+        from scievals.llm.base import Message  # the LLM layer only when an agent runs
 
         skills = self.skills if skills is None else skills
         prompts = [prompt] if isinstance(prompt, str) else list(prompt)
@@ -248,6 +248,7 @@ class Agent:
                    skills: dict[str, Skill]) -> str:
         """The tool loop of one user turn; "" when the model gave a final answer, else
         the error. The final answer is appended to ``messages`` for a next turn."""
+        # the LLM layer only when an agent runs; the runner needs the 'llm' extra (tenacity)
         from scievals.llm.base import LLMRequest, Message
         from scievals.llm.runner import run_batch
 

@@ -60,6 +60,7 @@ class LLMJudge:
         return self.specs.get(model, self.default).name
 
     def ask(self, case_id: str, prompt: str, model: str = "") -> str:
+        # the LLM layer only when a judge asks; the runner needs the 'llm' extra (tenacity)
         from scievals.llm.base import LLMRequest, Message
         from scievals.llm.runner import run_batch
 

@@ -192,7 +192,7 @@ def _text(data: bytes | None) -> str:
 
 
 def _signal_name(number: int) -> str:
-    import signal
+    import signal  # only for a grader that a signal ended
 
     try:
         return {signal.SIGKILL: "killed", signal.SIGTERM: "terminated"}.get(
