@@ -13,26 +13,21 @@ from scievals.autogkb.curate import read_cases
 from scievals.autogkb.prompts import build_prompt
 from scievals.autogkb.score import TABLE_METRICS
 from scievals.autogkb.workflow import CASES, PREDICTIONS, USAGE
-from scievals.common.io import read_jsonl
-from scievals.common.samples import Sample, per_item_rows, prediction_sample, pretty, read_usage
+from scievals.common.samples import Sample, prediction_samples, pretty
 
 PER_CASE = "results/autogkb/scores/{model}.per_case.csv"
 
 
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
-    predictions = root / PREDICTIONS.format(model=model)
-    if not predictions.is_file():
-        return []
     cases = {c["case_id"]: c for c in read_cases(root / CASES)} \
         if (root / CASES).is_file() else {}
-    scores = per_item_rows(root / PER_CASE.format(model=model))
-    usage = read_usage(root / USAGE.format(model=model))
-    out = []
-    for record in read_jsonl(predictions):
+
+    def describe(record: dict) -> tuple[str, str]:
         case = cases.get(record["case_id"])
-        out.append(prediction_sample(
-            record, scores, usage, TABLE_METRICS,
-            input=build_prompt(case) if case else f"(article not in {CASES})",
-            reply=record.get("raw_text") or pretty(record.get("annotations"))))
-    return out
+        return (build_prompt(case) if case else f"(article not in {CASES})",
+                record.get("raw_text") or pretty(record.get("annotations")))
+
+    return prediction_samples(
+        root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),
+        root / USAGE.format(model=model), TABLE_METRICS, describe)

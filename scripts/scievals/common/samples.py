@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from scievals.common.io import read_jsonl
 
 
 @dataclass
@@ -96,6 +98,20 @@ def prediction_sample(record: Mapping, per_item: Mapping, usage: Mapping,
         rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
         tokens_in=tokens_in, tokens_out=tokens_out,
         cost_usd=request_cost(tokens_in, tokens_out, usage), latency_s=record.get("latency_s"))
+
+
+def prediction_samples(predictions: Path, per_case: Path, usage: Path,
+                       metrics: Iterable[str],
+                       describe: Callable[[dict], tuple[str, str]]) -> list[Sample]:
+    """:func:`prediction_sample` of every record of a ``predictions`` JSONL file (none when
+    the file does not exist), with the rows of its ``per_case`` table and the prices of its
+    ``usage`` file; ``describe(record)`` gives the record's (input, reply)."""
+    if not predictions.is_file():
+        return []
+    scores = per_item_rows(per_case)
+    prices = read_usage(usage)
+    return [prediction_sample(record, scores, prices, metrics, *describe(record))
+            for record in read_jsonl(predictions)]
 
 
 def _prediction_outcome(record: Mapping) -> str:

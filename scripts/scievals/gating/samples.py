@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scievals.common.io import read_jsonl
-from scievals.common.samples import Sample, per_item_rows, prediction_sample, pretty, read_usage
+from scievals.common.samples import Sample, prediction_samples, pretty
 from scievals.gating.prompts import build_prompt, context_block
 from scievals.gating.score import TABLE_METRICS
 from scievals.gating.workflow import CASES, PREDICTIONS, USAGE
@@ -29,14 +29,10 @@ def _input(case: dict | None, record: dict) -> str:
 
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
-    predictions = root / PREDICTIONS.format(model=model)
-    if not predictions.is_file():
-        return []
     cases = {c["test_case_id"]: c for c in read_jsonl(root / CASES)} \
         if (root / CASES).is_file() else {}
-    scores = per_item_rows(root / PER_CASE.format(model=model))
-    usage = read_usage(root / USAGE.format(model=model))
-    return [prediction_sample(record, scores, usage, TABLE_METRICS,
-                              input=_input(cases.get(record["case_id"]), record),
-                              reply=record.get("raw_text") or pretty(record.get("hierarchy")))
-            for record in read_jsonl(predictions)]
+    return prediction_samples(
+        root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),
+        root / USAGE.format(model=model), TABLE_METRICS,
+        lambda record: (_input(cases.get(record["case_id"]), record),
+                        record.get("raw_text") or pretty(record.get("hierarchy"))))
