@@ -2,9 +2,8 @@
 
 The rules' ``shell:`` command (scievals.common.job_spec.job_command). The job's entry
 script (in this folder, named in JOB_JSON) runs as Snakemake's ``script:`` directive would
-run it, with a
-``snakemake`` global holding the job's input, output, params, wildcards, log and threads,
-but without importing Snakemake (scievals.common.job_spec says why)."""
+run it, with a ``snakemake`` global holding the job's input, output, params, wildcards, log
+and threads, but without importing Snakemake (scievals.common.job_spec says why)."""
 
 import runpy
 import sys

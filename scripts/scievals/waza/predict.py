@@ -44,6 +44,14 @@ AUTO_WORKERS_CAP = 8
 _VERDICT_LOCK = threading.Lock()
 
 
+def _grading():
+    """The graders' module (:mod:`~scievals.waza.runs`), imported only when a run needs a
+    verdict here: see the module docstring."""
+    from scievals.waza import runs  # a verdict only: graders, judge and statistics
+
+    return runs
+
+
 def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: Trial,
              options: GraderOptions | None = None) -> dict:
     """Execute one run in a fresh workspace and record it (the workspace is removed).
@@ -62,10 +70,8 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
         states.append(state)
         if checkpoint.on_failure != "stop":
             return True
-        from scievals.waza import runs  # a verdict: see the module docstring
-
         with _VERDICT_LOCK:
-            return runs.grade_checkpoint(suite, task, checkpoint, state,
+            return _grading().grade_checkpoint(suite, task, checkpoint, state,
                                          options or GraderOptions())["status"] != "failed"
 
     try:
@@ -87,10 +93,8 @@ def _attempt(suite: Suite, task: Task, executor: Executor, number: int, trial: T
 
 def _provisional(suite: Suite, task: Task, recorded: dict, options: GraderOptions) -> str:
     """The status a run would get now (retry and fail_fast decisions only)."""
-    from scievals.waza import runs  # a verdict: see the module docstring
-
     with _VERDICT_LOCK:
-        return runs.grade_task(suite, task, [recorded], options)[0]["status"]
+        return _grading().grade_task(suite, task, [recorded], options)[0]["status"]
 
 
 def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_prefix: str,
@@ -313,11 +317,7 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     needs_verdicts = (int(suite.config.get("max_attempts") or 1) > 1
                       or suite.config.get("fail_fast")
                       or any(c.on_failure == "stop" for t in suite.tasks for c in t.checkpoints))
-    options = None
-    if needs_verdicts:
-        from scievals.waza import runs  # a verdict: see the module docstring
-
-        options = runs.grader_options(config, suite, records)
+    options = _grading().grader_options(config, suite, records) if needs_verdicts else None
     baseline = executor_for(model, config, suite, records, skills=False)[0] \
         if suite.baseline else None
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,

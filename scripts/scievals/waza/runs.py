@@ -1,9 +1,10 @@
 """Grade recorded runs and assemble waza's results JSON (specs/waza.md §5, §7).
 
 The predict stage records each run ungraded (:mod:`~scievals.waza.recording`: output,
-transcript, session digest, skill invocations, the workspace's final files); :func:`regrade` grades
-every run of a results file, recorded here or by the user's own tool, with a suite's
-graders (the score stage, ``waza run`` and ``waza grade``). Global graders run first,
+transcript, session digest, skill invocations, the workspace's final files);
+:func:`regrade` grades every run of a results file, recorded by the predict stage or by the
+user's own tool, with a suite's graders (the score stage, ``waza run`` and ``waza grade``).
+Global graders run first,
 then task graders; results are keyed by grader name, so a task grader of the same name
 replaces the global one. Any grader error (bad config or path, crashed script, judge
 failure) makes the run ``error`` with ``running graders: ...``.
