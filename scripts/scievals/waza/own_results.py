@@ -20,12 +20,12 @@ from typing import Any
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, refuse_unwritable_text
+from scievals.waza.recording import RECORDED
 
 FIX = "use the JSON that `waza run -o` wrote"
 MISSING = "missing from the results file (counted as failed)"
-# "recorded": run by our predict stage, not graded yet (recording.RECORDED; the predict
-# stage imports this module's reader, so the name is repeated here).
-RUN_STATUSES = ("passed", "failed", "error", "skipped", "recorded")
+# RECORDED: run by our predict stage, not graded yet
+RUN_STATUSES = ("passed", "failed", "error", "skipped", RECORDED)
 RESULTS_KEYS = ("skill", "tasks")
 # waza JSON documents that are not results (specs/waza-current.md §5.3)
 FOREIGN_KINDS = ("waza.preflight", "waza.release")
