@@ -100,7 +100,7 @@ class Benchmark:
     n_meaning: str = "scored items"
     # Paired comparisons (results/<name>/comparisons.csv, rules/comparisons.smk): the
     # "module:function" turning the inputs into per-item metrics
-    # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section);
+    # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section, bootstrap);
     # its inputs: name -> path pattern ({model}: one path per model, in the models' order).
     # The default fits a benchmark whose per_case.csv has ``model``, ``condition``,
     # ``case_id`` and one column per headline metric (a per-item mean).

@@ -5,15 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
-from scievals.common.comparisons import (
-    ItemMetric,
-    SetMetric,
-    comparison_table,
-    mdd_footer,
-    tiered_ranks,
-)
 from scievals.common.paired import (
     holm,
     mcnemar_exact,
@@ -199,36 +191,6 @@ def test_paired_bootstrap_of_identical_arms_is_zero():
     assert result.diff == 0.0 and result.p_value == 1.0
 
 
-def test_comparison_table_holm_and_ranks():
-    items = pd.DataFrame({"a": [0.9, 0.8, 0.85, 0.9, 0.95, 0.8],
-                          "b": [0.88, 0.79, 0.86, 0.87, 0.96, 0.81],
-                          "c": [0.1, 0.2, 0.15, 0.1, 0.2, 0.1]})
-    table = comparison_table("x", [ItemMetric("d", "m", "mean", items)], BOOT)
-    assert list(zip(table["arm_a"], table["arm_b"])) == [("a", "b"), ("a", "c"), ("b", "c")]
-    assert table["p_holm"].tolist() == pytest.approx(holm(table["p_value"].tolist()))
-    ranks = tiered_ranks(dict(items.mean()), table)
-    # a and b are not told apart (p ~ 0.6), both far above c
-    assert ranks == {"a": "1=", "b": "1=", "c": "3"}
-    # every pair is a paired t on 6 cases: its MDD is (t(0.975, 5) + t(0.8, 5)) times the
-    # standard error, which is half the interval's width over t(0.975, 5)
-    t975, t80 = stats.t.ppf(0.975, 5), stats.t.ppf(0.8, 5)
-    expected = (t975 + t80) * (table["ci_high"] - table["ci_low"]) / 2 / t975
-    assert table["mdd"].tolist() == pytest.approx(expected.tolist())
-    footer = mdd_footer(table, "m", "cases")
-    assert footer.startswith(f"With 6 cases, differences in m below {expected.median():.3g} ")
-
-
-def test_tiered_ranks_define_and_so_on():
-    # A best; A-B differ, A-C not: tier 1 = {A, C}; then B alone ranks 3 (two placed before)
-    pairs = pd.DataFrame({"arm_a": ["A", "A", "B"], "arm_b": ["B", "C", "C"],
-                          "p_holm": [0.01, 0.2, 0.5]})
-    assert tiered_ranks({"A": 0.9, "B": 0.8, "C": 0.7}, pairs) == {"A": "1=", "C": "1=",
-                                                                   "B": "3"}
-    # every pair differs: 1, 2, 3
-    pairs["p_holm"] = 0.001
-    assert tiered_ranks({"A": 0.9, "B": 0.8, "C": 0.7}, pairs) == {"A": "1", "B": "2", "C": "3"}
-
-
 def test_min_detectable_difference_from_the_interval():
     # normal: CI [-0.1, 0.1] -> SE = 0.1 / 1.959964 = 0.051021; MDD = (1.959964 + 0.841621)
     # * 0.051021 = 0.142940
@@ -238,22 +200,6 @@ def test_min_detectable_difference_from_the_interval():
     se = 0.1 / stats.t.ppf(0.975, 14)
     expected = (stats.t.ppf(0.975, 14) + stats.t.ppf(0.8, 14)) * se
     assert min_detectable_difference(-0.1, 0.1, "paired t", 15) == pytest.approx(expected)
-
-
-def test_set_metric_values_are_the_statistic_on_all_rows():
-    true = [np.array([1.0, 2, 3, 4]), np.array([5.0, 6, 7, 8])]
-    pred = {"good": [t.copy() for t in true], "bad": [t[::-1].copy() for t in true]}
-    codes = [np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2])]
-
-    def stat(arm, weights):
-        return np.mean([weighted_spearman(p, t, w) for p, t, w in zip(pred[arm], true, weights)],
-                       axis=0)
-
-    metric = SetMetric("d", "spearman", ("bad", "good"), codes, stat, 8)
-    [row] = comparison_table("x", [metric], {"n_resamples": 200, "seed": 0}).to_dict("records")
-    # fold values 1 and 1 for "good", -1 and -1 for "bad": diff 2, "good" listed first
-    assert (row["arm_a"], row["value_a"], row["value_b"], row["diff"]) == ("good", 1.0, -1.0, 2.0)
-    assert row["method"] == "paired cluster bootstrap (percentile)"
 
 
 def test_critical_values_are_scipy_stats_quantiles_to_the_last_bit():

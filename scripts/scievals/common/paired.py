@@ -189,3 +189,53 @@ def min_detectable_difference(ci_low: float, ci_high: float, method: str, n: int
         return math.nan
     critical, power = critical_values(method, n)
     return (critical + power) * (ci_high - ci_low) / 2 / critical
+
+
+# --- interim vectorised interface (replaced by the stats rewrite) ---------------------------
+@dataclass(frozen=True)
+class PairTests:
+    """Results for P pairs; every field an array of length P."""
+    n: np.ndarray
+    value_a: np.ndarray
+    value_b: np.ndarray
+    diff: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    p_value: np.ndarray
+    method: np.ndarray
+    mdd: np.ndarray
+
+
+def _collect(results: list[PairedResult]) -> PairTests:
+    field = lambda name, kind=float: np.array([getattr(r, name) for r in results], dtype=kind)
+    mdd = np.array([min_detectable_difference(r.ci_low, r.ci_high, r.method, r.n)
+                    for r in results], dtype=float)
+    return PairTests(field("n", int), field("value_a"), field("value_b"), field("diff"),
+                     field("ci_low"), field("ci_high"), field("p_value"),
+                     field("method", object), mdd)
+
+
+def paired_mean_tests(values, ia, ib, *, span: float, seed: int) -> PairTests:
+    values = np.asarray(values, dtype=float)
+    return _collect([paired_means(values[:, a], values[:, b]) for a, b in zip(ia, ib)])
+
+
+def paired_pass_fail_tests(values, ia, ib) -> PairTests:
+    values = np.asarray(values, dtype=float)
+    return _collect([mcnemar_exact(values[:, a], values[:, b]) for a, b in zip(ia, ib)])
+
+
+def paired_set_tests(point, dist, ia, ib, *, n, label: str, span: float,
+                     testable: bool = True) -> PairTests:
+    from scievals.common.stats import scipy_percentile_interval
+    out = []
+    n = np.broadcast_to(np.asarray(n), (len(ia),))
+    for a, b, size in zip(ia, ib, n):
+        d = dist[a] - dist[b]
+        low, high = scipy_percentile_interval(d)
+        d = d[np.isfinite(d)]
+        tail = min(np.sum(d <= 0), np.sum(d >= 0)) if d.size else 0
+        p = min(1.0, 2 * (tail + 1) / (d.size + 1)) if d.size and testable else math.nan
+        out.append(PairedResult(int(size), float(point[a]), float(point[b]),
+                                float(point[a] - point[b]), low, high, p, f"{label} (percentile)"))
+    return _collect(out)
