@@ -245,3 +245,11 @@ def test_footer_says_when_the_test_cannot_detect_anything():
     # the median of 0.1, 0.2, 0.3
     assert mdd_footer(pairs, "m", "cases").startswith(
         "With 14-15 cases, differences in m below 0.2 cannot be told apart")
+
+
+def test_a_family_over_the_arm_limit_is_not_compared_and_says_so(monkeypatch):
+    monkeypatch.setattr(cmp, "FAMILY_ARMS_LIMIT", 2)
+    notes = []
+    table = comparison_table("x", [_grid(["A", "B", "C"], [""])], BOOT, notes=notes)
+    assert table.empty
+    assert len(notes) == 1 and "3 arms, over the 2" in notes[0]

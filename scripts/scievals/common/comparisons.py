@@ -61,6 +61,9 @@ POOLED_SCOPE = "all conditions"
 # leaderboard's ranks and footer read those); ``comparisons.all_pairs: true`` writes every
 # metric's. The job says so in its log and in the run's notices (docs/statistics.md).
 ALL_PAIRS_LIMIT = 20_000
+# A family of more arms is not compared at all (its pairs grow with the square of the arms:
+# 1,000 arms are 499,500 pairs); the job says so, and the leaderboard shows no rank there.
+FAMILY_ARMS_LIMIT = 1_000
 
 
 @dataclass(frozen=True)
@@ -289,15 +292,26 @@ def _concat_tests(parts: list[tuple[np.ndarray, PairTests]], size: int) -> PairT
     return PairTests(**out)
 
 
-def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap) -> pd.DataFrame:
+def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap,
+                   notes: list[str] | None = None) -> pd.DataFrame:
     """Every family's pairs of one (dataset, metric), Holm-adjusted within the family."""
     seed = int((bootstrap or {}).get("seed", 0))
-    frames = [_family_rows(benchmark, metric, family, seed) for family in families(metric.arms)]
+    todo = [(metric, family) for family in families(metric.arms)]
     if isinstance(metric, ItemMetric):
         pooled_metric = pooled(metric)
         if pooled_metric is not None:
-            everyone = Family(POOLED, POOLED_SCOPE, tuple(range(len(pooled_metric.arms))))
-            frames.append(_family_rows(benchmark, pooled_metric, everyone, seed))
+            todo.append((pooled_metric, Family(POOLED, POOLED_SCOPE,
+                                               tuple(range(len(pooled_metric.arms))))))
+    frames = []
+    for of, family in todo:
+        if len(family.members) > FAMILY_ARMS_LIMIT:
+            if notes is not None:
+                notes.append(f"{metric.dataset} {metric.metric}: the {family.name} family "
+                             f"{family.scope!r} has {len(family.members):,} arms, over the "
+                             f"{FAMILY_ARMS_LIMIT:,} that are compared pairwise: no "
+                             "comparisons and no ranks there (compare a subset of the files)")
+            continue
+        frames.append(_family_rows(benchmark, of, family, seed))
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
@@ -320,7 +334,7 @@ def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], 
                              f"(over {ALL_PAIRS_LIMIT:,}; the ranking metric {ranking} has "
                              "every pair); set comparisons.all_pairs: true to write them")
             continue
-        frames.append(compare_metric(benchmark, metric, bootstrap))
+        frames.append(compare_metric(benchmark, metric, bootstrap, notes))
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
