@@ -253,3 +253,22 @@ def test_a_family_over_the_arm_limit_is_not_compared_and_says_so(monkeypatch):
     table = comparison_table("x", [_grid(["A", "B", "C"], [""])], BOOT, notes=notes)
     assert table.empty
     assert len(notes) == 1 and "3 arms, over the 2" in notes[0]
+
+
+def test_a_single_condition_model_is_compared_in_every_condition():
+    """A baseline (one condition, "baseline") beside an LLM with three conditions and a
+    second baseline: the LLM's arms are compared with both baselines in each condition's
+    family, the baselines with each other once."""
+    grid = _grid(["llm"], ["c1", "c2", "c3"])
+    values = grid.values.assign(**{"base [baseline]": grid.values.iloc[:, 0] * 0.5,
+                                   "other [baseline]": grid.values.iloc[:, 0] * 0.4})
+    arms = grid.arms + (Arm("base [baseline]", "base", "baseline"),
+                        Arm("other [baseline]", "other", "baseline"))
+    table = comparison_table("gating", [ItemMetric("d", "m", "mean", values, arms)], BOOT)
+    sizes = table.groupby(["family", "scope"]).size().to_dict()
+    # each condition: llm [c] vs base, llm [c] vs other (2 pairs); the llm's conditions: 3
+    # pairs; the two baselines once, in their shared condition's family; pooled: llm, base
+    # and other -> 3 pairs
+    assert sizes == {("models", "c1"): 2, ("models", "c2"): 2, ("models", "c3"): 2,
+                     ("conditions", "llm"): 3, ("models", "baseline"): 1,
+                     ("models pooled", "all conditions"): 3}

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -148,56 +149,75 @@ class SetMetric:
 
 @dataclass(frozen=True)
 class Family:
+    """One multiple-testing family: its name, scope and the arms it compares (positions in
+    the metric's ``arms``); ``pairs`` (a, b) when not every pair of the members is one of
+    its questions (None: all of them)."""
+
     name: str  # MODELS, CONDITIONS or POOLED
     scope: str
-    members: tuple[int, ...]  # column positions of the metric's arms (ItemMetric: of values)
+    members: tuple[int, ...]
+    pairs: tuple[tuple[int, int], ...] | None = None
+
+    def pair_count(self) -> int:
+        k = len(self.members)
+        return k * (k - 1) // 2 if self.pairs is None else len(self.pairs)
+
+
+SINGLE = "single-condition models"  # scope of the pairs of two such models' own conditions
 
 
 def families(arms: Sequence[Arm]) -> list[Family]:
-    """The models of each condition and the conditions of each model (two or more arms)."""
+    """The families of a metric's arms: the conditions of each model, and the models of each
+    condition. A model scored in one condition only (a baseline, an own prediction file) is
+    the same whatever the condition, so it joins the models family of every condition of the
+    models that have several; two such models are compared once, in the family of their
+    condition when they all share one (the plain case: every model in one condition), else
+    in the family :data:`SINGLE`. Two arms of different models and different conditions
+    (both varied) are no question: no pair."""
+    conditions: dict[str, set[str]] = {}
+    for arm in arms:
+        conditions.setdefault(arm.model, set()).add(arm.condition)
+    fixed = [len(conditions[a.model]) == 1 for a in arms]
+    varied = {a.condition for a, f in zip(arms, fixed) if not f}
     out = []
-    for name, key in ((MODELS, lambda a: a.condition), (CONDITIONS, lambda a: a.model)):
-        groups: dict[str, list[int]] = {}
-        for i, arm in enumerate(arms):
-            groups.setdefault(key(arm), []).append(i)
-        out += [Family(name, scope, tuple(members)) for scope, members in groups.items()
-                if len(members) > 1]
+    by_model: dict[str, list[int]] = {}
+    for i, arm in enumerate(arms):
+        by_model.setdefault(arm.model, []).append(i)
+    out += [Family(CONDITIONS, model, tuple(members)) for model, members in by_model.items()
+            if len(members) > 1]
+    single = [i for i, f in enumerate(fixed) if f]
+    for condition in sorted(varied):
+        own = [i for i, a in enumerate(arms) if a.condition == condition and not fixed[i]]
+        members = own + single
+        pairs = [(a, b) for k, a in enumerate(members) for b in members[k + 1:]
+                 if not (fixed[a] and fixed[b])]
+        if pairs:
+            out.append(Family(MODELS, condition, tuple(members), tuple(pairs)))
+    if len(single) > 1:  # the single-condition models among themselves
+        shared = {arms[i].condition for i in single}
+        scope = shared.pop() if len(shared) == 1 and not shared & varied else SINGLE
+        out.append(Family(MODELS, scope, tuple(single)))
     return out
 
 
 def pooled(metric: ItemMetric) -> ItemMetric | None:
-    """Every model's per-item mean over its conditions, as arms named by the model, when the
-    metric has several models and several conditions (None otherwise)."""
+    """Every model's per-item mean over its conditions, as arms named by the model, when a
+    per-item-mean metric has several models and some model several conditions (None
+    otherwise)."""
     models = list(dict.fromkeys(a.model for a in metric.arms))
     conditions = {a.condition for a in metric.arms}
-    if len(models) < 2 or len(conditions) < 2:
+    if metric.kind != "mean" or len(models) < 2 or len(conditions) < 2:
         return None
     values = metric.values.to_numpy(dtype=float)
     columns = {}
     for model in models:
         cols = [i for i, a in enumerate(metric.arms) if a.model == model]
-        with np.errstate(invalid="ignore"), _quiet_nanmean():
+        with warnings.catch_warnings():  # an item no condition of the model scored: NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
             columns[model] = np.nanmean(values[:, cols], axis=1)
-    if metric.kind == "pass_fail":  # a pooled pass rate is a mean, no longer pass/fail
-        kind = "mean"
-    else:
-        kind = metric.kind
-    return ItemMetric(metric.dataset, metric.metric, kind,
+    return ItemMetric(metric.dataset, metric.metric, metric.kind,
                       pd.DataFrame(columns, index=metric.values.index),
                       tuple(Arm(m, m, POOLED_SCOPE) for m in models), metric.span)
-
-
-class _quiet_nanmean:
-    """nanmean of an all-NaN row is NaN (an item no condition of the model scored)."""
-
-    def __enter__(self):
-        import warnings
-        self._catch = warnings.catch_warnings()
-        self._catch.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        return self._catch.__exit__(*exc)
 
 
 # ---------------------------------------------------------------------------
@@ -211,10 +231,17 @@ def _best_first(members: Sequence[int], values: Mapping[int, float], labels) -> 
     return sorted(members, key=lambda i: (-np.nan_to_num(values[i], nan=-np.inf), labels[i]))
 
 
-def _pairs(order: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    ia, ib = np.triu_indices(len(order), k=1)
-    order = np.asarray(order, dtype=np.int64)
-    return order[ia], order[ib]
+def _pairs(family: Family, order: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The family's pairs (a, b), a before b in ``order`` (best first)."""
+    if family.pairs is None:
+        ia, ib = np.triu_indices(len(order), k=1)
+        order = np.asarray(order, dtype=np.int64)
+        return order[ia], order[ib]
+    position = {arm: k for k, arm in enumerate(order)}
+    pairs = [(a, b) if position[a] < position[b] else (b, a) for a, b in family.pairs]
+    pairs.sort(key=lambda pair: (position[pair[0]], position[pair[1]]))
+    return (np.array([a for a, _ in pairs], dtype=np.int64),
+            np.array([b for _, b in pairs], dtype=np.int64))
 
 
 def _item_tests(metric: ItemMetric, ia: np.ndarray, ib: np.ndarray, seed: int) -> PairTests:
@@ -267,11 +294,11 @@ def _family_rows(benchmark: str, metric: ItemMetric | SetMetric, family: Family,
     labels = [a.label for a in metric.arms]
     if isinstance(metric, ItemMetric):
         means = metric.values.mean(axis=0, skipna=True).to_numpy(dtype=float)
-        ia, ib = _pairs(_best_first(family.members, dict(enumerate(means)), labels))
+        ia, ib = _pairs(family, _best_first(family.members, dict(enumerate(means)), labels))
         tests = _item_tests(metric, ia, ib, seed)
     else:
         values = {i: metric.value(i) for i in family.members}
-        ia, ib = _pairs(_best_first(family.members, values, labels))
+        ia, ib = _pairs(family, _best_first(family.members, values, labels))
         parts = _set_tests(metric, ia, ib)
         tests = _concat_tests(parts, len(ia))
     # a pair with no item in common has nothing to compare: no row (the rank treats it as
@@ -342,8 +369,7 @@ def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], 
 
 
 def _pair_count(metric: ItemMetric | SetMetric) -> int:
-    sizes = [len(f.members) for f in families(metric.arms)]
-    return sum(k * (k - 1) // 2 for k in sizes)
+    return sum(f.pair_count() for f in families(metric.arms))
 
 
 def write_comparisons(path: str | os.PathLike, frame: pd.DataFrame) -> None:
