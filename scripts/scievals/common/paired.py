@@ -9,7 +9,8 @@ p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
   scores): the sign-flip (permutation) test of the mean paired difference, exact by
   enumeration of all 2^n sign patterns up to ``EXACT_MAX_ITEMS`` items and seeded
   Monte-Carlo beyond; the interval inverts it (Hartigan 1969: order statistics of the
-  subset means of the differences).
+  subset means of the differences); guarded by the range-aware MOVER-Wilson interval,
+  which keeps the level when one arm is all-or-nothing.
 - :func:`paired_pass_fail_tests` - per-item pass/fail (waza tasks): exact McNemar test;
   the interval is the Clopper-Pearson interval of the discordant split times the interval of
   the discordant share, so it excludes 0 exactly when the McNemar p is below 0.05.
@@ -39,7 +40,15 @@ import numpy as np
 # imports this module (rules/comparisons.smk: COMPARISONS_VERSION, through
 # scievals.common.comparisons), and scipy.stats would add about 0.4 CPU-s to every run,
 # no-op re-runs included (benchmarks/workflow_startup.py).
-from scievals.common.stats import LEVEL, cluster_bootstrap, interval_method, wilson_interval
+from scievals.common.stats import (
+    ESS_DF_PER_ITEM,
+    LEVEL,
+    cluster_bootstrap,
+    ess_quantile,
+    interval_method,
+    wilson_ess_bounds,
+    wilson_interval,
+)
 
 ALPHA = 1 - LEVEL
 POWER = 0.80
@@ -194,51 +203,104 @@ def sign_flip_mdd_factor(n: int, seed: int = 0) -> float:
 
 
 def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
-                      span: float, seed: int = 0) -> PairTests:
-    """Per-item means: the sign-flip test of the mean difference on the items both arms
-    scored, with its inverted interval (:func:`sign_flip`).
+                      span: float, seed: int = 0, low: float = 0.0) -> PairTests:
+    """Per-item means of a metric with range [low, low + span], on the items both arms
+    scored: the sign-flip test of the mean difference (:func:`sign_flip`), guarded by the
+    range-aware MOVER-Wilson interval (:func:`mover_wilson`).
+
+    The sign-flip test is exact when the differences are symmetric under "no difference",
+    but when one arm is all-or-nothing and the other steady they are not: an arm that
+    passes a case 90 % of the time passes all 15 with probability 0.2, beats the steady arm
+    on every case, and every test of the differences alone rejects (sign-flip type-I 0.2).
+    MOVER combines the two arms' own bounded intervals, so a mean of 1.0 over 15 cases
+    still admits 0.8. A pair is significant only when both reject: p = max(p_signflip,
+    p_mover), interval = the hull of both; both hold the point difference, so 0 is outside
+    the hull exactly when it is outside both, i.e. p < 0.05 exactly when the interval
+    excludes 0 (docs/statistics.md has the simulation).
 
     ``values``: (items, arms), NaN where an arm has no value; ``ia``/``ib``: (P,) column
-    indices. n == 0 gives NaN everywhere; n == 1 the test's own answer (p = 1, the interval
-    [-span, span]). When every difference is the same value c the permutation
-    distribution has no spread: the interval [c, c] is widened by Wilson's bound of a share
-    never seen, h = span z^2 / (n + z^2) - to [-h, h] when c = 0 (p = 1), away from 0
-    otherwise (the exact p = 2 / T stands)."""
-    span = float(span)
-    if not span > 0:
-        raise ValueError(f"span must be positive, got {span}")
+    indices. n == 0 gives NaN everywhere; n == 1 the test's own answer (p = 1). Never
+    zero-width (the MOVER part is not); inside [-span, span]."""
+    span, low = float(span), float(low)
+    if not (span > 0 and math.isfinite(span)):
+        raise ValueError(f"span must be positive and finite, got {span}")
     a, b, both, n = _pairs(values, ia, ib)
+    for x in (a, b):
+        seen = x[np.isfinite(x)]
+        if seen.size and (seen.min() < low - 1e-9 * span or seen.max() > low + span * (1 + 1e-9)):
+            raise ValueError(f"values {seen.min():g}..{seen.max():g} leave the metric's range "
+                             f"[{low:g}, {low + span:g}]")
     out = _blank(len(n))
     out["n"] = n
     with np.errstate(invalid="ignore"):
         out["value_a"], out["value_b"] = _means(a, both, n), _means(b, both, n)
     out["diff"] = out["value_a"] - out["value_b"]
+    mv_p, mv_low, mv_high = mover_wilson(a, b, both, n, low, span)
     d_all = a - b
     for m in np.unique(n[n > 0]):
         rows = np.flatnonzero(n == m)
         d = _compact(d_all[rows], both[rows], int(m))
-        p, low, high = sign_flip(d, span, seed)
+        p, sf_low, sf_high = sign_flip(d, span, seed)
         diff = d.mean(axis=1)
-        constant = np.ptp(d, axis=1) <= 1e-9 * span
-        h = span * _wilson_zero_bound(m)
-        zero = constant & (np.abs(diff) <= 1e-9 * span)
-        p[zero], low[zero], high[zero] = 1.0, -h, h
-        up = constant & ~zero & (diff > 0) & (p < ALPHA)
-        low[up], high[up] = diff[up], diff[up] + h
-        down = constant & ~zero & (diff < 0) & (p < ALPHA)
-        low[down], high[down] = diff[down] - h, diff[down]
-        # the interval holds its point estimate and stays in the metric's range; neither
-        # moves an end across 0 (the point lies on the side the test found)
-        out["ci_low"][rows] = np.clip(np.minimum(low, diff), -span, span)
-        out["ci_high"][rows] = np.clip(np.maximum(high, diff), -span, span)
-        out["p_value"][rows] = p
-        exact = m <= EXACT_MAX_ITEMS
-        out["method"][rows] = ("sign-flip (exact)" if exact
-                               else f"sign-flip (Monte-Carlo, {MC_SUBSETS} subsets)")
+        sf_low, sf_high = np.minimum(sf_low, diff), np.maximum(sf_high, diff)
+        out["ci_low"][rows] = np.clip(np.minimum(sf_low, mv_low[rows]), -span, span)
+        out["ci_high"][rows] = np.clip(np.maximum(sf_high, mv_high[rows]), -span, span)
+        out["p_value"][rows] = np.maximum(p, mv_p[rows])
+        kind = ("exact" if m <= EXACT_MAX_ITEMS else f"Monte-Carlo, {MC_SUBSETS} subsets")
+        out["method"][rows] = f"sign-flip ({kind}) with range guard"
         sd = d.std(axis=1, ddof=1) if m > 1 else np.zeros(len(rows))
         factor = sign_flip_mdd_factor(int(m), seed)
         out["mdd"][rows] = math.inf if math.isinf(factor) else factor * sd
     return PairTests(**out)
+
+
+def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
+                 low: float, span: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, ci_low, ci_high) per row pair of the MOVER interval of a difference of means
+    (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
+    bounded interval [l, u] around its mean m (:func:`scievals.common.stats.wilson_ess_bounds`
+    on the common items rescaled to [0, 1]) and r the arms' Pearson correlation there,
+    low = d - sqrt((m_a - l_a)^2 + (u_b - m_b)^2 - 2 r (m_a - l_a)(u_b - m_b)), high likewise.
+    p is the level at which the interval's end reaches 0: the quantile z* solving
+    low(z*) = 0 (high(z*) = 0 when d < 0), found by bisection, p = 2 P(T > z*) with T the
+    Student t of :func:`scievals.common.stats.ess_quantile`; d = 0 gives p = 1."""
+    from scipy.special import stdtr  # lazily: see _LAZY_SCIPY
+
+    size = len(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ya = np.where(both, (a - low) / span, 0.0)
+        yb = np.where(both, (b - low) / span, 0.0)
+        ma, mb = ya.sum(axis=1) / n, yb.sum(axis=1) / n
+        da, db = np.where(both, ya - ma[:, None], 0.0), np.where(both, yb - mb[:, None], 0.0)
+        ssa, ssb, sab = (da * da).sum(axis=1), (db * db).sum(axis=1), (da * db).sum(axis=1)
+        r = np.nan_to_num(np.clip(sab / np.sqrt(ssa * ssb), -1.0, 1.0))
+    d = ma - mb
+
+    def ends(z):
+        la, ua = wilson_ess_bounds(ma, ssa, n, z)
+        lb, ub = wilson_ess_bounds(mb, ssb, n, z)
+        below = (ma - la) ** 2 + (ub - mb) ** 2 - 2 * r * (ma - la) * (ub - mb)
+        above = (ua - ma) ** 2 + (mb - lb) ** 2 - 2 * r * (ua - ma) * (mb - lb)
+        return d - np.sqrt(np.maximum(below, 0.0)), d + np.sqrt(np.maximum(above, 0.0))
+
+    df = ESS_DF_PER_ITEM * np.maximum(n - 1, 1)
+    z95 = ess_quantile(n)
+    ci_low, ci_high = ends(z95)
+    # bisection for z*: the end nearer 0 moves towards it as z grows
+    lo_z, hi_z = np.zeros(size), np.full(size, 60.0)
+    for _ in range(60):
+        mid = (lo_z + hi_z) / 2
+        e_low, e_high = ends(mid)
+        inside = np.where(d > 0, e_low > 0, e_high < 0)  # 0 still outside at this z
+        lo_z, hi_z = np.where(inside, mid, lo_z), np.where(inside, hi_z, mid)
+    p = np.where(d == 0, 1.0, np.minimum(1.0, 2 * stdtr(df, -lo_z)))
+    # one test: agree with the 95 % interval exactly where bisection's last digit might not
+    excluded = (ci_low > 0) | (ci_high < 0)
+    p = np.where(excluded & (p >= ALPHA), np.nextafter(ALPHA, 0), p)
+    p = np.where(~excluded & (p < ALPHA), ALPHA, p)
+    none = n == 0
+    p[none], ci_low[none], ci_high[none] = math.nan, math.nan, math.nan
+    return p, ci_low * span, ci_high * span
 
 
 def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> PairTests:
