@@ -60,6 +60,8 @@ TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
 METRICS_VERSION = "abdev-metrics-v2"  # v2: ci_method column
+# Spearman correlations and top-10 % recall (docs/statistics.md: ranges)
+METRIC_RANGES = {"*spearman*": (-1.0, 1.0), "*recall*": (0.0, 1.0)}
 
 
 # ---------------------------------------------------------------------------

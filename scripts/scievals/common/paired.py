@@ -50,7 +50,7 @@ from scievals.common.stats import (
     wilson_interval,
 )
 
-ALPHA = 1 - LEVEL
+ALPHA = round(1 - LEVEL, 12)  # 0.05 exactly (1 - 0.95 is 0.050000000000000044)
 POWER = 0.80
 
 # Sign-flip test: every one of the 2^n - 1 non-empty item subsets up to EXACT_MAX_ITEMS items
@@ -242,10 +242,21 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
         d = _compact(d_all[rows], both[rows], int(m))
         p, sf_low, sf_high = sign_flip(d, span, seed)
         diff = d.mean(axis=1)
-        sf_low, sf_high = np.minimum(sf_low, diff), np.maximum(sf_high, diff)
-        out["ci_low"][rows] = np.clip(np.minimum(sf_low, mv_low[rows]), -span, span)
-        out["ci_high"][rows] = np.clip(np.maximum(sf_high, mv_high[rows]), -span, span)
-        out["p_value"][rows] = np.maximum(p, mv_p[rows])
+        ci_low = np.minimum(np.minimum(sf_low, diff), mv_low[rows])
+        ci_high = np.maximum(np.maximum(sf_high, diff), mv_high[rows])
+        p = np.maximum(p, mv_p[rows])
+        # every difference the same value c (a copy: c = 0): neither test sees any spread,
+        # so the interval keeps at least Wilson's bound of a share never seen,
+        # h = span z^2 / (n + z^2), on the sides the test leaves open
+        constant = np.ptp(d, axis=1) <= 1e-9 * span
+        h = span * _wilson_zero_bound(m)
+        open_low = constant & ~((p < ALPHA) & (diff > 0))
+        open_high = constant & ~((p < ALPHA) & (diff < 0))
+        ci_low[open_low] = np.minimum(ci_low[open_low], diff[open_low] - h)
+        ci_high[open_high] = np.maximum(ci_high[open_high], diff[open_high] + h)
+        out["ci_low"][rows] = np.clip(ci_low, -span, span)
+        out["ci_high"][rows] = np.clip(ci_high, -span, span)
+        out["p_value"][rows] = p
         kind = ("exact" if m <= EXACT_MAX_ITEMS else f"Monte-Carlo, {MC_SUBSETS} subsets")
         out["method"][rows] = f"sign-flip ({kind}) with range guard"
         sd = d.std(axis=1, ddof=1) if m > 1 else np.zeros(len(rows))
@@ -315,7 +326,7 @@ def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -
     low = (2 pi_l - 1) * (psi_u if 2 pi_l < 1 else psi_l), high likewise with pi_u.
     psi > 0 does not change a sign, so 0 is outside exactly when 1/2 is outside
     [pi_l, pi_u], i.e. when p < 0.05. m = 0 gives p = 1 and [-psi_u, psi_u]."""
-    from scipy.special import bdtr, btdtri  # lazily: see _LAZY_SCIPY
+    from scipy.special import bdtr, betaincinv  # lazily: see _LAZY_SCIPY
 
     a, b, both, n = _pairs(values, ia, ib)
     finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
@@ -334,8 +345,8 @@ def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -
         lower = bdtr(n10, m, 0.5)          # P(X <= n10)
         upper = bdtr(m - n10, m, 0.5)      # P(X >= n10) = P(X <= m - n10) by symmetry
         p = np.where(m > 0, np.minimum(1.0, 2 * np.minimum(lower, upper)), 1.0)
-        pi_low = np.where(n10 > 0, btdtri(n10, m - n10 + 1, ALPHA / 2), 0.0)
-        pi_high = np.where(n10 < m, btdtri(n10 + 1, m - n10, 1 - ALPHA / 2), 1.0)
+        pi_low = np.where(n10 > 0, betaincinv(n10, m - n10 + 1, ALPHA / 2), 0.0)
+        pi_high = np.where(n10 < m, betaincinv(n10 + 1, m - n10, 1 - ALPHA / 2), 1.0)
     pi_low, pi_high = np.nan_to_num(pi_low), np.nan_to_num(pi_high, nan=1.0)
     share_low, share_high = _wilson_arrays(m, n, PASS_FAIL_SHARE_LEVEL)
     low = (2 * pi_low - 1) * np.where(pi_low < 0.5, share_high, share_low)
@@ -382,7 +393,7 @@ def mcnemar_mdd(n: int, discordant: int) -> float:
     share) and a discordant item favours a with probability (1 + delta / share) / 2; the
     power sums the binomial probabilities of every (m, n10) the test rejects. +inf when no
     delta <= 1 reaches 80 % (n <= 5: the smallest p is 2 / 2^n > 0.05)."""
-    from scipy.special import bdtr  # lazily: see _LAZY_SCIPY
+    from scipy.special import bdtr, comb  # lazily: see _LAZY_SCIPY
 
     counts = np.arange(n + 1)
     m_, x_ = counts[:, None], counts[None, :]
@@ -395,13 +406,15 @@ def mcnemar_mdd(n: int, discordant: int) -> float:
     share = np.maximum(discordant / n, delta)
     pi = (1 + delta / share) / 2
 
-    def pmf(k, trials, prob):
-        return np.where(k <= trials, bdtr(k, trials, prob) - bdtr(k - 1, trials, prob), 0.0)
+    def pmf(k, trials, prob):  # binomial probabilities, 0 where k > trials (0^0 = 1)
+        k, trials = np.broadcast_arrays(k, trials)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = comb(trials, k) * prob**k * (1 - prob) ** np.maximum(trials - k, 0)
+        return np.where(k <= trials, out, 0.0)
 
-    with np.errstate(invalid="ignore"):
-        p_m = pmf(counts[None, :], n, share[:, None])                        # (G, n+1)
-        p_x = pmf(x_[None], m_[None], pi[:, None, None])                     # (G, m, x)
-    power = np.einsum("gm,gmx,mx->g", p_m, np.nan_to_num(p_x), reject.astype(float))
+    p_m = pmf(counts[None, :], n, share[:, None])                            # (G, n+1)
+    p_x = pmf(x_[None], m_[None], pi[:, None, None])                         # (G, m, x)
+    power = np.einsum("gm,gmx,mx->g", p_m, p_x, reject.astype(float))
     reached = np.flatnonzero(power >= POWER)
     return float(delta[reached[0]]) if reached.size else math.inf
 

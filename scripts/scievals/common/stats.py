@@ -128,7 +128,8 @@ def wilson_ess_bounds(mean, sum_sq, n, z) -> tuple[np.ndarray, np.ndarray]:
     m, ss, n = (np.asarray(x, dtype=float) for x in (mean, sum_sq, n))
     v = m * (1 - m)
     with np.errstate(invalid="ignore", divide="ignore"):
-        neff = np.where(v > 0, n * v / ((ss + v) / (n + 1)), n)
+        # a mean within rounding of 0 or 1 counts as one (the 0/0 of n_eff: pass/fail's n)
+        neff = np.where(v > 1e-12, n * v / ((ss + v) / (n + 1)), n)
         z2 = np.asarray(z, dtype=float) ** 2
         den = 1 + z2 / neff
         centre = (m + z2 / (2 * neff)) / den
@@ -335,14 +336,14 @@ def clopper_pearson_interval(successes: int, n: int) -> tuple[float, float]:
     B(0.025; k, n - k + 1) and B(0.975; k + 1, n - k), 0 at k = 0 and 1 at k = n. It covers
     at least 0.95 at every true rate (the guarantee Wilson lacks near 0 and 1) and equals
     ``scipy.stats.binomtest(k, n).proportion_ci(0.95, "exact")``."""
-    from scipy.special import btdtri  # lazily: see bootstrap_ci
+    from scipy.special import betaincinv  # lazily: see bootstrap_ci
 
     if n <= 0:
         return (math.nan, math.nan)
     k, n = int(successes), int(n)
     alpha = 1 - LEVEL
-    low = 0.0 if k == 0 else float(btdtri(k, n - k + 1, alpha / 2))
-    high = 1.0 if k == n else float(btdtri(k + 1, n - k, 1 - alpha / 2))
+    low = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2))
+    high = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha / 2))
     return (low, high)
 
 
