@@ -20,7 +20,7 @@ def comparisons(smk):
               for name, value in smk.input.items()}
     metrics = benchmarks.resolve(bench.comparisons)(
         inputs, list(smk.params.models), bench.headline_metrics, dict(smk.params.section),
-        dict(smk.params.bootstrap))
+        dict(smk.params.bootstrap), bench.ranges())
     notes: list[str] = []
     table = comparison_table(bench.name, metrics, smk.params.bootstrap,
                              ranking=bench.headline_metrics[0] if bench.headline_metrics

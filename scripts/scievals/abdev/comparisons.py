@@ -30,17 +30,14 @@ from scievals.abdev.metrics import (
     weighted_recall,
 )
 from scievals.abdev.score import raise_on_errors, read_checked_predictions, read_truth
-from scievals.common.comparisons import Arm, SetMetric, model_datasets
+from scievals.common.comparisons import Arm, SetMetric, model_datasets, spans
 from scievals.common.stats import cluster_counts, expanded, weighted_spearman
 
 METHOD = "paired cluster bootstrap"
-# Range width of each statistic: a difference lies in [-span, span].
-SPANS = {"spearman": 2.0, "top_10_recall": 1.0}
-
-
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  headline: Sequence[str], section: Mapping,
-                 bootstrap: Mapping | None = None) -> list[SetMetric]:
+                 bootstrap: Mapping | None = None, ranges: Mapping | None = None,
+                 ) -> list[SetMetric]:
     fold_col = section.get("fold_col") or None
     truth_path = inputs["truth"][0]
     truth = read_truth(truth_path, fold_col).drop_duplicates("antibody_name")
@@ -67,7 +64,8 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
             if head != assay or metric not in EXTENDED_METRICS:
                 continue
             set_metric, draws = _set_metric(name, assay, metric, truth, preds, folds, cluster,
-                                            dataset, bootstrap, draws)
+                                            dataset, bootstrap, draws,
+                                            spans(ranges, [name])[name])
             if set_metric is not None:
                 out.append(set_metric)
     return out
@@ -92,7 +90,8 @@ class _Draws:
             self.weights.append(cluster_counts(rng.integers(0, k, (n_resamples, k)), k)[:, c])
 
 
-def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, bootstrap, draws):
+def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, bootstrap, draws,
+                span):
     models = [m for m, frame in preds.items() if assay in frame.columns]
     if len(models) < 2:
         return None, draws
@@ -136,5 +135,4 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
         return float(values[0]), values[1:]
 
     arms = tuple(Arm(m, m) for m in models)
-    return (SetMetric(dataset, name, arms, available, replicates, SPANS.get(metric, 1.0),
-                      METHOD), draws)
+    return SetMetric(dataset, name, arms, available, replicates, span, METHOD), draws

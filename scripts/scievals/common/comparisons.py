@@ -43,6 +43,7 @@ from scievals.common.paired import (
     paired_pass_fail_tests,
     paired_set_tests,
 )
+from scievals.common.stats import metric_range
 from scievals.common.tables import read_result_table
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
@@ -549,9 +550,20 @@ def per_item_files(per_item: Sequence[str | os.PathLike], score_tables: Sequence
 
 
 def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
-                   headline: Sequence[str], section: Mapping,
-                   bootstrap: Mapping | None = None) -> list[ItemMetric]:
+                   headline: Sequence[str], section: Mapping, bootstrap: Mapping | None = None,
+                   ranges: Mapping | None = None) -> list[ItemMetric]:
     """The registry's default items: cases (``case_id``) of each model's per_case.csv, every
-    headline metric a per-item mean (the shape the template benchmark writes)."""
+    headline metric a per-item mean (the shape the template benchmark writes), each within
+    its declared range."""
     return per_item_files(inputs["per_case"], inputs["table"], "case_id",
-                          {metric: "mean" for metric in headline})
+                          {metric: "mean" for metric in headline}, spans(ranges, headline))
+
+
+def spans(ranges: Mapping | None, metrics: Iterable[str]) -> dict[str, float]:
+    """metric -> width of its declared range (inf where unbounded): a difference of two arms
+    lies within +-width."""
+    out = {}
+    for metric in metrics:
+        low, high = metric_range(ranges, metric)
+        out[metric] = high - low
+    return out

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from scievals.common.comparisons import Arm, ItemMetric
+from scievals.common.comparisons import Arm, ItemMetric, spans
 from scievals.common.io import read_json
 from scievals.waza.recording import BASELINE_ARM
 
@@ -33,7 +33,8 @@ def task_rows(arm: Arm, suite: str, outcome: Mapping) -> list[dict]:
 
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  headline: Sequence[str], section: Mapping,
-                 bootstrap: Mapping | None = None) -> list[ItemMetric]:
+                 bootstrap: Mapping | None = None, ranges: Mapping | None = None,
+                 ) -> list[ItemMetric]:
     suites = read_json(inputs["download"][0]).get("suites", {})
     rows = []
     for model, path in zip(models, inputs["graded"]):
@@ -54,5 +55,6 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                     index="task_id", columns="arm", values=metric, aggfunc="mean")
                 arms = {a.label: a for a in group["arm"]}
                 out.append(ItemMetric(str(dataset), metric, ITEM_VALUES[metric][1], values,
-                                      tuple(arms[c] for c in values.columns)))
+                                      tuple(arms[c] for c in values.columns),
+                                      spans(ranges, [metric])[metric]))
     return out
