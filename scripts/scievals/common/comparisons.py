@@ -66,6 +66,8 @@ ALL_PAIRS_LIMIT = 20_000
 # A family of more arms is not compared at all (its pairs grow with the square of the arms:
 # 1,000 arms are 499,500 pairs); the job says so, and the leaderboard shows no rank there.
 FAMILY_ARMS_LIMIT = 1_000
+# Pairs of a set metric tested at once (each holds its B resampled differences).
+PAIR_CHUNK = 20_000
 
 
 @dataclass(frozen=True)
@@ -255,24 +257,26 @@ def _item_tests(metric: ItemMetric, ia: np.ndarray, ib: np.ndarray, seed: int) -
 def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[np.ndarray,
                                                                                  PairTests]]:
     """Pairs grouped by the rows both arms scored: one shared replicate matrix per group
-    (most pairs share every row, so most arms are computed once)."""
+    (most pairs share every row, so most arms are computed once), tested in chunks of
+    :data:`PAIR_CHUNK` pairs (a chunk holds its pairs' B differences in memory)."""
     masks = metric.available[ia] & metric.available[ib]
     keys, group = np.unique(np.packbits(masks, axis=1), axis=0, return_inverse=True)
+    group = group.ravel()
     out = []
     for g in range(len(keys)):
-        where = np.flatnonzero(group.ravel() == g)
+        where = np.flatnonzero(group == g)
         mask = masks[where[0]]
         arms = np.unique(np.r_[ia[where], ib[where]])
-        computed = {int(i): metric.on_rows(int(i), mask) for i in arms}
-        position = {i: k for k, i in enumerate(computed)}
-        point = np.array([computed[i][0] for i in computed], dtype=float)
-        dist = np.stack([np.asarray(computed[i][1], dtype=float) for i in computed])
-        tests = paired_set_tests(point, dist,
-                                 np.array([position[int(i)] for i in ia[where]]),
-                                 np.array([position[int(i)] for i in ib[where]]),
-                                 n=int(mask.sum()), label=metric.method, span=metric.span,
-                                 testable=metric.testable)
-        out.append((where, tests))
+        position = np.full(len(metric.arms), -1, dtype=np.int64)
+        position[arms] = np.arange(arms.size)
+        computed = [metric.on_rows(int(i), mask) for i in arms]
+        point = np.array([value for value, _ in computed], dtype=float)
+        dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
+        for start in range(0, where.size, PAIR_CHUNK):
+            chunk = where[start:start + PAIR_CHUNK]
+            out.append((chunk, paired_set_tests(
+                point, dist, position[ia[chunk]], position[ib[chunk]], n=int(mask.sum()),
+                label=metric.method, span=metric.span, testable=metric.testable)))
     return out
 
 
