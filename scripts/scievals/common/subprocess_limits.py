@@ -5,7 +5,10 @@ Such a command gets:
 - a scrubbed environment: only :data:`ENV_KEEP` (never an API key), ``HOME`` = its
   working directory, plus what the caller adds;
 - its own session and process group, killed as a whole (``os.killpg``) on timeout *and*
-  when the command ends, so nothing it started in the background survives it;
+  when the command ends, so nothing it started in the background survives it; a process
+  that left the group (``setsid``, a double fork, reparented to init) is found by the
+  random :data:`TOKEN_VAR` value every descendant inherits in its environment and killed
+  too (:func:`sweep`: processes started since the command, read through ``psutil``);
 - OS limits set before the command starts: address space (``RLIMIT_AS``), CPU time
   (``RLIMIT_CPU``, a little over the wall-clock timeout) and no core files. Where
   util-linux's ``prlimit`` exists (Linux) it sets them and execs the command, so Python can
@@ -24,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import resource
+import secrets
 import selectors
 import shutil
 import signal
@@ -33,8 +37,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 # The variables a command may see: enough to find programs and print text, nothing secret.
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
+# Set to a fresh random value for each command: marks its descendants, even those that
+# leave its process group, so they can be found and killed when it ends.
+TOKEN_VAR = "SCIEVALS_RUN_TOKEN"
+SWEEP_ROUNDS = 5  # a process may fork while the sweep kills; look again until none is left
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_CAP_BYTES = 1 << 20  # per stream; the rest is read and dropped
 # After the group is killed, how long to wait for its pipes to close: a process that left
@@ -118,6 +128,32 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def sweep(token: str, since: float) -> int:
+    """SIGKILL every process started at or after ``since`` (epoch seconds) whose environment
+    carries ``TOKEN_VAR=token``; repeated until none is left. Returns how many were killed.
+    Processes of other users (their environment unreadable) are skipped."""
+    me, killed = os.getpid(), 0
+    for _ in range(SWEEP_ROUNDS):
+        found = []
+        for proc in psutil.process_iter(["create_time"]):
+            try:
+                if proc.pid == me or (proc.info["create_time"] or 0) < since:
+                    continue
+                if proc.environ().get(TOKEN_VAR) == token:
+                    found.append(proc)
+            except (psutil.Error, OSError):  # gone, a zombie, or not ours to read
+                continue
+        for proc in found:
+            try:
+                proc.kill()
+                killed += 1
+            except psutil.Error:
+                pass
+        if not found:
+            break
+    return killed
+
+
 def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s: float,
                 input: bytes = b"", env: Mapping[str, str] | None = None,
                 memory_mb: int = DEFAULT_MEMORY_MB, shell: bool = False,
@@ -130,6 +166,10 @@ def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s:
     cwd = Path(cwd)
     cpu_s = max(1, math.ceil(timeout_s) + 1)
     env = dict(env) if env is not None else scrubbed_env(cwd)
+    token = env[TOKEN_VAR] = secrets.token_hex(8)
+    # create_time has the kernel clock's resolution: a second of slack costs only a few
+    # more environments read, never a process missed
+    since = time.time() - 1.0
     command, preexec = _launch(argv, shell, cwd, env, memory_mb, cpu_s)
     proc = subprocess.Popen(
         command, shell=shell and preexec is not None, cwd=cwd, env=env,
@@ -147,6 +187,7 @@ def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s:
     finally:
         kill_group(proc.pid)  # also on an exception here (KeyboardInterrupt included)
         proc.wait()
+        sweep(token, since)  # what left the group (setsid) is not left running either
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
