@@ -49,9 +49,9 @@ def test_read_and_write_of_a_named_pipe_are_refused_at_once(tmp_path):
     run = _in_thread(lambda: _agent(tmp_path, replies).run("x", workspace, "c", 0, 20), 10)
     assert time.monotonic() - started < 10
     read, write, folder = session.digest(run.events).tool_calls
-    assert read.success is False and "'p' is a named pipe, socket or device" in read.result
-    assert write.success is False and "'p' is a named pipe, socket or device" in write.result
-    assert folder.success is False and "is a folder (use list)" in folder.result
+    assert read.success is False and "'p' is a named pipe, socket or device" in read.result["content"]
+    assert write.success is False and "'p' is a named pipe, socket or device" in write.result["content"]
+    assert folder.success is False and "is a folder (use list)" in folder.result["content"]
     assert run.error == ""  # the agent went on to its answer
 
 
@@ -86,5 +86,5 @@ def test_task_timeout_holds_during_a_shell_command(tmp_path):
         "x", workspace, "c", 0, timeout_s=1), 15)
     assert time.monotonic() - started < 8
     call = session.digest(run.events).tool_calls[0]
-    assert call.success is False and "timed out after" in call.result
+    assert call.success is False and "timed out after" in call.result["content"]
     assert run.error == "timed out after 1 s"

@@ -45,7 +45,9 @@ if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG buil
 
 # The predict_llm rule's code version (system prompt, tools, loop, what a run records).
 # v2: runs are recorded (final workspace files included) and graded in the score stage.
-PROMPT_VERSION = "waza-agent-v2"
+# v3: file tools refuse pipes, sockets and devices; the task timeout bounds a shell command;
+# tool_calls[].result is Go's {content, detailedContent}, report_intent events dropped.
+PROMPT_VERSION = "waza-agent-v3"
 # The LLM cache scope: changes only when the conversation changes (prompt, tools, loop),
 # so recording more of a run re-uses every cached reply.
 CACHE_SCOPE = "waza/waza-agent-v1"
