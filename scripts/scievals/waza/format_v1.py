@@ -88,6 +88,76 @@ def schema_version(path: Path) -> Version | None:
     return version
 
 
+# What waza reads a missing schemaVersion as (v0.39-v0.40.1; specs/waza-current.md §1.1).
+IMPLIED_VERSION = Version("1.4", 1, 4)
+# Eval keys the v0.23 schema lists but only the current loader honours.
+CURRENT_EVAL_KEYS = ("hooks", "tasks_from", "inputs", "range", "baseline")
+
+
+def _grader_config(prefix: tuple, name: Any) -> bool:
+    return name == "config" and bool(prefix) and prefix[-1] == "graders"
+
+
+def _schema_paths(schema: dict) -> set[str]:
+    """Every key path a schema names (``a.b.c``; list items are transparent, a grader's
+    ``config`` is not entered: its keys depend on the grader type)."""
+    defs, found = schema.get("$defs") or {}, set()
+
+    def walk(node: Any, prefix: tuple, depth: int) -> None:
+        if depth > 12 or not isinstance(node, dict):
+            return
+        if isinstance(node.get("$ref"), str):
+            walk(defs.get(node["$ref"].rsplit("/", 1)[-1]), prefix, depth + 1)
+        for key in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(key) or []:
+                walk(sub, prefix, depth + 1)
+        for name, sub in (node.get("properties") or {}).items():
+            found.add(".".join((*prefix, name)))
+            if not _grader_config(prefix, name):
+                walk(sub, (*prefix, name), depth + 1)
+        walk(node.get("items"), prefix, depth + 1)
+
+    walk(schema, (), 0)
+    return found
+
+
+@functools.cache
+def current_only_paths(name: str) -> frozenset[str]:
+    """Key paths of the current schema (and waza's loader) that v0.23's schema lacks."""
+    with open(DEMO_DIR / "schemas" / f"{name}.schema.json", encoding="utf-8") as handle:
+        old = _schema_paths(json.load(handle))
+    new = _schema_paths(published_schema(name)) | set(LOADER_ONLY)
+    return frozenset(new - old - {"schemaVersion"})
+
+
+def _raw_paths(data: Any, prefix: tuple = ()) -> set[str]:
+    found = set()
+    if isinstance(data, list):
+        for item in data:
+            found |= _raw_paths(item, prefix)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            path = (*prefix, str(key))
+            found.add(".".join(path))
+            if not _grader_config(prefix, key):
+                found |= _raw_paths(value, path)
+    return found
+
+
+def current_keys_used(raw_eval: Any, raw_tasks: list[Any]) -> list[str]:
+    """The current-format keys a suite without ``schemaVersion`` uses (``eval.yaml:
+    hooks``, ``task.yaml: expected.output_contains_any``...): waza reads such a suite as
+    the current version, so it is read as 1.x, not refused as v0.23."""
+    used = []
+    if isinstance(raw_eval, dict):
+        used += [f"eval.yaml: {k}" for k in CURRENT_EVAL_KEYS if raw_eval.get(k)]
+        used += [f"eval.yaml: {p}" for p in sorted(_raw_paths(raw_eval)
+                                                    & current_only_paths("eval"))]
+    for raw in raw_tasks:
+        used += [f"task: {p}" for p in sorted(_raw_paths(raw) & current_only_paths("task"))]
+    return list(dict.fromkeys(used))
+
+
 def gated_problems(raw: dict, version: Version, where: str, executor: str) -> list[str]:
     """Minor-gated keys used under a lower explicit minor, and keys no executor here runs."""
     problems = []
