@@ -8,7 +8,7 @@ Such a command gets:
   when the command ends, so nothing it started in the background survives it; a process
   that left the group (``setsid``, a double fork, reparented to init) is found by the
   random :data:`TOKEN_VAR` value every descendant inherits in its environment and killed
-  too (:func:`sweep`: processes started since the command, read through ``psutil``);
+  too (:func:`sweep`: on Linux the environments of the pids newer than the command's);
 - OS limits set before the command starts: address space (``RLIMIT_AS``), CPU time
   (``RLIMIT_CPU``, a little over the wall-clock timeout) and no core files. Where
   util-linux's ``prlimit`` exists (Linux) it sets them and execs the command, so Python can
