@@ -102,10 +102,12 @@ def user_file(path: str | os.PathLike) -> Path:
     return file
 
 
-def read_user_text(path: str | os.PathLike) -> str:
-    """The UTF-8 text of a file the user names (see :func:`user_file`)."""
+def read_user_text(path: str | os.PathLike, newline: str | None = None) -> str:
+    """The UTF-8 text of a file the user names (see :func:`user_file`); ``newline`` as
+    :func:`open`'s (``""``: line ends kept as they are, for a CSV reader)."""
     try:
-        return user_file(path).read_text(encoding="utf-8")
+        with open(user_file(path), encoding="utf-8", newline=newline) as handle:
+            return handle.read()
     except UnicodeDecodeError as exc:
         raise ScievalsError(
             path, f"not UTF-8 text (byte {exc.start})", "give a text file saved as UTF-8"

@@ -34,6 +34,7 @@ from scievals.waza.own_results import read_results
 from scievals.waza.predict import executor_for, run_suite
 from scievals.waza.redact import redact_keys
 from scievals.waza.runs import grader_options, regrade, transcript_files
+from scievals.waza.suite_paths import output_path
 from scievals.waza.suites import check_report, load_suite
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
@@ -125,7 +126,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             folder = Path(args.transcript_dir) / (model if len(models) > 1 else "")
             files = redact_keys(transcript_files(outcome, prompts), config)  # prompts too
             for name, content in files.items():
-                write_json(folder / name, content)
+                write_json(output_path(folder, name, f"{suite.path}: transcript"), content)
         code = max(code, metrics.exit_code(outcome))
     return code
 
@@ -166,9 +167,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_gate(args: argparse.Namespace) -> int:
     """waza's exit codes: 0 pass, 1 regression, 2 golden failure, 3 config error."""
     try:
-        options = gate.GateOptions(args.max_regression_pct, args.golden_must_pass,
-                                   args.on_new_tasks, args.on_removed_tasks)
-        options.check()
+        options = gate.GateOptions.from_flags(args.max_regression_pct, args.golden_must_pass,
+                                              args.on_new_tasks, args.on_removed_tasks)
         if args.format not in gate.GATE_FORMATS:
             raise ScievalsError(f"--format {args.format}", "unknown format",
                                 f"use one of {', '.join(gate.GATE_FORMATS)}")
@@ -201,14 +201,6 @@ def _guard(function):
             print(f"error: {exc.one_line()}", file=sys.stderr)
             return EXIT_ERROR
     return wrapped
-
-
-def _boolean(text: str) -> bool:
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
 
 
 def register(subparsers) -> None:
@@ -266,9 +258,10 @@ def register(subparsers) -> None:
     p = sub.add_parser("gate", help="regression gate: current results against a baseline")
     p.add_argument("--baseline", required=True, help="baseline results JSON")
     p.add_argument("--current", required=True, help="current results JSON")
-    p.add_argument("--max-regression-pct", type=float, default=0.0,
+    # read as text and checked by the gate: a bad value is exit 3, not argparse's 2
+    p.add_argument("--max-regression-pct", default="0",
                    help="allowed drop of success_rate in percentage points (default 0)")
-    p.add_argument("--golden-must-pass", type=_boolean, default=True,
+    p.add_argument("--golden-must-pass", default="true",
                    help="golden tasks must pass in the current run (default true)")
     p.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
     p.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")
