@@ -1,9 +1,11 @@
 """abdev's items for the report's sample viewer: one per cross-validation fold.
 
 A fold is abdev's unit of scoring: the input lists its antibodies, the reply is the model's
-out-of-fold predictions for them (one line per antibody, the five assays), and the metrics
-are the fold's rows of the model's score table (Spearman and top-10 % recall per assay).
-A prediction file without the fold column is one item, "all".
+out-of-fold predictions for them (one line per antibody, the five assays), the expected
+answer the measured values of the same antibodies (the truth table, same layout), the
+metrics the fold's rows of the model's score table (Spearman and top-10 % recall per
+assay), and the score the mean of the fold's per-assay Spearman. A prediction file without
+the fold column is one item, "all".
 """
 
 from __future__ import annotations
@@ -13,10 +15,19 @@ from pathlib import Path
 import pandas as pd
 
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
+from scievals.abdev.workflow import TRUTH
 from scievals.common.samples import Sample, number
 
 PREDICTIONS = "results/abdev/predictions/{model}.csv"
 SCORES = "results/abdev/scores/{model}.csv"
+SCORE = f"mean Spearman ({len(PROPERTY_LIST)} assays)"
+
+
+def fold_score(metrics: dict[str, float | None]) -> float | None:
+    """The mean of the fold's ``<assay>:spearman`` values that exist (None: none do)."""
+    values = [metrics.get(f"{assay}:spearman") for assay in PROPERTY_LIST]
+    values = [v for v in values if v is not None]
+    return sum(values) / len(values) if values else None
 
 
 def _fold_metrics(scores: pd.DataFrame, condition: str) -> dict[str, float | None]:
@@ -24,7 +35,7 @@ def _fold_metrics(scores: pd.DataFrame, condition: str) -> dict[str, float | Non
     return {m: number(v) for m, v in zip(rows["metric"], rows["value"])}
 
 
-def _reply(frame: pd.DataFrame) -> str:
+def _values(frame: pd.DataFrame) -> str:
     assays = [a for a in PROPERTY_LIST if a in frame.columns]
     lines = ["antibody_name\t" + "\t".join(assays)]
     for name, values in zip(frame["antibody_name"], frame[assays].to_numpy(dtype=float)):
@@ -33,12 +44,26 @@ def _reply(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def _expected(truth: pd.DataFrame | None, names: list[str]) -> str:
+    """The measured values of ``names`` (in their order), or why there are none."""
+    if truth is None:
+        return f"(no truth table {TRUTH})"
+    known = [n for n in names if n in truth.index]
+    frame = truth.loc[known].reset_index()
+    text = _values(frame)
+    missing = len(names) - len(known)
+    return text + (f"\n({missing} antibodies not in {TRUTH})" if missing else "")
+
+
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
     predictions = root / PREDICTIONS.format(model=model)
     if not predictions.is_file():
         return []
     frame = pd.read_csv(predictions)
+    truth_path = root / TRUTH
+    truth = (pd.read_csv(truth_path).drop_duplicates("antibody_name").set_index("antibody_name")
+             if truth_path.is_file() else None)
     scores_path = root / SCORES.format(model=model)
     scores = (pd.read_csv(scores_path, dtype={"condition": str}) if scores_path.is_file()
               else pd.DataFrame(columns=["condition", "metric", "value"]))
@@ -49,9 +74,10 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     out = []
     for condition, group in groups:
         names = group["antibody_name"].astype(str).tolist()
+        metrics = _fold_metrics(scores, condition)
         out.append(Sample(
             item=condition, condition=condition,
             input=f"{len(names)} antibodies: " + ", ".join(names),
-            reply=_reply(group), parse_status="-", outcome="scored",
-            metrics=_fold_metrics(scores, condition)))
+            reply=_values(group), parse_status="-", outcome="scored", metrics=metrics,
+            expected=_expected(truth, names), score=fold_score(metrics), score_name=SCORE))
     return out
