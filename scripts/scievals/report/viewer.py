@@ -215,7 +215,8 @@ function load(e) {
 }
 function fmt(v, digits) {
   if (v === null || v === undefined || v === '') return '-';
-  return typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(digits)) : String(v);
+  if (typeof v !== 'number') return String(v);
+  return digits === undefined ? String(v) : v.toFixed(digits);
 }
 function cell(row, text, cls) {
   const td = document.createElement('td'); td.textContent = text;
@@ -328,7 +329,8 @@ async function refresh(fromHash) {
   render();
   if (state.view === 'items' && state.item) {
     const item = ROWS.find(i => i.item === state.item && i.condition === state.condition);
-    if (item) show(item); else setStatus('no item ' + state.item + ' here');
+    if (item) { show(item); mark(el('items').tBodies[0].rows[visibleRows.indexOf(item)]); }
+    else setStatus('no item ' + state.item + ' here');
   }
   document.body.dataset.ready = '1';
 }
@@ -350,10 +352,11 @@ function visible() {
     && (state.view === 'compare' ? textMatch(r.A, text) || textMatch(r.B, text)
         : (state.outcome === '*' || r.outcome === state.outcome) && textMatch(r, text)));
 }
+let visibleRows = [];
 function render() {
   header();
   const body = el('items').tBodies[0]; body.replaceChildren();
-  const shown = sortRows(visible());
+  const shown = visibleRows = sortRows(visible());
   const noun = state.view === 'compare' ? ' paired items' : ' items';
   let summary = shown.length + ' of ' + ROWS.length + noun;
   if (state.view === 'compare') {
@@ -419,9 +422,9 @@ function show(item) {
     ['parse status', item.parse_status],
     ['tokens in / out', fmt(item.tokens_in) + ' / ' + fmt(item.tokens_out)],
     ['cost (USD)', fmt(item.cost_usd, 6)], ['latency (s)', fmt(item.latency_s, 2)]];
-  for (const [name, value] of Object.entries(item.metrics)) rows.push([name, fmt(value, 4)]);
   d.appendChild(factTable(rows));
   d.appendChild(columns(pre('Expected', item.expected), pre('Reply', item.reply)));
+  d.appendChild(factTable(Object.entries(item.metrics).map(([n, v]) => [n, fmt(v, 4)])));
   d.appendChild(pre('Input / prompt', item.input));
   d.appendChild(pre('Rationale', item.rationale));
 }

@@ -25,9 +25,11 @@ PREDICTIONS_DIR = "results/waza/predictions/{model}"
 SCORE = "weighted grader score"
 
 
-def grader_text(graders: list[GraderSpec]) -> str:
-    """What each grader checks: name, type and weight, then its configuration as JSON."""
-    blocks = []
+def grader_text(graders: list[GraderSpec], expected: dict | None = None) -> str:
+    """What each grader checks: name, type and weight, then its configuration as JSON;
+    first the task's own ``expected`` block, where it has one."""
+    blocks = [f"expected\n{json.dumps(expected, indent=2, ensure_ascii=False)}"] \
+        if expected else []
     for grader in graders:
         weight = "" if grader.weight is None else f", weight {grader.weight:g}"
         head = f"{grader.name} ({grader.kind or 'grader'}{weight})"
@@ -50,7 +52,7 @@ def expectations(root: Path) -> dict[tuple[str, str], str]:
             found[(path.name, "*")] = f"(suite did not load: {exc.one_line()})"
             continue
         for task in suite.tasks:
-            text = grader_text(suite.graders + task.graders)
+            text = grader_text(suite.graders + task.graders, task.raw.get("expected"))
             for name in {path.name, suite.name, suite.skill} - {""}:
                 found[(name, task.id)] = text
     return found
