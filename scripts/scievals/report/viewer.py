@@ -233,6 +233,11 @@ function options(select, values, keep, allLabel) {
   select.value = values.includes(keep) ? keep : values[0];
   return select.value;
 }
+function setHash(hash, replace) {
+  // the address always links to what is shown; a page the browser will not let change its
+  // address (inside a report's data: URL, say) still works, without the link
+  try { history[replace ? 'replaceState' : 'pushState'](null, '', hash); } catch (err) { }
+}
 function enc(parts) { return parts.map(encodeURIComponent).join('/'); }
 function linkFor(item) { return '#' + enc([item.benchmark, item.model, item.condition, item.item]); }
 function currentHash() {
@@ -312,7 +317,7 @@ function textMatch(item, text) {
 function setStatus(text) { el('status').textContent = text; }
 async function refresh(fromHash) {
   syncControls();
-  if (!fromHash) history.replaceState(null, '', currentHash());
+  if (!fromHash) setHash(currentHash(), true);
   const wanted = state.view === 'compare' ? [state.model, state.modelB] : [state.model];
   setStatus('loading ' + wanted.join(' and ') + ' ...');
   let loaded;
@@ -378,7 +383,7 @@ function render() {
       cell(row, r.outcome, bad ? 'bad' : '');
       cell(row, fmt(r.score, 4), 'num'); cell(row, fmt(r.cost_usd, 5), 'num');
       row.addEventListener('click', () => {
-        state.item = r.item; history.pushState(null, '', linkFor(r)); show(r); mark(row);
+        state.item = r.item; setHash(linkFor(r), false); show(r); mark(row);
       });
     }
     body.appendChild(row);
