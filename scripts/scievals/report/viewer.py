@@ -316,6 +316,7 @@ function textMatch(item, text) {
 }
 function setStatus(text) { el('status').textContent = text; }
 async function refresh(fromHash) {
+  const started = performance.now();
   syncControls();
   if (!fromHash) setHash(currentHash(), true);
   const wanted = state.view === 'compare' ? [state.model, state.modelB] : [state.model];
@@ -337,6 +338,9 @@ async function refresh(fromHash) {
     if (item) { show(item); mark(el('items').tBodies[0].rows[visibleRows.indexOf(item)]); }
     else setStatus('no item ' + state.item + ' here');
   }
+  // for benchmarks/viewer_scale.py: when the first view was ready, how long the last took
+  window.scievalsTiming = {firstReadyMs: (window.scievalsTiming || {}).firstReadyMs
+    || performance.now(), lastRefreshMs: performance.now() - started};
   document.body.dataset.ready = '1';
 }
 function pairs(itemsA, itemsB) {
