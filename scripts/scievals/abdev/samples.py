@@ -10,6 +10,7 @@ the fold column is one item, "all".
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -35,24 +36,38 @@ def _fold_metrics(scores: pd.DataFrame, condition: str) -> dict[str, float | Non
     return {m: number(v) for m, v in zip(rows["metric"], rows["value"])}
 
 
-def _values(frame: pd.DataFrame) -> str:
+def _lines(frame: pd.DataFrame) -> tuple[str, list[str]]:
+    """The header and one tab-separated line per antibody of the assays ``frame`` has."""
     assays = [a for a in PROPERTY_LIST if a in frame.columns]
-    lines = ["antibody_name\t" + "\t".join(assays)]
-    for name, values in zip(frame["antibody_name"], frame[assays].to_numpy(dtype=float)):
-        lines.append(f"{name}\t" + "\t".join("-" if pd.isna(v) else f"{v:.4g}"
-                                              for v in values))
-    return "\n".join(lines)
+    lines = [f"{name}\t" + "\t".join("-" if pd.isna(v) else f"{v:.4g}" for v in values)
+             for name, values in zip(frame["antibody_name"].astype(str),
+                                     frame[assays].to_numpy(dtype=float))]
+    return "antibody_name\t" + "\t".join(assays), lines
 
 
-def _expected(truth: pd.DataFrame | None, names: list[str]) -> str:
+def _values(frame: pd.DataFrame) -> str:
+    header, lines = _lines(frame)
+    return "\n".join([header, *lines])
+
+
+@lru_cache(maxsize=4)
+def _truth_lines(path: Path, modified_ns: int) -> tuple[str, dict[str, str]]:
+    """The truth table's header and each antibody's line, read once per file version (the
+    viewer asks for every model)."""
+    truth = pd.read_csv(path, usecols=lambda c: c == "antibody_name" or c in PROPERTY_LIST)
+    header, lines = _lines(truth.drop_duplicates("antibody_name"))
+    return header, {line.split("\t", 1)[0]: line for line in lines}
+
+
+def _expected(truth_path: Path, names: list[str]) -> str:
     """The measured values of ``names`` (in their order), or why there are none."""
-    if truth is None:
+    if not truth_path.is_file():
         return f"(no truth table {TRUTH})"
-    known = [n for n in names if n in truth.index]
-    frame = truth.loc[known].reset_index()
-    text = _values(frame)
+    header, lines = _truth_lines(truth_path, truth_path.stat().st_mtime_ns)
+    known = [lines[n] for n in names if n in lines]
     missing = len(names) - len(known)
-    return text + (f"\n({missing} antibodies not in {TRUTH})" if missing else "")
+    return "\n".join([header, *known]) + (
+        f"\n({missing} antibodies not in {TRUTH})" if missing else "")
 
 
 def samples(root: str | Path, model: str) -> list[Sample]:
@@ -61,9 +76,6 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     if not predictions.is_file():
         return []
     frame = pd.read_csv(predictions)
-    truth_path = root / TRUTH
-    truth = (pd.read_csv(truth_path).drop_duplicates("antibody_name").set_index("antibody_name")
-             if truth_path.is_file() else None)
     scores_path = root / SCORES.format(model=model)
     scores = (pd.read_csv(scores_path, dtype={"condition": str}) if scores_path.is_file()
               else pd.DataFrame(columns=["condition", "metric", "value"]))
@@ -79,5 +91,5 @@ def samples(root: str | Path, model: str) -> list[Sample]:
             item=condition, condition=condition,
             input=f"{len(names)} antibodies: " + ", ".join(names),
             reply=_values(group), parse_status="-", outcome="scored", metrics=metrics,
-            expected=_expected(truth, names), score=fold_score(metrics), score_name=SCORE))
+            expected=_expected(root / TRUTH, names), score=fold_score(metrics), score_name=SCORE))
     return out
