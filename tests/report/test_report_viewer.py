@@ -338,15 +338,23 @@ def test_sort_by_score_open_an_item_and_compare_two_models(tmp_path):
     visited = visit(page.as_uri() + "#compare/gating/a/b", tmp_path / "p3", settle_s=1.0,
                     clicks=("css:#items th[data-key=diff]", "c2"),
                     probe=f"[{ROWS}, document.getElementById('count').textContent,"
-                          " document.getElementById('detail').innerText]")
+                          " document.getElementById('detail').innerText, location.hash]")
     assert not visited.errors, visited.errors
-    rows, count, detail = visited.probe
+    rows, count, detail, link = visited.probe
     # B - A: c2 0.7-0.2 = 0.5, c4 0, c1 0.5-0.9 = -0.4, c3 no score for A (last)
     assert [(r[0], r[4]) for r in rows] == [("c2", "0.5000"), ("c4", "0.0000"),
                                             ("c1", "-0.4000"), ("c3", "-")]
     # mean over the 3 differences: (0.5 + 0 - 0.4) / 3 = 0.0333; B higher on 1, lower on 1
     assert count == "4 of 4 paired items; mean B - A 0.0333 (B higher on 1, lower on 1)"
     assert "A says c2" in detail and "B says c2" in detail and "truth of c2" in detail
+    # The side by side of that one item has its own link; opened fresh, it shows the pair.
+    assert link == "#compare/gating/a/b/c1/c2" == "#" + compare_link(
+        "gating", "a", "b", "c1", "c2").split("#", 1)[1]
+    visited = visit(page.as_uri() + link, tmp_path / "p4", settle_s=1.0,
+                    probe="document.getElementById('detail').innerText")
+    assert not visited.errors, visited.errors
+    assert "gating / c2: a (A) vs b (B)" in visited.probe
+    assert "A says c2" in visited.probe and "B says c2" in visited.probe
 
 
 @pytest.mark.slow

@@ -65,13 +65,16 @@ def item_link(benchmark: str, model: str, condition: str | None = None,
     return f"{PAGE}#{_fragment(*parts)}"
 
 
-def compare_link(benchmark: str, model_a: str, model_b: str,
-                 condition: str | None = None) -> str:
+def compare_link(benchmark: str, model_a: str, model_b: str, condition: str | None = None,
+                 item: str | None = None) -> str:
     """The viewer's URL of two models side by side on a benchmark's items (of one condition
-    when given): ``samples.html#compare/gating/A/B``. "compare" is no benchmark's name."""
+    when given, one item opened when that is given too): ``samples.html#compare/gating/A/B``.
+    "compare" is no benchmark's name."""
     parts = ["compare", benchmark, model_a, model_b]
     if condition is not None:
         parts.append(condition)
+        if item is not None:
+            parts.append(item)
     return f"{PAGE}#{_fragment(*parts)}"
 
 
@@ -240,11 +243,14 @@ function setHash(hash, replace) {
 }
 function enc(parts) { return parts.map(encodeURIComponent).join('/'); }
 function linkFor(item) { return '#' + enc([item.benchmark, item.model, item.condition, item.item]); }
+function pairLink(r) {
+  return '#' + enc(['compare', r.A.benchmark, r.A.model, r.B.model, r.condition, r.item]);
+}
 function currentHash() {
   const cond = state.condition === '*' ? [] : [state.condition];
-  if (state.view === 'compare')
-    return '#' + enc(['compare', state.benchmark, state.model, state.modelB, ...cond]);
   const item = state.item && state.condition !== '*' ? [state.item] : [];
+  if (state.view === 'compare')
+    return '#' + enc(['compare', state.benchmark, state.model, state.modelB, ...cond, ...item]);
   return '#' + enc([state.benchmark, state.model, ...cond, ...item]);
 }
 function readHash() {
@@ -256,7 +262,7 @@ function readHash() {
     state.view = 'compare';
     [state.benchmark, state.model, state.modelB] = parts.slice(1, 4);
     state.condition = parts.length > 4 ? parts[4] : '*';
-    state.item = null;
+    state.item = parts.length > 5 ? parts.slice(5).join('/') : null;
   } else {
     state.view = 'items';
     [state.benchmark, state.model] = parts;
@@ -269,8 +275,8 @@ function syncControls() {
   state.benchmark = options(el('filter-benchmark'), benchmarks, state.benchmark);
   const models = INDEX.filter(e => e.benchmark === state.benchmark).map(e => e.model);
   state.model = options(el('filter-model'), models, state.model);
-  state.modelB = options(el('filter-model-b'), models,
-    state.modelB || models.find(m => m !== state.model) || models[0]);
+  state.modelB = options(el('filter-model-b'), models, models.includes(state.modelB)
+    ? state.modelB : models.find(m => m !== state.model) || models[0]);
   const conds = new Set();
   for (const m of state.view === 'compare' ? [state.model, state.modelB] : [state.model]) {
     const e = entry(state.benchmark, m); if (e) e.conditions.forEach(c => conds.add(c));
@@ -333,10 +339,13 @@ async function refresh(fromHash) {
     state.outcome = options(el('filter-outcome'), outcomes, state.outcome, 'all');
   }
   render();
-  if (state.view === 'items' && state.item) {
+  if (state.item) {
     const item = ROWS.find(i => i.item === state.item && i.condition === state.condition);
-    if (item) { show(item); mark(el('items').tBodies[0].rows[visibleRows.indexOf(item)]); }
-    else setStatus('no item ' + state.item + ' here');
+    if (!item) setStatus('no item ' + state.item + ' here');
+    else {
+      if (state.view === 'compare') showPair(item); else show(item);
+      mark(el('items').tBodies[0].rows[visibleRows.indexOf(item)]);
+    }
   }
   // for benchmarks/viewer_scale.py: when the first view was ready, how long the last took
   window.scievalsTiming = {firstReadyMs: (window.scievalsTiming || {}).firstReadyMs
@@ -381,7 +390,9 @@ function render() {
     if (state.view === 'compare') {
       cell(row, fmt(r.a, 4), 'num'); cell(row, fmt(r.b, 4), 'num');
       cell(row, fmt(r.diff, 4), 'num ' + (r.diff > 0 ? 'pos' : r.diff < 0 ? 'neg' : ''));
-      row.addEventListener('click', () => { showPair(r); mark(row); });
+      row.addEventListener('click', () => {
+        state.item = r.item; setHash(pairLink(r), false); showPair(r); mark(row);
+      });
     } else {
       const bad = !['scored', 'passed', 'ok', '-'].includes(r.outcome);
       cell(row, r.outcome, bad ? 'bad' : '');
@@ -440,7 +451,7 @@ function show(item) {
 function showPair(r) {
   const d = el('detail'); d.replaceChildren();
   d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + ' (A) vs '
-    + r.B.model + ' (B)', linkFor(r.A)));
+    + r.B.model + ' (B)', pairLink(r)));
   const rows = [['', 'A', 'B', 'B - A'],
     ['score' + (r.A.score_name ? ' (' + r.A.score_name + ')' : ''), fmt(r.a, 4), fmt(r.b, 4),
      fmt(r.diff, 4)], ['outcome', r.A.outcome, r.B.outcome, '']];
@@ -468,7 +479,9 @@ el('filter-text').addEventListener('input', render);
 for (const b of document.querySelectorAll('.tabs button'))
   b.addEventListener('click', () => { state.view = b.dataset.view; state.sort = null; state.item = null;
                                       el('detail').replaceChildren(); refresh(false); });
+// an edited address, and Back/Forward over the items opened (pushState fires no hashchange)
 window.addEventListener('hashchange', () => { readHash(); refresh(true); });
+window.addEventListener('popstate', () => { readHash(); refresh(true); });
 if (INDEX.length) { readHash(); refresh(!!location.hash); }
 else { el('count').textContent = 'no items'; document.body.dataset.ready = '1'; }
 """
