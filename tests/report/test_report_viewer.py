@@ -8,6 +8,7 @@ test_report_browser.py; here pages built from hand-made items are opened in Chro
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -29,6 +30,8 @@ from scievals.report.viewer import (
     write_viewer,
 )
 from scievals.waza.data import demo_suites
+from scievals.waza.samples import expectations
+from scievals.waza.suites import load_suite
 from scievals.waza.workflow import SUITES_DIR
 
 from .browser import find_chromium, visit
@@ -224,6 +227,24 @@ def test_waza_expected_answer_is_what_the_suites_graders_check(tmp_path):
     assert "(?i)COBOL|Fortran" in expected
     assert '"Python"' in expected and '"JavaScript"' in expected
     assert item["score"] is None  # no grader ran
+
+
+def test_waza_suite_notes_said_at_curation_are_not_repeated_by_the_viewer(tmp_path, caplog):
+    root = tmp_path / "wf"
+    suite = root / SUITES_DIR / "csv-explainer"
+    shutil.copytree(demo_suites()["csv-explainer"].parent, suite)
+    spec = suite / "eval.yaml"  # a key waza ignores with a warning in a 1.x suite
+    spec.write_text(spec.read_text().replace("\nconfig:", "\nnot_a_waza_key: 1\nconfig:", 1))
+    with caplog.at_level(logging.WARNING):
+        load_suite(suite)
+    assert "not_a_waza_key" in caplog.text  # the warning the viewer must not repeat
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        found = expectations(root)
+    assert found and caplog.text == ""
+    with caplog.at_level(logging.WARNING):
+        load_suite(suite)
+    assert "not_a_waza_key" in caplog.text  # the logger is left as it was
 
 
 def test_write_viewer_keeps_the_page_small_and_removes_stale_data_files(tmp_path):

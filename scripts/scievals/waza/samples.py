@@ -12,13 +12,16 @@ else the recorded runs as the prediction step wrote them.
 from __future__ import annotations
 
 import json
+import logging
+from contextlib import contextmanager
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.common.samples import Sample, number, read_usage, request_cost
+from scievals.waza import suites
 from scievals.waza.metrics import weighted_run_score
-from scievals.waza.suites import GraderSpec, load_suite
+from scievals.waza.suites import GraderSpec
 from scievals.waza.workflow import CASES, GRADED, IMPORTED, SUITES_DIR, USAGE
 
 PREDICTIONS_DIR = "results/waza/predictions/{model}"
@@ -39,6 +42,19 @@ def grader_text(graders: list[GraderSpec], expected: dict | None = None) -> str:
     return "\n\n".join(blocks) or "(no graders)"
 
 
+@contextmanager
+def _quiet(logger: logging.Logger):
+    """Without ``logger``'s warnings: a suite's notes were said when it was curated
+    (waza_curate); the viewer, reading it again, does not repeat them."""
+    drop = logging.Filter()
+    drop.filter = lambda record: record.levelno > logging.WARNING
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)
+
+
 def expectations(root: Path) -> dict[tuple[str, str], str]:
     """(suite, task id) -> :func:`grader_text` of the suite's and the task's graders, for
     every suite under ``SUITES_DIR``, keyed by its folder, eval name and skill (the results
@@ -47,7 +63,8 @@ def expectations(root: Path) -> dict[tuple[str, str], str]:
     folder = root / SUITES_DIR
     for path in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
         try:
-            suite = load_suite(path)
+            with _quiet(suites.log):
+                suite = suites.load_suite(path)
         except ScievalsError as exc:
             found[(path.name, "*")] = f"(suite did not load: {exc.one_line()})"
             continue
