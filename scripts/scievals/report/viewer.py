@@ -26,7 +26,7 @@ from ``encodeURIComponent``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
@@ -43,9 +43,6 @@ INLINE_LIMIT = 4_000_000
 # JSON text that is safe inside <script>: nothing can end the element or open a comment.
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-Groups = Mapping[tuple[str, str], list[dict]]
-
 
 def _fragment(*parts: str) -> str:
     # encodeURIComponent's inverse (decodeURIComponent) reads every %-escape quote() writes
@@ -78,24 +75,22 @@ def compare_link(benchmark: str, model_a: str, model_b: str, condition: str | No
     return f"{PAGE}#{_fragment(*parts)}"
 
 
-def collect_groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> dict:
-    """(benchmark, model) -> that model's items as plain dicts, in the registry's order."""
-    groups = {}
+def _groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[tuple]:
+    """((benchmark, model), that model's items as plain dicts), one model at a time, in the
+    order of ``models`` (benchmark -> model names)."""
     for benchmark, names in models.items():
         reference = registry.get(benchmark).samples
         if reference is None:
             continue
         read = registry.resolve(reference)
         for model in names:
-            groups[(benchmark, model)] = [
-                {"benchmark": benchmark, "model": model, **sample.as_dict()}
-                for sample in read(Path(root), model)]
-    return groups
+            yield (benchmark, model), [{"benchmark": benchmark, "model": model,
+                                        **sample.as_dict()} for sample in read(Path(root), model)]
 
 
 def collect(root: str | Path, models: Mapping[str, Iterable[str]]) -> list[dict]:
     """Every item of ``models`` (benchmark -> model names), as plain dicts, in order."""
-    return [item for items in collect_groups(root, models).values() for item in items]
+    return [item for _, items in _groups(root, models) for item in items]
 
 
 def embedded_json(data) -> str:
@@ -103,54 +98,68 @@ def embedded_json(data) -> str:
     return json.dumps(data, ensure_ascii=False, allow_nan=False).translate(_SCRIPT_SAFE)
 
 
-def _index(groups: Groups, folder: str) -> list[dict]:
-    """What the page knows before any model is loaded: one entry per (benchmark, model)."""
-    index, numbers = [], {}
-    for (benchmark, model), items in groups.items():
+def _entries(groups: Iterable[tuple], folder: str) -> Iterator[tuple[dict, str]]:
+    """(index entry, items as JSON text) per (benchmark, model): the entry is what the page
+    knows before the model is loaded, its ``file`` where the items are."""
+    numbers: dict[str, int] = {}
+    for (benchmark, model), items in groups:
         number = numbers[benchmark] = numbers.get(benchmark, -1) + 1
-        index.append({
-            "key": f"{benchmark}/{model}", "benchmark": benchmark, "model": model,
-            "file": f"{folder}/{benchmark}/{number:04d}.js", "n": len(items),
-            "conditions": sorted({i["condition"] for i in items}),
-            "score_name": next((i["score_name"] for i in items if i.get("score_name")), "")})
-    return index
+        yield {"key": f"{benchmark}/{model}", "benchmark": benchmark, "model": model,
+               "file": f"{folder}/{benchmark}/{number:04d}.js", "n": len(items),
+               "conditions": sorted({i["condition"] for i in items}),
+               "score_name": next((i["score_name"] for i in items if i.get("score_name")),
+                                  "")}, embedded_json(items)
 
 
-def viewer_files(groups: Groups, page: str = PAGE, note: str = "",
-                 inline_limit: int = INLINE_LIMIT, title: str = TITLE) -> dict[str, str]:
-    """Relative path -> text of the page and its per-model data files (see the module
-    docstring); the data folder is the page's name without ``.html``."""
-    folder = Path(page).stem
-    index = _index(groups, folder)
-    data = {entry["file"]: embedded_json(items)
-            for entry, items in zip(index, groups.values())}
-    inline = sum(map(len, data.values())) <= inline_limit
-    files = {path: f"{DATA_CALLBACK}({embedded_json(entry['key'])}, {text});\n"
-             for (path, text), entry in zip(data.items(), index)}
-    blocks = "".join(
-        f'<script type="application/json" id="data-{n}">{text}</script>'
-        for n, text in enumerate(data.values())) if inline else ""
-    files[page] = viewer_html(index, blocks, note=note, title=title)
+def _data_file(entry: dict, text: str) -> str:
+    return f"{DATA_CALLBACK}({embedded_json(entry['key'])}, {text});\n"
+
+
+def _page(index: list[dict], inline: list[str] | None, note: str, title: str) -> str:
+    blocks = "".join(f'<script type="application/json" id="data-{n}">{text}</script>'
+                     for n, text in enumerate(inline or []))
+    return viewer_html(index, blocks, note=note, title=title)
+
+
+def viewer_files(groups: Mapping[tuple[str, str], list[dict]], page: str = PAGE,
+                 note: str = "", inline_limit: int = INLINE_LIMIT,
+                 title: str = TITLE) -> dict[str, str]:
+    """Relative path -> text of the page and its per-model data files for ``groups``
+    ((benchmark, model) -> items; see the module docstring); the data folder is the page's
+    name without ``.html``."""
+    entries = list(_entries(groups.items(), Path(page).stem))
+    files = {entry["file"]: _data_file(entry, text) for entry, text in entries}
+    texts = [text for _, text in entries]
+    inline = texts if sum(map(len, texts)) <= inline_limit else None
+    files[page] = _page([entry for entry, _ in entries], inline, note, title)
     return files
 
 
 def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str | Path = ".",
                  note: str = "", inline_limit: int = INLINE_LIMIT) -> int:
-    """Collect every item, write the page and its data folder beside it (each file
-    atomically; data files of models no longer there are removed); the number of items."""
+    """Write the page and its data folder beside it, one model at a time (so memory does not
+    grow with the models; each file atomically; data files of models no longer there are
+    removed); the number of items."""
     out = Path(out)
-    groups = collect_groups(root, models)
-    files = viewer_files(groups, out.name, note=note, inline_limit=inline_limit)
     folder = out.parent / out.stem
     stale = set(folder.glob("*/*.js")) if folder.is_dir() else set()
-    for relative, text in files.items():
-        path = out.parent / relative
+    index: list[dict] = []
+    inline: list[str] | None = []
+    size = 0
+    for entry, text in _entries(_groups(root, models), out.stem):
+        path = out.parent / entry["file"]
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, text)
+        write_text(path, _data_file(entry, text))
         stale.discard(path)
+        index.append(entry)
+        size += len(text)
+        inline = inline if inline is not None and size <= inline_limit else None
+        if inline is not None:
+            inline.append(text)
+    write_text(out, _page(index, inline, note, TITLE))
     for path in stale:
         path.unlink()
-    return sum(map(len, groups.values()))
+    return sum(entry["n"] for entry in index)
 
 
 _CSS = """
