@@ -102,9 +102,10 @@ rule report_leaderboard:
         JOB_SHELL
 
 
-# The sample viewer: every scored item of every model (input, reply, parse status, metrics,
-# rationale, cost), one static page (scievals.report.viewer); each benchmark's items come
-# from the function its registry entry names as `samples`.
+# The sample viewer: every scored item of every model (input, reply, expected answer, parse
+# status, metrics, score, rationale, cost), a static page with one data file per (benchmark,
+# model) in results/report/samples/, loaded on demand (scievals.report.viewer); each
+# benchmark's items come from the function its registry entry names as `samples`.
 REPORT_FIGURES.append("results/report/samples.html")
 _SAMPLE_MODELS = {_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARKS}
 
@@ -119,6 +120,7 @@ rule report_samples:
             category="Samples",
             labels={"page": "sample viewer"},
         ),
+        data=directory("results/report/samples"),
     log:
         "logs/report/samples.log",
     localrule: True
