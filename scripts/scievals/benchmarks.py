@@ -110,6 +110,10 @@ class Benchmark:
         "table": "results/{benchmark}/scores/{model}.csv"}))
     # What one scored item is, for the leaderboard footer ("with 15 cases, ...").
     item_noun: str = "items"
+    # Set where each dataset is one small part of the benchmark (waza: a suite): the
+    # leaderboard then shows every dataset in one table, with this column and a pooled row
+    # per model, instead of one table per dataset.
+    dataset_column: str | None = None
 
     @property
     def cli(self) -> str:
@@ -284,6 +288,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "download": "data/raw/waza/source.json",
         }),
         item_noun="tasks",
+        dataset_column="suite",
     ),
 )
 
