@@ -94,7 +94,7 @@ except ScievalsError as exc:
 # `--report` alone bundles what earlier runs made; after a target that made no figures (the
 # quick start's results/summary.csv) one line names the command that makes them first,
 # instead of Snakemake's "marked for report but does not exist" or a docutils traceback.
-if report_is_missing_inputs(sys.argv[1:], REPORT_FIGURES):
+if report_is_missing_inputs(sys.argv[1:], [*REPORT_FIGURES, LEADERBOARD_FRAGMENT]):
     sys.exit(f"error: the HTML report needs its figures and pages first; run: {REPORT_COMMAND}")
 
 

@@ -10,7 +10,13 @@ import math
 import pandas as pd
 from scievals.cli import main
 from scievals.common.tables import RESULT_COLUMNS, write_result_table
-from scievals.results.leaderboard import TOP_ROWS, leaderboard_markdown, sections
+from scievals.results.leaderboard import (
+    TOP_ROWS,
+    interval_note,
+    leaderboard_markdown,
+    sections,
+)
+from scievals.results.show import write_leaderboard
 
 SHA_A, SHA_B = "a" * 64, "b" * 64
 
@@ -124,3 +130,27 @@ def test_show_json_and_csv_give_the_raw_values(tmp_path, capsys):
     b = table[(table["dataset"] == "suite-b") & (table["metric"] == "weighted_score")]
     assert b[["value", "ci_low", "ci_high", "n"]].values.tolist() == [[0.5, 0.2, 0.8, 4]]
     assert not math.isnan(table["value"].sum())
+
+
+def test_the_report_says_only_the_interval_methods_the_summary_uses(tmp_path):
+    frame = pd.concat([two_suites(), many_models(3)], ignore_index=True)
+    frame.loc[len(frame)] = {**row("gating", "OMIP", SHA_A, "model_00", "tokens_in", 100.0,
+                                   math.nan, math.nan, 15, ci_method=""), "condition": "base"}
+    note = interval_note(frame, {"n_resamples": 1000, "seed": 0})
+    # two_suites: 3 wilson (pass_rate) + 3 t (weighted_score); many_models(3): 3 t
+    assert "t in 6 rows: the Student-t interval of a mean over items" in note
+    assert "wilson in 3 rows: the Wilson score interval" in note
+    assert "bootstrap" not in note  # no row used one, so the text does not claim it
+    assert "1 rows (counts, costs, single values) have no interval" in note
+    abdev = pd.DataFrame([row("abdev", "GDPa1", SHA_A, "ridge", "HIC:spearman", 0.6, 0.5, 0.7,
+                              246, ci_method="percentile-cluster")], columns=RESULT_COLUMNS)
+    assert ("percentile-cluster in 1 rows: a percentile bootstrap resampling sequence "
+            "clusters (1000 resamples, seed 0)") in interval_note(abdev, {"n_resamples": 1000,
+                                                                         "seed": 0})
+    # the fragment on the report's first page ends with it
+    path = tmp_path / "summary.csv"
+    write_result_table(path, frame)
+    write_leaderboard(path, fragment_out=tmp_path / "fragment.html", comparisons=[],
+                      bootstrap={"n_resamples": 1000, "seed": 0})
+    html = (tmp_path / "fragment.html").read_text()
+    assert "About the intervals" in html and "wilson in 3 rows" in html

@@ -509,10 +509,47 @@ FRAGMENT_STYLE = (
     ".scievals-leaderboard td:first-child{text-align:left}")
 
 
-def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv") -> str:
-    """The leaderboard as an HTML fragment to embed in another page (the report's first)."""
+# What each ``ci_method`` of a result table means, in a phrase (docs/statistics.md has more).
+CI_METHODS = {
+    "t": "the Student-t interval of a mean over items",
+    "wilson": "the Wilson score interval of a proportion (pass rates)",
+    "percentile-cluster": "a percentile bootstrap resampling sequence clusters",
+    "bca-cluster": "a BCa bootstrap resampling sequence clusters",
+    "percentile": "a percentile bootstrap",
+    "bca": "a BCa bootstrap",
+}
+
+
+def interval_note(summary: pd.DataFrame, bootstrap: dict | None = None) -> str:
+    """Which interval methods the summary's rows actually use (``ci_method``), with their
+    row counts: the report's "About" text, never a claim about a method nobody used."""
+    methods = summary["ci_method"].fillna("").astype(str)
+    with_interval = summary["ci_low"].notna() & summary["ci_high"].notna()
+    counts = methods[with_interval].value_counts()
+    parts = []
+    for method, count in counts.items():
+        meaning = CI_METHODS.get(method, "see docs/statistics.md") if method else "not recorded"
+        if "bootstrap" in meaning and bootstrap:
+            meaning += (f" ({bootstrap.get('n_resamples')} resamples, seed "
+                        f"{bootstrap.get('seed')})")
+        parts.append(f"{method or '(none)'} in {count} rows: {meaning}")
+    if not parts:
+        return "No row of this summary has an interval."
+    text = "Every interval is a 95 % interval; the methods in these tables: " + "; ".join(parts)
+    without = int((~with_interval).sum())
+    if without:
+        text += f"; {without} rows (counts, costs, single values) have no interval"
+    return text + ". What each method means and how it was checked: docs/statistics.md."
+
+
+def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv",
+                         about: str | None = None) -> str:
+    """The leaderboard as an HTML fragment to embed in another page (the report's first);
+    ``about`` (:func:`interval_note`) closes it."""
     body = [f"<p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
     body += _html_sections(parts)
+    if about:
+        body.append(f"<h2>About the intervals</h2><p>{escape(about)}</p>")
     return (f'<style>{FRAGMENT_STYLE}</style><div class="scievals-leaderboard">'
             f"{''.join(body)}</div>\n")
 

@@ -14,6 +14,7 @@ from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import (
     TOP_ROWS,
+    interval_note,
     leaderboard_fragment,
     leaderboard_html,
     leaderboard_markdown,
@@ -84,10 +85,12 @@ def load_comparisons(paths) -> pd.DataFrame | None:
 
 def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None = None,
                       html_out: str | Path | None = None,
-                      fragment_out: str | Path | None = None, comparisons=None) -> None:
+                      fragment_out: str | Path | None = None, comparisons=None,
+                      bootstrap: dict | None = None) -> None:
     """Write the leaderboard of ``summary_path`` as Markdown, an HTML page and/or an HTML
-    fragment for the report's first page (atomically); ``comparisons`` (comparisons.csv
-    paths) add the rank column and footers."""
+    fragment for the report's first page (atomically; it ends with the intervals' methods,
+    ``bootstrap`` the config's settings); ``comparisons`` (comparisons.csv paths) add the
+    rank column and footers."""
     summary = read_result_table(summary_path)
     pairs = load_comparisons(comparisons if comparisons is not None
                              else comparisons_beside(summary_path, summary))
@@ -97,4 +100,5 @@ def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None 
     if html_out:
         write_text(html_out, leaderboard_html(parts, str(summary_path)))
     if fragment_out:
-        write_text(fragment_out, leaderboard_fragment(parts, str(summary_path)))
+        write_text(fragment_out, leaderboard_fragment(parts, str(summary_path),
+                                                      about=interval_note(summary, bootstrap)))
