@@ -63,3 +63,20 @@ def test_compare_one_benchmark_and_json(tmp_path, capsys):
     assert not data["identical"]
     assert main(["compare", a, b, "--benchmark", "waza"]) == 1
     assert "--benchmark: no rows of waza in either summary" in capsys.readouterr().err
+
+
+def test_history_json_lists_each_entry(tmp_path, capsys):
+    from datetime import UTC, datetime
+
+    from scievals.results.history import record_history
+
+    a, b = summaries(tmp_path)
+    hist = tmp_path / "history"
+    first = record_history(a, hist, now=datetime(2026, 1, 2, tzinfo=UTC))
+    second = record_history(b, hist, now=datetime(2026, 1, 3, tzinfo=UTC))
+    assert main(["history", "--history-dir", str(hist), "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    # a has 4 rows, b 7; each entry with its reference and its integrity check
+    assert [(e["ref"], e["file"], str(e["rows"])) for e in entries] == [
+        ("@0", first.name, "4"), ("@1", second.name, "7")]
+    assert {e["check"] for e in entries} == {"ok"}

@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")
     hist.add_argument("--history-dir", default=DEFAULT_HISTORY)
+    hist.add_argument("--json", action="store_true", help="print the list as JSON records")
     hist.set_defaults(func=_history)
 
 
@@ -60,7 +61,7 @@ def _compare(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     index = read_index(args.history_dir)
     if index.empty:
-        print(f"No summaries recorded in {args.history_dir} yet.")
+        print("[]" if args.json else f"No summaries recorded in {args.history_dir} yet.")
         return 0
     index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
     index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
@@ -69,7 +70,8 @@ def _history(args: argparse.Namespace) -> int:
         snapshot_state(Path(args.history_dir) / name, digest)
         for name, digest in zip(index["file"], index["sha256"])
     ]
-    print(index.to_string(index=False))
+    print(json.dumps(json.loads(index.to_json(orient="records")), indent=1) if args.json
+          else index.to_string(index=False))
     return 0
 
 
