@@ -59,6 +59,7 @@ def report_is_missing_inputs(argv: Sequence[str], inputs: Iterable[str],
                              exists: Callable[[str], bool] = os.path.exists) -> bool:
     """True for a ``snakemake --report`` command line (without ``--report-after-run``, which
     makes them first) while a file the report bundles is missing."""
+    # snakemake is present whenever a Snakefile is being read (as in command_line_targets)
     from snakemake.cli import get_argument_parser
 
     try:
