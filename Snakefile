@@ -14,7 +14,7 @@ min_version("9.19")
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
-from scievals.common.targets import check_targets
+from scievals.common.targets import check_targets, report_is_missing_inputs
 
 # The workflow's own config, wherever the run's working directory is (`snakemake -d OTHER`
 # writes data/, results/ and logs/ under OTHER, but reads this file).
@@ -91,6 +91,11 @@ try:
     )
 except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
+# `--report` alone bundles what earlier runs made; after a target that made no figures (the
+# quick start's results/summary.csv) one line names the command that makes them first,
+# instead of Snakemake's "marked for report but does not exist" or a docutils traceback.
+if report_is_missing_inputs(sys.argv[1:], [*REPORT_FIGURES, LEADERBOARD_FRAGMENT]):
+    sys.exit(f"error: the HTML report needs its figures and pages first; run: {REPORT_COMMAND}")
 
 
 # Everything the parse made (Snakemake's and the package's modules, the registry, the rules)

@@ -60,16 +60,26 @@ onstart:
 RUN_STARTED = notices.now_utc()
 
 
+# The commands the last lines name, each runnable as printed from the workflow's directory
+# (tests/workflow/test_printed_hints.py follows every one in a fresh copy).
+SAMPLES_PAGE = "results/report/samples.html"
+REPORT_COMMAND = "snakemake --cores 8 --report results/report.html --report-after-run"
+
+
 def next_steps():
-    """What to look at after the run (label -> path or command), for the last lines printed."""
+    """What to look at after the run (label -> path or command), for the last lines printed:
+    a file that exists and is current, else the command that makes (or refreshes) it."""
     steps = {}
     if os.path.exists("results/leaderboard.md"):
         steps["leaderboard"] = "results/leaderboard.md  (python -m scievals show)"
-    if os.path.exists("results/report/samples.html"):
-        steps["sample viewer"] = "results/report/samples.html  (open in a browser)"
-    report_html = "results/report.html"
-    made = " (made earlier; the same command refreshes it)" if os.path.exists(report_html) else ""
-    steps["HTML report"] = f"snakemake --report {report_html}{made}"
+    summary = "results/summary.csv"
+    current = (os.path.exists(SAMPLES_PAGE) and os.path.exists(summary)
+               and os.path.getmtime(SAMPLES_PAGE) >= os.path.getmtime(summary))
+    steps["sample viewer"] = (f"{SAMPLES_PAGE}  (open in a browser)" if current
+                              else f"snakemake --cores 8 {SAMPLES_PAGE}  (then open it)")
+    # --report-after-run first makes the figures and pages the report bundles (the run's
+    # target may not have), so the command works after any target.
+    steps["HTML report"] = REPORT_COMMAND
     if os.path.exists(run_manifest.MANIFEST):
         steps["run record"] = str(run_manifest.MANIFEST)
     return steps

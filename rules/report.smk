@@ -76,6 +76,7 @@ for _bench in ENABLED:
 # opens on the workflow description (report/workflow.rst), which embeds the fragment; the
 # "Leaderboard" category keeps the page for the menu.
 REPORT_FIGURES.append("results/report/leaderboard.html")
+LEADERBOARD_FRAGMENT = "results/report/leaderboard_fragment.html"  # report/workflow.rst reads it
 
 
 rule report_leaderboard:
@@ -90,14 +91,15 @@ rule report_leaderboard:
             labels={"table": "headline metrics"},
         ),
         # Shown inline on the report's first page (report/workflow.rst includes it).
-        fragment="results/report/leaderboard_fragment.html",
+        fragment=LEADERBOARD_FRAGMENT,
     log:
         "logs/report/leaderboard.log",
     localrule: True
     conda:
         "../envs/core.yaml"
     params:
-        job=job_param("report_leaderboard", "report_leaderboard.py", {}),
+        bootstrap=BOOTSTRAP,
+        job=job_param("report_leaderboard", "report_leaderboard.py", {"bootstrap": BOOTSTRAP}),
     shell:
         JOB_SHELL
 

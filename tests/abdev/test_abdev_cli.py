@@ -11,12 +11,12 @@ from scievals.cli import main
 
 def test_validate_ok_and_errors(baseline_files, tmp_path, capsys):
     assert main(["abdev", "validate", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV)]) == 0
-    assert "is valid" in capsys.readouterr().out
+    assert capsys.readouterr().out == f"{baseline_files['random']}: valid\n"
     bad = tmp_path / "bad.csv"
     bad.write_text("name,hic\nx,1\n")
     assert main(["abdev", "validate", "--pred", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert "  - Missing required column 'antibody_name'" in out
+    assert f"{bad}: INVALID: Missing required column 'antibody_name'" in out
     # An unknown column is an error now (scoring would drop it), with the near miss named.
     assert ("unknown column(s) 'name' (did you mean 'antibody_name'?), 'hic' (did you mean 'HIC'?)"
             in out)

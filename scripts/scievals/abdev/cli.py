@@ -15,6 +15,7 @@ import pandas as pd
 
 from scievals.abdev.constants import CV_DATASET, DATASETS, DEFAULT_FOLD_COL
 from scievals.common.errors import ScievalsError
+from scievals.common.output import add_json_flag, print_check
 from scievals.common.subcommands import benchmark_commands
 
 # Each command imports what it needs inside its own function: `python -m scievals` imports
@@ -33,25 +34,11 @@ example:
 """
 
 
-def _print_report(pred: str, report) -> None:
-    if report.ok:
-        print(f"\u2713 {pred} is valid")
-    else:
-        print(f"\u2717 {pred} has validation errors:")
-        for error in report.errors:
-            print(f"  - {error}")
-    if report.warnings:
-        print("warnings:")
-        for warning in report.warnings:
-            print(f"  ! {warning}")
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     from scievals.abdev.validate import validate_prediction_file
 
     report = validate_prediction_file(args.pred, args.truth, args.fold_col)
-    _print_report(args.pred, report)
-    return 0 if report.ok else 1
+    return print_check(args.pred, report.errors, report.warnings, as_json=args.json)
 
 
 def _warn_if_demo(truth: str) -> None:
@@ -136,6 +123,7 @@ def register(subparsers) -> None:
     p.add_argument("--pred", required=True, help="prediction CSV (antibody_name + property columns)")
     p.add_argument("--truth", help="truth CSV (GDPa1) to check names and folds against")
     p.add_argument("--fold-col", default=DEFAULT_FOLD_COL, help="fold column (default: %(default)s)")
+    add_json_flag(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser(

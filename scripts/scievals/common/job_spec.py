@@ -3,7 +3,7 @@
 Snakemake's ``script:`` directive hands a job its facts as a pickled object, and unpickling
 it imports Snakemake in the job's process: 65 ms of CPU, about 30 ms of it beyond the
 standard modules our jobs load anyway, so 0.6-0.9 CPU-s over the default run's 32 jobs
-(README "Measured figures", side by side with the script directive). So the rules run
+(docs/performance.md; CHANGELOG for the side-by-side with the script directive). So the rules run
 ``scripts/job.py`` from a ``shell:`` command instead (:func:`job_command`), and pass what
 an entry script reads as one JSON param (:func:`job_param`: rule, input, output, params,
 wildcards; threads and log come on the command line, since the threads a job gets depend on

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
-from scievals.results.compare import compare, format_comparison
+from scievals.results.compare import compare, comparison_json, format_comparison
 from scievals.results.history import read_index, resolve, snapshot_state
 
 DEFAULT_HISTORY = "results/history"
@@ -33,25 +34,34 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="exit 2 when any result differs: a value, CI bound or n beyond the "
                      "tolerance, a row on one side only, or a dataset (name or sha256); "
                      "bookkeeping rows and provenance columns do not count")
+    cmp.add_argument("--benchmark", action="append", metavar="NAME",
+                     help="compare only this benchmark's rows (repeat for several)")
+    cmp.add_argument("--json", action="store_true",
+                     help="print the comparison as JSON (per-benchmark summary, differences, "
+                     "one-sided rows) instead of text")
     cmp.set_defaults(func=_compare)
 
     hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")
     hist.add_argument("--history-dir", default=DEFAULT_HISTORY)
+    hist.add_argument("--json", action="store_true", help="print the list as JSON records")
     hist.set_defaults(func=_history)
 
 
 def _compare(args: argparse.Namespace) -> int:
     path_a = resolve(args.a, args.history_dir)
     path_b = resolve(args.b, args.history_dir)
-    result = compare(path_a, path_b, args.tolerance)
-    print(format_comparison(result, str(path_a), str(path_b)))
+    result = compare(path_a, path_b, args.tolerance, args.benchmark)
+    if args.json:
+        print(json.dumps(comparison_json(result, str(path_a), str(path_b)), indent=1))
+    else:
+        print(format_comparison(result, str(path_a), str(path_b)))
     return 2 if args.fail_on_change and not result.identical else 0
 
 
 def _history(args: argparse.Namespace) -> int:
     index = read_index(args.history_dir)
     if index.empty:
-        print(f"No summaries recorded in {args.history_dir} yet.")
+        print("[]" if args.json else f"No summaries recorded in {args.history_dir} yet.")
         return 0
     index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
     index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
@@ -60,7 +70,8 @@ def _history(args: argparse.Namespace) -> int:
         snapshot_state(Path(args.history_dir) / name, digest)
         for name, digest in zip(index["file"], index["sha256"])
     ]
-    print(index.to_string(index=False))
+    print(json.dumps(json.loads(index.to_json(orient="records")), indent=1) if args.json
+          else index.to_string(index=False))
     return 0
 
 

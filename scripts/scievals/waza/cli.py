@@ -25,6 +25,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_json, write_text
+from scievals.common.output import add_json_flag, print_check
 from scievals.common.subcommands import benchmark_commands
 from scievals.waza import gate, metrics, reporters
 from scievals.waza.executors.mock import MOCK_MODEL
@@ -155,13 +156,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     problems, warnings = check_report(args.path, args.context_dir, strict=args.strict)
-    for warning in warnings:
-        print(f"warning: {warning}")
-    for problem in problems:
-        print(problem)
-    if not problems:
-        print(f"{args.path}: valid")
-    return 1 if problems else 0
+    return print_check(args.path, problems, warnings, as_json=args.json)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -253,6 +248,7 @@ def register(subparsers) -> None:
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
     p.add_argument("--strict", action="store_true",
                    help="unknown keys of a schemaVersion 1.x suite are errors, not warnings")
+    add_json_flag(p)
     p.set_defaults(func=_guard(cmd_check))
 
     p = sub.add_parser("gate", help="regression gate: current results against a baseline")
