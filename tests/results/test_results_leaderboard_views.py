@@ -45,8 +45,8 @@ def two_suites() -> pd.DataFrame:
 
 def suite_a_pairs(p_holm: float) -> pd.DataFrame:
     return pd.DataFrame([{
-        "benchmark": "waza", "dataset": "suite-a-demo", "metric": "pass_rate", "arm_a": "m",
-        "arm_b": "k", "n": 2, "value_a": 1.0, "value_b": 0.5, "diff": 0.5, "ci_low": 0.1,
+        "benchmark": "waza", "dataset": "suite-a-demo", "metric": "pass_rate",
+        "family": "models", "scope": "", "arm_a": "m", "arm_b": "k", "n": 2, "value_a": 1.0, "value_b": 0.5, "diff": 0.5, "ci_low": 0.1,
         "ci_high": 0.9, "p_value": p_holm, "p_holm": p_holm, "method": "exact McNemar",
         "mdd": 0.4}])
 
