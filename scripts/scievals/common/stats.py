@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fnmatch import fnmatchcase
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -102,8 +103,6 @@ def metric_range(ranges: Mapping[str, tuple[float, float]] | None,
     patterns (``field_similarity.*``, ``*spearman*``) to ranges, first match wins (each
     benchmark's ``metrics.METRIC_RANGES``); the full name is tried, then the part after the
     last ``:`` (abdev's ``HIC:spearman``). (-inf, inf) when nothing matches (unbounded)."""
-    from fnmatch import fnmatchcase
-
     for name in dict.fromkeys((metric, metric.rpartition(":")[2])):
         for pattern, bounds in (ranges or {}).items():
             if fnmatchcase(name, pattern):
