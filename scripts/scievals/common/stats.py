@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import math
 import warnings
-from fnmatch import fnmatchcase
 from collections.abc import Callable, Mapping, Sequence
+from fnmatch import fnmatchcase
 
 import numpy as np
 
@@ -235,7 +235,7 @@ def sample_spread(per_sample, metrics: Sequence[str]) -> list[dict]:
         values = spread[metric].dropna()
         if not len(values):
             continue
-        n = int(len(values))
+        n = len(values)
         within = float((values ** 2).mean())
         case_means = means[metric].dropna()
         samples = counts[metric].reindex(case_means.index)
@@ -248,10 +248,10 @@ def sample_spread(per_sample, metrics: Sequence[str]) -> list[dict]:
         rows += [{"metric": f"{metric}:sample_sd", "value": float(values.mean()), "n": n},
                  {"metric": f"{metric}:within_var", "value": within, "n": n},
                  {"metric": f"{metric}:between_var", "value": between,
-                  "n": int(len(case_means))},
+                  "n": len(case_means)},
                  {"metric": f"{metric}:second_sample_gain",
                   "value": gain if math.isfinite(between) else math.nan,
-                  "n": int(len(case_means))}]
+                  "n": len(case_means)}]
     return rows
 
 

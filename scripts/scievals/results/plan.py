@@ -145,8 +145,8 @@ def _sd(pairs, sd, benchmark, metric) -> tuple[float, str]:
         spread = [m / sign_flip_mdd_factor(int(k)) for m, k in zip(mdd, n)
                   if np.isfinite(m) and math.isfinite(sign_flip_mdd_factor(int(k)))]
         if spread:
-            return (float(np.median(spread)), f"median of {len(spread)} pairs of the last "
-                    f"run, n = {int(np.median(n))}")
+            source = f"median of {len(spread)} pairs of the last run, n = {int(np.median(n))}"
+            return float(np.median(spread)), source
     span = 100.0 if metric in ("score", "one_to_one_score") else 1.0
     why = "no comparisons.csv" if pairs is None else "no pair with 6 or more items"
     return DEFAULT_SD * span, f"{why}: the default {DEFAULT_SD} x range {span:g}"
