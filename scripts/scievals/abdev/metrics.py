@@ -353,6 +353,37 @@ def tie_robust_recall(y_true, y_pred, axis: int = -1, frac: float = TOP_FRAC) ->
     return p_true.sum(axis=axis) / k
 
 
+def weighted_top_inclusion(values: np.ndarray, weights: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(B, n): for every resample given as row multiplicities ``weights`` (B, n), the chance
+    that one copy of row i is in the top ``k[b]`` of the repeated rows when ties (copies
+    included) are broken uniformly at random: with W the weight of row i's value and A the
+    weight of larger values, clip((k - A) / W, 0, 1) (:func:`top_inclusion_probability`
+    on the repeated rows, without building them)."""
+    order = np.argsort(-values, kind="stable")
+    _, starts, codes = np.unique(-values[order], return_index=True, return_inverse=True)
+    per_value = np.add.reduceat(weights[:, order], starts, axis=1).astype(float)  # (B, G)
+    above = np.cumsum(per_value, axis=1) - per_value
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.clip((k[:, None] - above) / per_value, 0.0, 1.0)
+    share = np.nan_to_num(share)  # a value no row of the resample has
+    return share[:, codes[np.argsort(order)]]
+
+
+def weighted_recall(pred: np.ndarray, true: np.ndarray, weights: np.ndarray,
+                    frac: float = TOP_FRAC) -> np.ndarray:
+    """Tie-robust top-10 % recall of every resample given as row multiplicities
+    ``weights`` (B, n) of oriented ``pred``/``true`` (larger is better): the same number as
+    :func:`tie_robust_recall` on the rows repeated that often (copies of a row tie), with
+    k = int(total weight * frac); NaN where k = 0. Vectorised over resamples, so the
+    comparison engine's shared-resample bootstrap costs one call per arm."""
+    w = np.atleast_2d(np.asarray(weights, dtype=np.int64))
+    k = (w.sum(axis=1) * frac).astype(np.int64)
+    hits = (w * weighted_top_inclusion(np.asarray(true, dtype=float), w, k)
+            * weighted_top_inclusion(np.asarray(pred, dtype=float), w, k)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(k > 0, hits / k, np.nan)
+
+
 def recall_statistic(y_true, y_pred, axis: int = -1) -> np.ndarray:
     """Vectorised top-10 % recall with numpy argsort tie handling (oriented values)."""
     t = np.asarray(y_true)
