@@ -1,15 +1,20 @@
 """95 % confidence intervals that hold at the benchmarks' sizes (docs/statistics.md).
 
-- per-item means (gating cases, autogkb articles, waza tasks): Student-t interval on the
-  per-item values (``method: auto``) or a seeded bootstrap (``bca``/``percentile``);
-- proportions over independent items (waza pass rates): Wilson score interval;
+- per-item means of a bounded metric (gating cases, autogkb articles, waza tasks): the
+  effective-n Wilson interval inside the metric's declared range (``wilson-ess``,
+  :func:`bounded_mean_interval`; ranges: :func:`metric_range`), never zero-width; an
+  unbounded metric the Student-t interval; or a seeded bootstrap (``bca``/``percentile``);
+- proportions over independent items (waza pass rates): Wilson score interval, or
+  Clopper-Pearson with ``bootstrap.proportion: clopper-pearson``;
 - statistics of a whole set (Spearman, top-10 % recall): seeded bootstrap resampling
   clusters of items (abdev's sequence clusters) within strata (CV folds); percentile by
-  default (``auto``), BCa on request.
+  default (``auto``), BCa on request;
+- repeated samples of one item: the within/between variance split (:func:`sample_spread`).
 
 Every interval comes with the label written to the tables' ``ci_method`` column. The
-``bootstrap:`` config section (``n_resamples``, ``seed``, ``method``) chooses the method.
-Also here: the unbiased pass@k / pass^k estimators for repeated pass/fail trials.
+``bootstrap:`` config section (``n_resamples``, ``seed``, ``method``, ``proportion``)
+chooses the method. Also here: the unbiased pass@k / pass^k estimators for repeated
+pass/fail trials.
 """
 
 from __future__ import annotations
