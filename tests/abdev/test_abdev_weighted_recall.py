@@ -37,3 +37,18 @@ def test_equals_tie_robust_recall_on_the_repeated_rows(seed, n):
             assert np.isnan(value)
         else:
             assert value == pytest.approx(tie_robust_recall(true[rows], pred[rows]), abs=1e-12)
+
+
+def test_recall_interval_is_never_zero_width():
+    from scievals.abdev.metrics import _cluster_ci
+    from scievals.common.stats import ess_quantile
+
+    rng = np.random.default_rng(0)
+    true = rng.normal(size=50)
+    clusters = np.arange(50) // 2
+    # predictions opposite to the truth: no hit in any resample, bootstrap [0, 0]; widened to
+    # Wilson's [0, z^2 / (K + z^2)] with K = int(50 * 0.1) = 5 top places, z = t(0.975, 20)
+    low, high = _cluster_ci([(-true, true, clusters)], "top_10_recall",
+                            {"n_resamples": 200, "seed": 0})
+    z2 = float(ess_quantile(5)) ** 2
+    assert low == 0.0 and high == pytest.approx(z2 / (5 + z2))

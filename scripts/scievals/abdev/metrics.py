@@ -49,9 +49,11 @@ from scievals.abdev.constants import (
 from scievals.common.errors import ScievalsError
 from scievals.common.stats import (
     cluster_bootstrap,
+    ess_quantile,
     expanded,
     percentile_interval,
     weighted_spearman,
+    wilson_ess_bounds,
 )
 
 log = logging.getLogger(__name__)
@@ -59,7 +61,7 @@ log = logging.getLogger(__name__)
 TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
-METRICS_VERSION = "abdev-metrics-v2"  # v2: ci_method column
+METRICS_VERSION = "abdev-metrics-v3"  # v3: recall intervals never zero-width
 # Spearman correlations and top-10 % recall (docs/statistics.md: ranges)
 METRIC_RANGES = {"*spearman*": (-1.0, 1.0), "*recall*": (0.0, 1.0)}
 
@@ -512,6 +514,13 @@ def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
     low, high, _ = cluster_bootstrap(
         lambda weights: np.mean([f(w) for f, w in zip(statistics, weights)], axis=0),
         codes, bootstrap)
+    if metric != "spearman" and np.isfinite(low) and high - low <= 1e-12:
+        # every resample gave the same recall (e.g. no hit in any): a recall is a share of
+        # the K top places, so keep at least that share's effective-n Wilson interval at
+        # K = the top places of all subsets (docs/statistics.md) - never zero-width
+        top = sum(_top_k(len(p)) for p, _, _ in subsets)
+        wide_low, wide_high = wilson_ess_bounds(low, 0.0, top, ess_quantile(top))
+        low, high = min(low, float(wide_low)), max(high, float(wide_high))
     return (low, high)
 
 
