@@ -423,7 +423,7 @@ def main(argv=None) -> int:
         fraction, type_one = run()
         error = 1.96 * math.sqrt(fraction * (1 - fraction) / count)
         extra = "" if type_one is None else f" type-I {type_one:.3f}"
-        tag = "" if use in ("used", "conservative") else f" ({use})"
+        tag = "" if use == "used" else f" ({use})"
         print(f"coverage: {method} {metric} {fraction:.3f} +- {error:.3f} (nominal {NOMINAL})"
               f"{extra}{tag}  [{time.process_time() - start:.1f} CPU-s]", flush=True)
         high = HIGH if use == "used" else 1.0
