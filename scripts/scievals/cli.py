@@ -22,6 +22,7 @@ COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.llm.cli",
     "scievals.results.history_cli",
     "scievals.results.show",
+    "scievals.results.plan",
 ]
 
 

@@ -98,7 +98,7 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
 
     # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
     # (and the suite comparisons, which read every model's per-task table)
-    assert planned_after("metrics", "waza-metrics-v2", "waza-metrics-v3") == [
+    assert planned_after("metrics", "waza-metrics-v3", "waza-metrics-v4") == [
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # a grader change: the score stage grades, so every score job and nothing else (no agent
     # or mock run, no import)
