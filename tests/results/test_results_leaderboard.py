@@ -273,3 +273,13 @@ def test_the_report_page_lists_the_ranking_comparisons():
         assert "0.200 [0.000, 0.200]" in html and "<td>0.01</td>" in html
         assert "<th>family</th>" in html
         assert "rich/cot" in html and "cannot be told apart" in html
+
+
+def test_the_leaderboard_page_links_each_model_to_its_items_in_the_sample_viewer():
+    parts = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
+    html = leaderboard_html(parts)
+    # the viewer's address of a model x condition: samples.html#<benchmark>/<model>/<condition>
+    # with each part %-encoded ("/" inside a condition becomes %2F)
+    assert '<a href="samples.html#gating/llm/rich%2Fcot">llm</a>' in html
+    assert '<a href="samples.html#gating/other/base">other</a>' in html
+    assert "scievals-link" not in html

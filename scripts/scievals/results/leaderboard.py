@@ -207,8 +207,8 @@ class Section:
 
 
 INTRO = ("value [95 % CI]; n = scored items (each table says which); best first by the "
-         "first column; rank: shared (1=) where paired differences are not significant after "
-         "Holm correction (docs/statistics.md); parsed, failed requests, tokens, cost and mean "
+         "first column; rank: an arm is ranked above another only where it is significantly "
+         "better after Holm correction, tied ranks are written 1= (docs/statistics.md); parsed, failed requests, tokens, cost and mean "
          "latency summed or averaged over the model's conditions, where the benchmark has "
          "them.")
 
@@ -575,18 +575,43 @@ def leaderboard_fragment(parts: list[Section], source: str = "results/summary.cs
             f"{''.join(body)}</div>\n")
 
 
-def _html_sections(parts: list[Section]) -> list[str]:
-    """Every section's blocks, each followed by its paired comparisons (folded)."""
+def _html_sections(parts: list[Section], links: bool = False) -> list[str]:
+    """Every section's blocks, each followed by its paired comparisons (folded); with
+    ``links`` every model name opens that model's items in the sample viewer (a page beside
+    this one in results/report/)."""
     body = []
     for section in parts:
-        body += [_html_block(*block) for block in _blocks(section)]
+        body += [_linked_table(section, content) if links and kind == "table" and len(content)
+                 else _html_block(kind, content) for kind, content in _blocks(section)]
         body.append(_html_pairs(section))
     return body
 
 
+def _linked_table(section: Section, table: pd.DataFrame) -> str:
+    """The table's HTML with each model cell a link to its items in the sample viewer
+    (:func:`scievals.report.viewer.item_link`; every other cell escaped by pandas)."""
+    from scievals.report.viewer import item_link  # the HTML page's only use of the viewer
+
+    marked = table.copy()
+    markers = {}
+    for i, row in enumerate(marked.itertuples(index=False)):
+        model = getattr(row, "model", None)
+        if model is None:
+            continue
+        condition = getattr(row, "condition", None)
+        key = f"@@scievals-link-{i}@@"
+        href = item_link(section.benchmark, str(model), str(condition) if condition else None)
+        markers[key] = f'<a href="{escape(href)}">{escape(str(model))}</a>'
+        marked.iloc[i, marked.columns.get_loc("model")] = key
+    html = marked.to_html(index=False, border=1)
+    for key, link in markers.items():
+        html = html.replace(key, link)
+    return f'<div class="wide">{html}</div>'
+
+
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
-    body += _html_sections(parts)
+    body += _html_sections(parts, links=True)
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}"
              " .wide{max-width:100%;overflow-x:auto} th,td{white-space:nowrap}")
@@ -599,8 +624,9 @@ def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") 
 # Markdown lines hundreds of characters long.
 def leaderboard_text(parts: list[Section], source: str = "results/summary.csv",
                      width: int = 100) -> str:
-    lines = textwrap.wrap(f"Leaderboard of {source}: value [95 % CI], best first; rank 1= "
-                          "is shared (no significant paired difference, docs/statistics.md).",
+    lines = textwrap.wrap(f"Leaderboard of {source}: value [95 % CI], best first; an arm "
+                          "is ranked above another only where it is significantly better, "
+                          "1= is shared (docs/statistics.md).",
                           width)
     for section in parts:
         for kind, content in _blocks(section):
