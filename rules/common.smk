@@ -127,6 +127,8 @@ def section_hash(benchmark):
             "section": {k: v for k, v in config[benchmark].items() if k not in LAYOUT_KEYS},
             "bootstrap": BOOTSTRAP,
             "models": {m: config["models"].get(m) for m in config[benchmark]["models"]},
+            # a smoke run's top-level item limit (a section's own limit is in its section)
+            **({"limit": config["limit"]} if config.get("limit") is not None else {}),
         }
     )
 
