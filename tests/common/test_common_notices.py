@@ -148,3 +148,18 @@ def test_print_links_aligns_the_labels_under_a_heading():
     empty = io.StringIO()
     print_links({}, stream=empty)
     assert empty.getvalue() == ""
+
+
+def test_an_earlier_jobs_notice_is_said_only_by_runs_that_need_that_job(folder, tmp_path):
+    """Issue 29 point 5: a gating-only run does not repeat the abdev download's fallback."""
+    out = tmp_path / "GDPa1.csv"
+    out.write_text("x")
+    notices.start_job("abdev_download", {}, [str(out)], folder)
+    notices.record("fallback", "abdev", "download failed; demo")
+    notices.end_job()
+    later = "2999-01-01T00:00:00Z"  # a run that started after the notice was recorded
+    gating_run = {"results/gating/summary.csv", "data/curated/gating/cases.jsonl"}
+    assert notices.collect(folder, since=later, in_run=gating_run) == []
+    assert [n.kind for n in notices.collect(folder, since=later, in_run=gating_run | {str(out)})
+            ] == ["fallback"]  # a run whose DAG holds the (up-to-date) download job
+    assert len(notices.collect(folder, since=later)) == 1  # Snakemake said nothing: kept
