@@ -3,6 +3,7 @@ from the command line sends requests for N items only and every table says so.""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -49,3 +50,22 @@ def test_run_gating_with_a_model_and_a_limit_scores_two_cases_per_condition(tmp_
     # the overlay is where the command said it would be, and git ignores it
     assert (workdir / ".scievals" / "run" / "gating.yaml").is_file()
     assert ".scievals/" in (workdir / ".gitignore").read_text().splitlines()
+
+    # Run 1's record names the LLM it used.
+    record = json.loads((workdir / "results" / "run_manifest.json").read_text())
+    assert list(record["llm_models"]) == ["fake"]
+
+    # Run 2 without --model (issue 29, point 5): the LLM's rows leave the summary, and the end
+    # of the run says so and where they still are; the record no longer names the model,
+    # although its usage.json is still on disk.
+    second = _scievals(workdir, "run", "gating", "--limit", "2", "--cores", "2")
+    assert second.returncode == 0, second.stderr[-4000:]
+    tail = second.stderr[second.stderr.rindex("notice(s) about this run"):]
+    assert "[gating] models_changed: results/summary.csv no longer has fake (" in tail
+    assert "results/gating/scores/fake.csv" in tail
+    assert (workdir / "results" / "gating" / "predictions" / "fake.usage.json").is_file()
+    record = json.loads((workdir / "results" / "run_manifest.json").read_text())
+    assert record["llm_models"] == {}
+    # ... and run 3, with nothing to do, does not repeat that news.
+    third = _scievals(workdir, "run", "gating", "--limit", "2", "--cores", "2")
+    assert third.returncode == 0 and "models_changed" not in third.stderr
