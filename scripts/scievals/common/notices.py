@@ -45,6 +45,9 @@ RUN_REPORT = Path("results/run_report.json")
 KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "quality", "other")
 # The "benchmark" of a notice about the workflow as a whole (the history): always reported.
 WORKFLOW = "workflow"
+# The kind of a failed job's one-line error: said last, at the end of the run it failed.
+ERROR = "error"
+RESUME = "fix it, then re-run the same command (finished jobs are kept)"
 
 
 @dataclass
@@ -121,13 +124,25 @@ def record(kind: str, benchmark: str, message: str, *, details: dict | None = No
                     details=details or {},
                     recorded_utc=now_utc(), once=once)
     log.warning("%s", notice.line())
+    _store(notice)
+    return notice
+
+
+def record_error(message: str) -> Notice:
+    """Keep a failed job's one-line error (already logged) for the last lines of this run."""
+    notice = Notice(kind=ERROR, benchmark=WORKFLOW, message=" ".join(message.split()),
+                    recorded_utc=now_utc(), once=True)
+    _store(notice)
+    return notice
+
+
+def _store(notice: Notice) -> None:
     job = _current
     if job is not None:
         notice.job, notice.outputs = job.name, job.outputs
         with _lock:
             existing = job.path.read_text(encoding="utf-8") if job.path.exists() else ""
             write_text(job.path, existing + json.dumps(asdict(notice), sort_keys=True) + "\n")
-    return notice
 
 
 def now_utc() -> str:
@@ -191,12 +206,21 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
     stream = stream or sys.stderr
     notices = [n for n in collect(directory, since, in_run)
                if benchmarks is None or n.benchmark in (*benchmarks, WORKFLOW)]
-    if notices:
-        print(f"\nscievals: {len(notices)} notice(s) about this run "
+    errors = list(dict.fromkeys(n.message for n in notices if n.kind == ERROR))
+    said = [n for n in notices if n.kind != ERROR]
+    if said:
+        print(f"\nscievals: {len(said)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
-        for notice in notices:
+        for notice in said:
             print(f"  - {notice.line()}", file=stream)
-    print_links(links or {}, stream=stream)
+    if status == "error":  # the last lines: what failed, not where the (stale) results are
+        print("\nscievals: the run failed:", file=stream)
+        for message in errors or ["a job failed without a scievals error line: its log is "
+                                  "named above (logs/)"]:
+            print(f"  {message}", file=stream)
+        print(f"  {RESUME}", file=stream)
+    else:
+        print_links(links or {}, stream=stream)
     try:
         write_json(out_json, {
             "status": status,
