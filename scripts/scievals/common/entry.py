@@ -129,6 +129,10 @@ def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
         if error is None:
             raise
         _fail(error.one_line())
+    except KeyboardInterrupt:  # Ctrl-C: one line, not the chained traceback of asyncio's
+        logging.getLogger("scievals").error("interrupted")
+        notices.record_error("interrupted", kind=notices.INTERRUPTED)
+        sys.exit(130)
     finally:
         notices.end_job()
     if IN_JOB:

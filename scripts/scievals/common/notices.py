@@ -47,7 +47,10 @@ KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "qualit
 WORKFLOW = "workflow"
 # The kind of a failed job's one-line error: said last, at the end of the run it failed.
 ERROR = "error"
+INTERRUPTED = "interrupted"
 RESUME = "fix it, then re-run the same command (finished jobs are kept)"
+RESUME_INTERRUPTED = ("interrupted: re-run the same command to resume (finished jobs and "
+                      "answered LLM requests are kept)")
 
 
 @dataclass
@@ -128,9 +131,10 @@ def record(kind: str, benchmark: str, message: str, *, details: dict | None = No
     return notice
 
 
-def record_error(message: str) -> Notice:
-    """Keep a failed job's one-line error (already logged) for the last lines of this run."""
-    notice = Notice(kind=ERROR, benchmark=WORKFLOW, message=" ".join(message.split()),
+def record_error(message: str, kind: str = "error") -> Notice:
+    """Keep a failed job's one-line error (already logged) for the last lines of this run
+    (``kind``: :data:`ERROR`, or :data:`INTERRUPTED` for Ctrl-C)."""
+    notice = Notice(kind=kind, benchmark=WORKFLOW, message=" ".join(message.split()),
                     recorded_utc=now_utc(), once=True)
     _store(notice)
     return notice
@@ -207,13 +211,16 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
     notices = [n for n in collect(directory, since, in_run)
                if benchmarks is None or n.benchmark in (*benchmarks, WORKFLOW)]
     errors = list(dict.fromkeys(n.message for n in notices if n.kind == ERROR))
-    said = [n for n in notices if n.kind != ERROR]
+    interrupted = any(n.kind == INTERRUPTED for n in notices)
+    said = [n for n in notices if n.kind not in (ERROR, INTERRUPTED)]
     if said:
         print(f"\nscievals: {len(said)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
         for notice in said:
             print(f"  - {notice.line()}", file=stream)
-    if status == "error":  # the last lines: what failed, not where the (stale) results are
+    if status == "error" and interrupted and not errors:
+        print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
+    elif status == "error":  # the last lines: what failed, not where the (stale) results are
         print("\nscievals: the run failed:", file=stream)
         for message in errors or ["a job failed without a scievals error line: its log is "
                                   "named above (logs/)"]:
