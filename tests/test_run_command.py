@@ -45,10 +45,12 @@ def test_without_model_or_limit_no_overlay_is_written(tmp_path, monkeypatch, cap
     (["--model", "nosuchentry"], "neither PROVIDER/MODEL nor a model of the config's registry"),
     (["--base-url", "http://x/v1"], "given without --model"),
     (["--configfile", "missing.yaml"], "missing.yaml: config file not found"),
+    (["--limit", "2"], "abdev has no item limit"),
 ])
 def test_bad_arguments_get_one_line(argv, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["run", "gating", *argv, "--print-command"]) == 1
+    benchmark = "abdev" if "--limit" in argv else "gating"
+    assert main(["run", benchmark, *argv, "--print-command"]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
 

@@ -88,6 +88,10 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
         raise ScievalsError("--base-url/--api-key-env", "given without --model",
                             "add --model PROVIDER/MODEL")
     if args.limit is not None:
+        if "limit" not in (read_yaml(bench.schema) or {}).get("properties", {}):
+            raise ScievalsError("--limit", f"{bench.name} has no item limit (it sends no item "
+                                "to a model: every item is scored in a few seconds)",
+                                "run it without --limit")
         section["limit"] = args.limit
     if section:
         out[bench.name] = section

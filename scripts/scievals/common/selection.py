@@ -2,8 +2,9 @@
 
 ``limit: N`` at the top of the config caps every benchmark that has items to send to a
 model; ``<benchmark>: {limit: N}`` caps one, and an id list (``gating: {cases: [...]}``,
-``autogkb: {articles: [...]}``, ``waza: {tasks: [...]}``) picks the items by id. The curate
-step applies the selection, so predict jobs send requests for the kept items only, and the
+``autogkb: {articles: [...]}``) picks the items by id. The curate step applies the
+selection (waza's predict step: the first N tasks of each suite), so predict jobs send
+requests for the kept items only, and the
 dataset label of every table row says "limited to N items": a limited run is never read
 as a full result, and history and ``compare`` see a different dataset, not changed numbers.
 """
@@ -22,12 +23,17 @@ T = TypeVar("T")
 def selection(config: dict, benchmark: str, ids_key: str) -> dict | None:
     """The item selection of one benchmark (``{"limit": N or None, "ids": [...] or None}``),
     or None for a full run. The section's own ``limit`` wins over the top-level one."""
-    section = config.get(benchmark) or {}
-    limit = section.get("limit", config.get("limit"))
-    ids = section.get(ids_key)
+    limit = item_limit(config, benchmark)
+    ids = (config.get(benchmark) or {}).get(ids_key)
     if limit is None and not ids:
         return None
     return {"limit": limit, "ids": list(ids) if ids else None, "key": f"{benchmark}.{ids_key}"}
+
+
+def item_limit(config: dict, benchmark: str) -> int | None:
+    """The item limit of one benchmark (its section's, else the top-level one), or None."""
+    section = config.get(benchmark) or {}
+    return section.get("limit", config.get("limit"))
 
 
 def limited_params(chosen: dict | None) -> dict:

@@ -201,7 +201,7 @@ def say_model_changes(summary_path: Path, history_dir: Path, newest: pd.Series) 
             where = [f"results/{bench}/scores/{m}.csv" for m, _ in change["lost"]
                      if Path(f"results/{bench}/scores/{m}.csv").is_file()]
             lost = ", ".join(f"{m} ({n} rows)" for m, n in change["lost"])
-            parts.append(f"no longer has {lost} (not in this run's models); their rows are "
+            parts.append(f"no longer has {lost}; their rows are "
                          f"still in {snapshot}" + (f" and {', '.join(where)}" if where else ""))
         if change["gained"]:
             parts.append(f"gained {', '.join(change['gained'])}")

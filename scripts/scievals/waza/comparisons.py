@@ -34,9 +34,12 @@ def task_rows(arm: str, suite: str, outcome: Mapping) -> list[dict]:
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  headline: Sequence[str], section: Mapping) -> list[ItemMetric]:
     suites = read_json(inputs["download"][0]).get("suites", {})
+    datasets = {}  # a smoke run's labels, as the score job wrote them (waza.score)
     rows = []
     for model, path in zip(models, inputs["graded"]):
-        for suite, outcome in read_json(path)["suites"].items():
+        graded = read_json(path)
+        datasets.update(graded.get("datasets") or {})
+        for suite, outcome in graded["suites"].items():
             rows += task_rows(model, suite, outcome)
             if outcome.get("baseline_outcome"):
                 rows += task_rows(f"{model} [{BASELINE_ARM}]", suite, outcome["baseline_outcome"])
@@ -45,7 +48,7 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
     tasks = pd.DataFrame(rows)
     out = []
     for suite, group in tasks.groupby("suite", sort=True):
-        dataset = suites.get(suite, {}).get("dataset", suite)
+        dataset = datasets.get(suite) or suites.get(suite, {}).get("dataset", suite)
         for metric in headline:
             if metric in ITEM_VALUES:
                 values = group.pivot_table(index="task_id", columns="arm", values=metric,
