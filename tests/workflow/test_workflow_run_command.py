@@ -47,6 +47,9 @@ def test_run_gating_with_a_model_and_a_limit_scores_two_cases_per_condition(tmp_
     comparisons = pd.read_csv(workdir / "results" / "gating" / "comparisons.csv")
     assert comparisons["dataset"].str.endswith("(limited to 2 items)").all()
     assert "limited to 2 items" in (workdir / "results" / "gating" / "leaderboard.md").read_text()
+    # and the end of the run reminds it is a smoke run (the 15 embedded cases: tests/workflow/test_workflow_llm_retry.py)
+    tail = proc.stderr[proc.stderr.rindex("notice(s) about this run"):]
+    assert "[gating] limited: a smoke run on 2 of 15 cases: not a full result" in tail
     # the overlay is where the command said it would be, and git ignores it
     assert (workdir / ".scievals" / "run" / "gating.yaml").is_file()
     assert ".scievals/" in (workdir / ".gitignore").read_text().splitlines()

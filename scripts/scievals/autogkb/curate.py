@@ -32,7 +32,7 @@ from scievals.common.io import (
     write_json,
     write_jsonl,
 )
-from scievals.common.selection import limited_label, limited_summary, select
+from scievals.common.selection import limited_label, limited_summary, say_limited, select
 
 TEXT_MODES = ("evidence", "fulltext")
 CASE_KEYS = ("case_id", "pmid", "title", "text_mode", "text", "text_licence", "truth")
@@ -144,6 +144,8 @@ def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab,
     texts = {a["pmcid"]: a for a in download_report.get("articles") or []}
     every, excluded = build_cases(articles, text_mode, texts)
     cases = select(every, chosen, lambda case: case["case_id"])
+    if len(cases) < len(every):
+        say_limited("autogkb", f"{len(cases)} of {len(every)} articles")
     label = limited_label(dataset_label(origin, text_mode), chosen, len(cases), len(every))
     report = write_curation(cases, excluded, drug_vocabulary(vocab_rows), vocab_source, label,
                             out_cases, out_report, out_vocab,

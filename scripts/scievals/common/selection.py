@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.names import named_with_hints
 
@@ -77,3 +78,11 @@ def limited_summary(chosen: dict | None, n_kept: int, n_all: int) -> dict | None
     if not chosen or n_kept >= n_all:
         return None
     return {"kept": n_kept, "of": n_all, "limit": chosen.get("limit"), "ids": chosen.get("ids")}
+
+
+def say_limited(benchmark: str, scope: str) -> None:
+    """The end of the run reminds that these results are a smoke run's (``scope``: on what,
+    e.g. "2 of 15 cases"); a notice of the job that cut the items, so every run that reuses
+    them says it again."""
+    notices.record("limited", benchmark, f"a smoke run on {scope}: not a full result (every "
+                   "table says 'limited to ...'); drop the limit for one")

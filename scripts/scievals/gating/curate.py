@@ -28,7 +28,7 @@ from scievals.common.io import (
     write_json,
     write_jsonl,
 )
-from scievals.common.selection import limited_label, limited_summary, select
+from scievals.common.selection import limited_label, limited_summary, say_limited, select
 from scievals.gating import tree as T
 from scievals.gating.cases import sorted_cases, summary_row, validation_problems
 from scievals.gating.paths import FLOWKIT_DIR, REPO_DIR, WORKSPACE_CONTEXT_FILE
@@ -245,6 +245,7 @@ def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
     }
     if limited_summary(chosen, len(final), len(every)):
         report["limited"] = limited_summary(chosen, len(final), len(every))
+        say_limited("gating", f"{len(final)} of {len(every)} cases")
     write_jsonl(out_cases_jsonl, final)
     write_json(report_json, report)
     log.info("%d cases (%s); %d rejected", len(final), report["dataset"], len(rejected))

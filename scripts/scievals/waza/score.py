@@ -28,7 +28,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_csv, write_json, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.common.selection import limited_label
+from scievals.common.selection import limited_label, say_limited
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 from scievals.waza import metrics, recording, runs
@@ -134,6 +134,10 @@ def outcome_dataset(job: ScoreJob, suite: str, outcome: Mapping) -> str:
 def score(job: ScoreJob) -> pd.DataFrame:
     """Grade every recorded run of ``job``'s model, then write its tables."""
     outcomes = grade(job)
+    if job.settings.get("limit"):
+        labels = [outcome_dataset(job, s, o) for s, o in outcomes.items()]
+        if any(label.endswith(" items)") or label.endswith(" item)") for label in labels):
+            say_limited("waza", f"the first {job.settings['limit']} task(s) of each suite")
     if "graded" in job.outputs:
         # the dataset labels go along, for the comparisons job (a smoke run's differ)
         write_json(job.outputs["graded"], {
