@@ -194,6 +194,6 @@ def test_an_interrupted_run_ends_with_one_line_saying_how_to_resume(folder, tmp_
     stream = io.StringIO()
     notices.report("error", since=started, directory=folder, out_json=tmp_path / "r.json",
                    stream=stream)
-    assert stream.getvalue().strip().splitlines() == [
-        "scievals: interrupted: re-run the same command to resume (finished jobs and answered "
-        "LLM requests are kept)"]
+    expected = ("scievals: interrupted: re-run the same command to resume (finished jobs and "
+                "answered LLM requests are kept)")
+    assert stream.getvalue().strip().splitlines() == [expected]

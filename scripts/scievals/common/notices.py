@@ -163,10 +163,10 @@ def collect(directory: str | os.PathLike = NOTICES_DIR, since: str = "",
     found = []
     for path in sorted(Path(directory).glob("*.jsonl")):
         for notice in _read(path):
-            if bool(since) and notice.recorded_utc >= since:
-                found.append(notice)
-            elif (not notice.once and all(Path(o).exists() for o in notice.outputs)
-                  and (in_run is None or any(o in in_run for o in notice.outputs))):
+            this_run = bool(since) and notice.recorded_utc >= since
+            standing = (not notice.once and all(Path(o).exists() for o in notice.outputs)
+                        and (in_run is None or any(o in in_run for o in notice.outputs)))
+            if this_run or standing:
                 found.append(notice)
     return sorted(found, key=lambda n: (n.recorded_utc, n.benchmark, n.job))
 
@@ -222,8 +222,8 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
         print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
     elif status == "error":  # the last lines: what failed, not where the (stale) results are
         print("\nscievals: the run failed:", file=stream)
-        for message in errors or ["a job failed without a scievals error line: its log is "
-                                  "named above (logs/)"]:
+        unexplained = "a job failed without a scievals error line: its log is named above"
+        for message in errors or [unexplained]:
             print(f"  {message}", file=stream)
         print(f"  {RESUME}", file=stream)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
     Stage,
@@ -20,7 +21,6 @@ from scievals.common.workflow import (
     stage,
 )
 from scievals.common.workflow import score_inputs as common_score_inputs
-from scievals.common.selection import limited_params, selection
 from scievals.gating.data import SOURCE_KEYS
 from scievals.gating.paths import OMIP_DIR, embedded_workspaces
 

@@ -136,7 +136,7 @@ def score(job: ScoreJob) -> pd.DataFrame:
     outcomes = grade(job)
     if job.settings.get("limit"):
         labels = [outcome_dataset(job, s, o) for s, o in outcomes.items()]
-        if any(label.endswith(" items)") or label.endswith(" item)") for label in labels):
+        if any(label.endswith((" items)", " item)")) for label in labels):
             say_limited("waza", f"the first {job.settings['limit']} task(s) of each suite")
     if "graded" in job.outputs:
         # the dataset labels go along, for the comparisons job (a smoke run's differ)
