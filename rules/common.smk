@@ -85,16 +85,28 @@ def next_steps():
     return steps
 
 
+def run_outputs():
+    """The output files of every job this run's targets need, run now or up to date (what
+    the run's notices and run record are about), or None if Snakemake does not say."""
+    try:
+        return {str(path) for job in workflow.dag.jobs for path in job.output}
+    except (AttributeError, TypeError):
+        return None
+
+
 def end_of_run(status):
     """Write the run record, then repeat the notices and say where the results are."""
+    in_run = run_outputs()
     try:
         run_manifest.write_manifest(
-            status, RUN_STARTED, sys.argv, workflow.dag_settings.targets, config, BENCHMARKS
+            status, RUN_STARTED, sys.argv, workflow.dag_settings.targets, config, BENCHMARKS,
+            in_run=in_run,
         )
     except (OSError, ValueError, ScievalsError) as exc:
         print(f"scievals: the run record {run_manifest.MANIFEST} was not written: {exc}",
               file=sys.stderr)
-    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps())
+    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps(),
+                   in_run=in_run)
 
 
 def nothing_was_to_be_done():
@@ -137,6 +149,8 @@ def section_hash(benchmark):
             "section": {k: v for k, v in config[benchmark].items() if k not in LAYOUT_KEYS},
             "bootstrap": BOOTSTRAP,
             "models": {m: config["models"].get(m) for m in config[benchmark]["models"]},
+            # a smoke run's top-level item limit (a section's own limit is in its section)
+            **({"limit": config["limit"]} if config.get("limit") is not None else {}),
         }
     )
 

@@ -3,6 +3,7 @@ entry script sees what Snakemake's `script:` directive would have shown it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -120,6 +121,25 @@ def test_the_command_text_does_not_change_when_the_checkout_moves(tmp_path):
                           check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # job files go under .snakemake/ of the working directory
+
+
+def test_the_param_is_a_short_path_to_the_jobs_json_named_by_its_content(tmp_path):
+    """Issue 29 point 6: Snakemake prints a failed job's command; it names a file now, not
+    1,300 characters of JSON. Same facts, same file; other facts, another file."""
+    path = _spec({"section": {"models": ["m"] * 200}})
+    assert len(path) < 80 and path.startswith(".snakemake/scievals/jobs/")
+    text = (tmp_path / path).read_text()
+    assert json.loads(text)["params"]["section"]["models"] == ["m"] * 200
+    assert path.endswith(hashlib.sha256(text.encode()).hexdigest()[:24] + ".json")
+    assert _spec({"section": {"models": ["m"] * 200}}) == path
+    assert _spec({"section": {"models": ["m"]}}) != path
+    entry, job = decode(path, threads=1, log=[], scriptdir="/s")
+    assert entry == "e.py" and job.params.section == {"models": ["m"] * 200}
 
 
 def _spec(params, rule="r", script="e.py", wildcards=None):

@@ -118,24 +118,33 @@ def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
     try:
         function(snakemake)
     except ScievalsError as exc:
-        logging.getLogger("scievals").error(exc.one_line())
-        sys.exit(1)
+        _fail(exc.one_line())
     except ModuleNotFoundError as exc:
         message = missing_extra(exc)
         if message is None:
             raise
-        logging.getLogger("scievals").error(message)
-        sys.exit(1)
+        _fail(message)
     except OSError as exc:  # a full disk, a read-only folder: one line, not a traceback
         error = machine_error(exc)
         if error is None:
             raise
-        logging.getLogger("scievals").error(error.one_line())
-        sys.exit(1)
+        _fail(error.one_line())
+    except KeyboardInterrupt:  # Ctrl-C: one line, not the chained traceback of asyncio's
+        logging.getLogger("scievals").error("interrupted")
+        notices.record_error("interrupted", kind=notices.INTERRUPTED)
+        sys.exit(130)
     finally:
         notices.end_job()
     if IN_JOB:
         _exit_without_teardown()
+
+
+def _fail(message: str) -> None:
+    """End a failed job: its one-line error in the log and on stderr, and kept for the last
+    lines of the run (scievals.common.notices.report), then exit code 1."""
+    logging.getLogger("scievals").error(message)
+    notices.record_error(message)
+    sys.exit(1)
 
 
 def _exit_without_teardown() -> None:

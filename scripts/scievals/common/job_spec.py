@@ -5,8 +5,8 @@ it imports Snakemake in the job's process: 65 ms of CPU, about 30 ms of it beyon
 standard modules our jobs load anyway, so 0.6-0.9 CPU-s over the default run's 32 jobs
 (docs/performance.md; CHANGELOG for the side-by-side with the script directive). So the rules run
 ``scripts/job.py`` from a ``shell:`` command instead (:func:`job_command`), and pass what
-an entry script reads as one JSON param (:func:`job_param`: rule, input, output, params,
-wildcards; threads and log come on the command line, since the threads a job gets depend on
+an entry script reads as one JSON file, whose path is the job's param (:func:`job_param`:
+rule, input, output, params, wildcards; threads and log come on the command line, since the threads a job gets depend on
 ``--cores`` and must not change its params). :func:`decode` rebuilds an object with the
 attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``log``,
 ``threads``, ``rule``, ``scriptdir``), so the entry scripts read it as they read Snakemake's.
@@ -14,11 +14,13 @@ attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``l
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 # The param every rule carries for scripts/job.py (left out of the params the job sees).
@@ -28,9 +30,10 @@ PYTHON_ENV = "SCIEVALS_JOB_PYTHON"
 RUNNER_ENV = "SCIEVALS_JOB_RUNNER"
 # The arguments a Snakemake params function may ask for, by name (what this module passes on).
 _FUNCTION_ARGS = ("wildcards", "input", "output")
-# The job param travels in the shell command, one string that Linux caps at 128 KiB
-# (MAX_ARG_STRLEN); the default run's largest is about 3 KB.
+# A sanity bound on a job's facts (the default run's largest is about 3 KB).
 MAX_SPEC_BYTES = 100_000
+# Where the job files live (:func:`spec_file`): Snakemake's own folder of the working directory.
+SPEC_DIR = Path(".snakemake") / "scievals" / "jobs"
 
 
 def job_command() -> str:
@@ -71,11 +74,27 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
                              "must be strings, numbers, booleans, lists or mappings") from None
         if len(text.encode()) > MAX_SPEC_BYTES:
             raise ValueError(f"rule {rule}: its job param is {len(text.encode()) // 1024} KB, "
-                             f"over the {MAX_SPEC_BYTES // 1024} KB a command line may carry; "
+                             f"over the {MAX_SPEC_BYTES // 1024} KB a job may carry; "
                              "shorten the config section the rule reads")
-        return text
+        return spec_file(text)
 
     return spec
+
+
+def spec_file(text: str, directory: str | os.PathLike = SPEC_DIR) -> str:
+    """The path of a file holding the job's JSON ``text``, named by its sha256 (written once).
+
+    The shell command carries this short path rather than the JSON itself: Snakemake prints
+    a failed job's whole command, and a 1,300-character line of JSON buried the job's one-line
+    error. The name is the content's hash, so the param still changes exactly when the job's
+    facts change (Snakemake's params trigger), and the same in every checkout."""
+    path = Path(directory) / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a job never reads half a file
+    return path.as_posix()
 
 
 def _evaluated(value: Any, given: Mapping[str, Any]) -> Any:
@@ -132,7 +151,10 @@ class Job:
 
 
 def decode(spec: str, threads: int, log: list[str], scriptdir: str) -> tuple[str, Job]:
-    """(entry script, job) of :func:`job_param`'s JSON ``spec``."""
+    """(entry script, job) of :func:`job_param`'s ``spec``: the path of its JSON file (or the
+    JSON itself)."""
+    if not spec.lstrip().startswith("{"):
+        spec = Path(spec).read_text(encoding="utf-8")
     data = json.loads(spec)
     params = data["params"]
     return data["script"], Job(rule=data["rule"],

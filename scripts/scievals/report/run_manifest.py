@@ -122,12 +122,15 @@ def prompt_templates(benchmark_names: Iterable[str]) -> dict[str, dict[str, str]
 
 def build_manifest(status: str, started_utc: str, command: list[str], targets: Iterable[str],
                    config: Mapping, benchmark_names: list[str],
-                   results_dir: str | Path = "results") -> dict:
+                   results_dir: str | Path = "results", in_run: set[str] | None = None) -> dict:
+    """The record; ``in_run`` (the output files of this run's jobs, run or up to date) keeps
+    the LLM models to those this run used, not every ``usage.json`` an earlier run left."""
     results = Path(results_dir)
     summaries = [results / "summary.csv"] + [results / b / "summary.csv"
                                              for b in benchmark_names]
     usage_files = [p for b in benchmark_names
-                   for p in (results / b / "predictions").rglob("*usage.json")]
+                   for p in (results / b / "predictions").rglob("*usage.json")
+                   if in_run is None or str(p) in in_run]
     return {
         "status": status,
         "started_utc": started_utc,
@@ -172,10 +175,11 @@ def manifest_for(history_dir: str | Path, entry_file: str) -> Path:
 
 def write_manifest(status: str, started_utc: str, command: list[str], targets: Iterable[str],
                    config: Mapping, benchmark_names: list[str],
-                   out: str | Path = MANIFEST, history_dir: str | Path = HISTORY_DIR) -> Path:
+                   out: str | Path = MANIFEST, history_dir: str | Path = HISTORY_DIR,
+                   in_run: set[str] | None = None) -> Path:
     """Write the run record (atomically) and keep a copy with the history; its path."""
     manifest = build_manifest(status, started_utc, command, targets, config, benchmark_names,
-                              Path(out).parent)
+                              Path(out).parent, in_run)
     write_json(out, manifest)
     keep_with_history(Path(out), history_dir)
     return Path(out)

@@ -320,9 +320,11 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     options = _grading().grader_options(config, suite, records) if needs_verdicts else None
     baseline = executor_for(model, config, suite, records, skills=False)[0] \
         if suite.baseline else None
+    limit = config.get("limit")  # a smoke run (common.selection): the suite's first N tasks
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                          trials=section.get("trials"), options=options, threads=threads,
-                         baseline_executor=baseline)
+                         baseline_executor=baseline,
+                         task_filter=[t.id for t in suite.tasks[:limit]] if limit else None)
     # as the score stage does with its results: no configured key value in a recorded run
     write_json(out, redact_keys(recorded, config))
     if usage_path and isinstance(executor, AgentExecutor):
