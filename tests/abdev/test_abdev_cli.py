@@ -117,14 +117,14 @@ def test_validate_without_truth_checks_names_against_the_workflows_or_the_demo_t
     assert main(["abdev", "validate", "--pred", str(tmp_path / "renamed.csv")]) == 1
     out, err = capsys.readouterr()
     assert f"checked against {DEMO_CSV}" in err
-    assert "is valid" not in out and "only 0 antibodies have both a prediction" in out
+    assert ": valid" not in out and "only 0 antibodies have both a prediction" in out
     # the workflow's truth, once it is there, is the one own files are scored against
     (tmp_path / "data" / "raw" / "abdev").mkdir(parents=True)
     (tmp_path / "data" / "raw" / "abdev" / "GDPa1.csv").write_text(DEMO_CSV.read_text())
     assert main(["abdev", "validate", "--pred", str(baseline_files["random"])]) == 0
     out, err = capsys.readouterr()
     assert "checked against data/raw/abdev/GDPa1.csv (the workflow's truth" in err
-    assert "is valid" in out
+    assert out.strip().endswith(": valid")
 
 
 def test_a_semicolon_separated_file_is_one_error_saying_so(baseline_files, tmp_path, capsys):
@@ -132,6 +132,6 @@ def test_a_semicolon_separated_file_is_one_error_saying_so(baseline_files, tmp_p
     (tmp_path / "semi.csv").write_text(text)
     assert main(["abdev", "validate", "--pred", str(tmp_path / "semi.csv"), "--truth",
                  str(DEMO_CSV)]) == 1
-    errors = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")]
+    errors = [line for line in capsys.readouterr().out.splitlines() if ": INVALID: " in line]
     assert len(errors) == 1 and "the file looks ;-separated" in errors[0]
     assert "sep=';'" in errors[0]
