@@ -10,6 +10,27 @@ from __future__ import annotations
 
 import errno
 import os
+import unicodedata
+
+# Characters a terminal does not show as themselves: format characters (right-to-left
+# overrides, zero-width spaces and joiners, the BOM), line and paragraph separators, lone
+# surrogates and control characters other than tab and newline. A refused name holding one
+# is printed with it escaped (\u202e), so the line shows what is wrong, not a reordered
+# or invisible name.
+_HIDDEN_CATEGORIES = {"Cf", "Zl", "Zp", "Cs", "Cc"}
+
+
+def visible(text: str) -> str:
+    """``text`` with every hidden character (see above) as a ``\\uXXXX`` escape."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(_escaped(c) if c not in "\t\n" and unicodedata.category(c)
+                   in _HIDDEN_CATEGORIES else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 class ScievalsError(Exception):
@@ -29,7 +50,7 @@ class ScievalsError(Exception):
         text = f"{self.where}: {self.problem}"
         if self.fix:
             text += f" ({self.fix})"
-        return text
+        return visible(text)
 
     def naming(self, path: str, instead: str) -> ScievalsError:
         """The same error with ``path`` in ``where`` replaced by ``instead`` (a job that works

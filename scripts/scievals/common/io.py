@@ -226,6 +226,8 @@ def _check_yaml_nodes(root) -> None:
                                    "remove it", node.start_mark)
             sizes[key] = 1
             continue
+        if node.id == "mapping":
+            _refuse_duplicate_keys(node)
         on_path.add(key)
         stack.append((node, True))
         stack.extend((child, False) for child in _yaml_children(node))
@@ -234,6 +236,25 @@ def _check_yaml_nodes(root) -> None:
         raise _YamlRefused(f"aliases expand to more than {YAML_ALIAS_BUDGET:,} extra nodes "
                            "(nested anchors, a YAML bomb?)",
                            "write the repeated parts out, or use fewer nested aliases")
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _refuse_duplicate_keys(mapping) -> None:
+    """A key written twice in one mapping is refused, as Go's YAML reader (waza) does: PyYAML
+    would keep the last value without a word, and which one the writer meant is a guess."""
+    seen: dict[tuple[str, str], int] = {}
+    for key_node, _ in mapping.value:
+        if key_node.id != "scalar" or key_node.tag == _MERGE_TAG:
+            continue
+        ident = (key_node.tag, key_node.value)
+        if ident in seen:
+            raise _YamlRefused(f"key {key_node.value!r} appears twice in one mapping (first on "
+                               f"line {seen[ident] + 1})",
+                               "keep one of the two (the last would silently win)",
+                               key_node.start_mark)
+        seen[ident] = key_node.start_mark.line
 
 
 @contextlib.contextmanager

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from scievals.common.redaction import redact_data
+
 # The param every rule carries for scripts/job.py (left out of the params the job sees).
 JOB_PARAM = "job"
 # Where the shell command finds the interpreter and scripts/job.py.
@@ -61,7 +63,9 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
 
     def spec(wildcards, input, output) -> str:  # Snakemake's argument names
         given = {"wildcards": wildcards, "input": input, "output": output}
-        values = {name: _evaluated(value, given) for name, value in params.items()}
+        # credentials in a URL never travel in params (a job restores them from the
+        # environment: scievals.common.redaction)
+        values = redact_data({name: _evaluated(value, given) for name, value in params.items()})
         try:
             text = json.dumps({"rule": rule, "script": script,
                                "input": _files(input), "output": _files(output),
@@ -76,6 +80,19 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
         return text
 
     return spec
+
+
+def redacted_param(value: Any) -> Any:
+    """A rule param as Snakemake may store it (its metadata under ``.snakemake/`` keeps every
+    param): ``value`` with URL credentials redacted, a function's result when it runs."""
+    if not callable(value):
+        return redact_data(value)
+
+    def evaluated(wildcards, input, output):  # Snakemake's argument names
+        return redact_data(_evaluated(value, {"wildcards": wildcards, "input": input,
+                                              "output": output}))
+
+    return evaluated
 
 
 def _evaluated(value: Any, given: Mapping[str, Any]) -> Any:

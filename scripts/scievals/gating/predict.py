@@ -40,6 +40,7 @@ from scievals.gating.prompts import (
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.task_failure import classify
 from scievals.gating.tree import TOO_DEEP, junk_names
+from scievals.llm.parsing import refuse_cut_short
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
 from scievals.llm.usage import summarize_usage
@@ -83,7 +84,10 @@ def reply_record(case_id: str, model: str, context: str, strategy: str, request,
     text = response.text
     parsed = parse_reply(text) if response.error is None else ParseResult(
         "failed", error=f"model error: {response.error}")
-    failure = classify(text, parsed.ok, response.error)
+    repaired = parsed.ok
+    parsed = refuse_cut_short(parsed, response.stop_reason, hierarchy=None)
+    failure = ("truncated" if repaired and not parsed.ok
+               else classify(text, parsed.ok, response.error))
     return _record(
         case_id, model, condition_name(context, strategy), parsed,
         context=context, strategy=strategy, sample_index=response.sample_index,
