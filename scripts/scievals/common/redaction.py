@@ -26,7 +26,7 @@ from scievals.common.errors import ScievalsError
 REDACTED = "***"
 # scheme://userinfo@ : the userinfo runs up to the last "@" before the path, query or
 # fragment (an unencoded "@" in a password must not leave its tail behind).
-_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/?#\s]*@")
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/?#\s]*)@")
 # Values shorter than this are not searched for in free text (they would mangle words).
 MIN_SECRET_CHARS = 4
 # Environment variable carrying {model name: base_url with credentials} to workflow jobs.
@@ -34,7 +34,8 @@ CREDENTIALS_ENV = "SCIEVALS_BASE_URL_CREDENTIALS"
 
 
 def has_userinfo(text: str) -> bool:
-    return bool(_USERINFO.search(text))
+    """True when a URL in ``text`` carries userinfo that is not already ``***``."""
+    return any(m.group("userinfo") != REDACTED for m in _USERINFO.finditer(text))
 
 
 def redact_text(text: str, secrets: Iterable[str | None] = ()) -> str:
