@@ -21,8 +21,7 @@ from scievals.common.redaction import (
     ("https://only-a-token@gw.example/v1", "https://***@gw.example/v1"),
     # an unencoded "@" in the password: everything up to the last "@" of the authority goes
     ("http://u:p@ss@host/v1", "http://***@host/v1"),
-    ("error at http://u:pw@h/v1/chat and http://a:b@g/x", "error at http://***@h/v1/chat and "
-     "http://***@g/x"),
+    ("at http://u:pw@h/v1/chat or http://a:b@g/x", "at http://***@h/v1/chat or http://***@g/x"),
     # no userinfo: unchanged, "@" after the path is not userinfo
     ("http://localhost:11434/v1", "http://localhost:11434/v1"),
     ("http://host/v1/a@b", "http://host/v1/a@b"),
