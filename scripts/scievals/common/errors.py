@@ -76,11 +76,21 @@ _MACHINE_ERRORS = {
 }
 
 
+# Errors of the side that writes: with two file names (a copy), they concern the second.
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
 def machine_error(exc: BaseException) -> ScievalsError | None:
     """A full disk, a read-only or forbidden path, too many open files as one
     :class:`ScievalsError` naming the file; None for any other exception (a real bug keeps
     its traceback)."""
     if not isinstance(exc, OSError) or exc.errno not in _MACHINE_ERRORS:
         return None
-    where = exc.filename if exc.filename is not None else "output"
-    return ScievalsError(where, os.strerror(exc.errno).lower(), _MACHINE_ERRORS[exc.errno])
+    problem = os.strerror(exc.errno).lower()
+    if exc.errno in _WRITE_ERRORS and exc.filename2 is not None:
+        # a copy that failed writing (shutil.copyfile names the source first): the
+        # destination is what is full or read-only, the source is intact
+        where, problem = exc.filename2, f"{problem}, writing a copy of {exc.filename}"
+    else:
+        where = exc.filename if exc.filename is not None else "output"
+    return ScievalsError(where, problem, _MACHINE_ERRORS[exc.errno])
