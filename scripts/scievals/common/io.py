@@ -13,7 +13,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +69,15 @@ def write_json(path: str | os.PathLike, data: Any) -> None:
     write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def write_jsonl(path: str | os.PathLike, records: list[dict]) -> None:
-    write_text(path, "".join(json.dumps(r, sort_keys=True, default=str) + "\n" for r in records))
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
+    """Write one JSON object per line, atomically, as ``records`` yields them (a generator
+    is never held in memory whole); the number written."""
+    count = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+            count += 1
+    return count
 
 
 def write_csv(path: str | os.PathLike, frame) -> None:

@@ -104,17 +104,18 @@ def cmd_cases(args) -> int:
 
 def cmd_validate(args) -> int:
     """A prediction file against the truth cases, checked as the workflow's import checks it."""
-    from scievals.gating.predict import import_predictions
+    from scievals.gating.predict import imported_records
 
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            records = import_predictions(args.file, args.cases, args.model, Path(tmp) / "p.jsonl")
-        except ScievalsError as exc:
-            print(f"{args.file}: INVALID: {exc.one_line()}")
-            return 1
-    unparsed = sum(r.get("parse_status") != "ok" for r in records)
-    note = f" ({unparsed} of {len(records)} not parseable: scored as failures)" if unparsed else ""
-    print(f"{args.file}: ok, {len(records)} prediction(s){note}")
+    count = unparsed = 0
+    try:  # one record at a time: memory does not grow with the file
+        for record in imported_records(args.file, args.cases, args.model):
+            count += 1
+            unparsed += record.get("parse_status") != "ok"
+    except ScievalsError as exc:
+        print(f"{args.file}: INVALID: {exc.one_line()}")
+        return 1
+    note = f" ({unparsed} of {count} not parseable: scored as failures)" if unparsed else ""
+    print(f"{args.file}: ok, {count} prediction(s){note}")
     return 0
 
 
