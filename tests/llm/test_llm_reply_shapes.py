@@ -98,3 +98,19 @@ def test_a_cut_reply_whose_json_is_complete_still_counts():
              '[{"name": "Live"}]}]}\nNow the rationa')
     record = _gating_reply(whole, "length")
     assert record["parse_status"] == "ok" and not record["parse_method"].endswith("_repaired")
+
+
+def test_an_autogkb_reply_cut_mid_json_is_failed_with_no_annotations():
+    from scievals.autogkb.predict import reply_record as autogkb_record
+
+    cut = '[{"Gene": "CYP2D6", "Alleles": "*4"}, {"Gene": "CYP2C19", "Alle'
+    request = LLMRequest(case_id="PMC1", messages=[Message(role="user", content="annotate")])
+    case = {"case_id": "PMC1", "text_mode": "methods"}
+    # finish_reason "stop": repaired into two annotations, as the parser does for broken JSON
+    stopped = autogkb_record(case, "m", request,
+                             LLMResponse(case_id="PMC1", text=cut, stop_reason="stop"))
+    assert stopped["parse_status"] == "ok" and len(stopped["annotations"]) == 2
+    record = autogkb_record(case, "m", request,
+                            LLMResponse(case_id="PMC1", text=cut, stop_reason="length"))
+    assert record["parse_status"] == "failed" and record["annotations"] == []
+    assert "max_tokens" in record["parse_error"]
