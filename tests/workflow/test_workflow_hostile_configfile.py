@@ -30,8 +30,8 @@ def _bomb() -> str:
 @pytest.mark.parametrize(("text", "expected"), [
     (_bomb(), "error: bomb.yaml: refused YAML: aliases expand to more than 10,000 extra nodes"),
     ("bootstrap:\n  n_resamples: 10\nbootstrap:\n  n_resamples: 20\n",
-     "error: bomb.yaml:3: refused YAML: key 'bootstrap' appears twice in one mapping (first "
-     "on line 1)"),
+     ("error: bomb.yaml:3: refused YAML: key 'bootstrap' appears twice in one mapping (first "
+      "on line 1)")),
     ("gating:\n  1: x\n", "error: bomb.yaml: gating: key 1 is not text"),
 ])
 def test_a_bad_configfile_is_one_line_before_the_config_is_read(tmp_path, text, expected):
