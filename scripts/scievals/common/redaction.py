@@ -52,8 +52,8 @@ def redact_data(data: Any) -> Any:
     to every string, keys included. Iterative: a config may be nested deeply."""
     if isinstance(data, str):
         return redact_text(data)
-    if not isinstance(data, (Mapping, list, tuple)):
-        return data
+    if not isinstance(data, (Mapping, list, tuple)) or not _any_url_userinfo(data):
+        return data  # nothing to redact: the very same object (rule params keep their types)
     root: list[Any] = [None]
     stack: list[tuple[Any, Any, Any]] = [(data, root, 0)]
     while stack:
@@ -74,6 +74,21 @@ def redact_data(data: Any) -> Any:
         else:
             parent[slot] = value
     return root[0]
+
+
+def _any_url_userinfo(data: Any) -> bool:
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if _USERINFO.search(value):
+                return True
+        elif isinstance(value, Mapping):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return False
 
 
 def holds_credentials(data: Any) -> bool:
