@@ -81,3 +81,17 @@ def test_data_without_credentials_is_returned_as_the_same_object():
     # whose params print differently
     params = {"contexts": ("minimal", "rich"), "n": 3}
     assert redact_data(params) is params
+
+
+def test_a_redacted_params_function_keeps_its_signature():
+    import inspect
+
+    from scievals.common.job_spec import redacted_param
+
+    def config(wildcards):
+        return {"base_url": f"http://u:pw@h/{wildcards}"}
+
+    wrapped = redacted_param(config)
+    # Snakemake treats a function of input/output differently from one of the wildcards
+    assert list(inspect.signature(wrapped).parameters) == ["wildcards"]
+    assert wrapped("v1") == {"base_url": "http://***@h/v1"}

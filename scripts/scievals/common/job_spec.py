@@ -14,6 +14,7 @@ attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``l
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import os
@@ -88,9 +89,12 @@ def redacted_param(value: Any) -> Any:
     if not callable(value):
         return redact_data(value)
 
-    def evaluated(wildcards, input, output):  # Snakemake's argument names
-        return redact_data(_evaluated(value, {"wildcards": wildcards, "input": input,
-                                              "output": output}))
+    # with the wrapped function's signature (functools.wraps: inspect.signature follows
+    # __wrapped__): Snakemake passes what it names, and a function of the wildcards only
+    # stays one (Snakemake compares its value between runs, not a function of input/output)
+    @functools.wraps(value)
+    def evaluated(*args, **kwargs):
+        return redact_data(value(*args, **kwargs))
 
     return evaluated
 
