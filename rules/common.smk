@@ -10,6 +10,7 @@ from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.job_spec import job_command, job_param, set_runner
 from scievals.common.provenance import config_hash
+from scievals.common.redaction import export_credentials, redact_data
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
 from scievals.report import run_manifest
@@ -41,8 +42,11 @@ JOB_SHELL = job_command()
 
 # API keys reach cluster jobs through envvars (never params, which Snakemake stores).
 # Only keys that are set are declared: a missing one is reported by the preflight below.
+# So do the credentials of a base_url (http://user:pass@host): the params carry the URL
+# as http://***@host, the job restores it (scievals.common.redaction).
 envvars:
     *[name for name in key_envs(config) if name in os.environ],
+    *export_credentials(config.get("models") or {}),
 
 
 # Before any job runs (not on dry runs): every LLM an enabled benchmark uses has its
@@ -144,7 +148,7 @@ LAYOUT_KEYS = {"byo_score_jobs"}
 
 def section_hash(benchmark):
     """Config hash of one benchmark: its section, the bootstrap and its models' registry entries."""
-    return config_hash(
+    return config_hash(redact_data(
         {
             "section": {k: v for k, v in config[benchmark].items() if k not in LAYOUT_KEYS},
             "bootstrap": BOOTSTRAP,
@@ -152,7 +156,7 @@ def section_hash(benchmark):
             # a smoke run's top-level item limit (a section's own limit is in its section)
             **({"limit": config["limit"]} if config.get("limit") is not None else {}),
         }
-    )
+    ))
 
 
 def code_version(benchmark, role):

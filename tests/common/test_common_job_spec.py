@@ -74,8 +74,10 @@ def _workflow(tmp_path: Path) -> Path:
     scripts = tmp_path / "scripts"
     (scripts / "scievals" / "common").mkdir(parents=True)
     shutil.copy(SCRIPTS / "job.py", scripts / "job.py")
+    # job_spec and what it imports (the redaction of URL credentials in params)
     for name in ("scievals/__init__.py", "scievals/common/__init__.py",
-                 "scievals/common/job_spec.py"):
+                 "scievals/common/job_spec.py", "scievals/common/redaction.py",
+                 "scievals/common/errors.py"):
         shutil.copy(SCRIPTS / name, scripts / name)
     (scripts / "entry.py").write_text(ENTRY)
     (tmp_path / "Snakefile").write_text(SNAKEFILE)

@@ -14,6 +14,7 @@ attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``l
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -22,6 +23,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from scievals.common.redaction import redact_data
 
 # The param every rule carries for scripts/job.py (left out of the params the job sees).
 JOB_PARAM = "job"
@@ -64,7 +67,9 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
 
     def spec(wildcards, input, output) -> str:  # Snakemake's argument names
         given = {"wildcards": wildcards, "input": input, "output": output}
-        values = {name: _evaluated(value, given) for name, value in params.items()}
+        # credentials in a URL never travel in params (a job restores them from the
+        # environment: scievals.common.redaction)
+        values = redact_data({name: _evaluated(value, given) for name, value in params.items()})
         try:
             text = json.dumps({"rule": rule, "script": script,
                                "input": _files(input), "output": _files(output),
@@ -95,6 +100,22 @@ def spec_file(text: str, directory: str | os.PathLike = SPEC_DIR) -> str:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)  # atomic: a job never reads half a file
     return path.as_posix()
+
+
+def redacted_param(value: Any) -> Any:
+    """A rule param as Snakemake may store it (its metadata under ``.snakemake/`` keeps every
+    param): ``value`` with URL credentials redacted, a function's result when it runs."""
+    if not callable(value):
+        return redact_data(value)
+
+    # with the wrapped function's signature (functools.wraps: inspect.signature follows
+    # __wrapped__): Snakemake passes what it names, and a function of the wildcards only
+    # stays one (Snakemake compares its value between runs, not a function of input/output)
+    @functools.wraps(value)
+    def evaluated(*args, **kwargs):
+        return redact_data(value(*args, **kwargs))
+
+    return evaluated
 
 
 def _evaluated(value: Any, given: Mapping[str, Any]) -> Any:

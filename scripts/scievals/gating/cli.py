@@ -105,17 +105,17 @@ def cmd_cases(args) -> int:
 
 def cmd_validate(args) -> int:
     """A prediction file against the truth cases, checked as the workflow's import checks it."""
-    from scievals.gating.predict import import_predictions
+    from scievals.gating.predict import imported_records
 
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            records = import_predictions(args.file, args.cases, args.model, Path(tmp) / "p.jsonl")
-        except ScievalsError as exc:
-            return print_check(args.file, [exc.one_line()], as_json=args.json)
-    unparsed = sum(r.get("parse_status") != "ok" for r in records)
+    count = unparsed = 0
+    try:  # one record at a time: memory does not grow with the file
+        for record in imported_records(args.file, args.cases, args.model):
+            count += 1
+            unparsed += record.get("parse_status") != "ok"
+    except ScievalsError as exc:
+        return print_check(args.file, [exc.one_line()], as_json=args.json)
     note = f", {unparsed} of them not parseable: scored as failures" if unparsed else ""
-    return print_check(args.file, [], detail=f"{len(records)} prediction(s){note}",
-                       as_json=args.json)
+    return print_check(args.file, [], detail=f"{count} prediction(s){note}", as_json=args.json)
 
 
 def cmd_check_cases(args) -> int:

@@ -30,6 +30,7 @@ from scievals import benchmarks as registry
 from scievals.common.io import sha256_file, write_json, write_text
 from scievals.common.notices import now_utc
 from scievals.common.provenance import git_commit
+from scievals.common.redaction import redact_data
 from scievals.results.history_cli import RUN_RECORD_SUFFIX
 
 log = logging.getLogger(__name__)
@@ -135,7 +136,7 @@ def build_manifest(status: str, started_utc: str, command: list[str], targets: I
         "status": status,
         "started_utc": started_utc,
         "finished_utc": now_utc(),
-        "command": list(command),
+        "command": redact_data(list(command)),  # `--config models=...` may hold a URL
         "targets": sorted(targets),
         "scievals_version": __version__,
         "git_commit": git_commit(),
@@ -144,7 +145,7 @@ def build_manifest(status: str, started_utc: str, command: list[str], targets: I
         "datasets": datasets(summaries),
         "llm_models": llm_models(usage_files),
         "prompt_templates": prompt_templates(benchmark_names),
-        "config": json.loads(json.dumps(config, default=str)),
+        "config": redact_data(json.loads(json.dumps(config, default=str))),  # no credentials
         "packages": package_versions(),
     }
 

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
+from scievals.common.errors import ScievalsError
+from scievals.common.io import write_json
+from scievals.common.redaction import has_userinfo, redact_data
 from scievals.results.compare import compare, comparison_json, format_comparison
 from scievals.results.history import read_index, resolve, snapshot_state
 
@@ -44,10 +48,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")
     hist.add_argument("--history-dir", default=DEFAULT_HISTORY)
     hist.add_argument("--json", action="store_true", help="print the list as JSON records")
+    hist.add_argument("--scrub", action="store_true",
+                      help="rewrite the run records kept with the history (and "
+                      "results/run_manifest.json beside it) without URL credentials "
+                      "(records written before scievals redacted them)")
     hist.set_defaults(func=_history)
 
 
 def _compare(args: argparse.Namespace) -> int:
+    warn_credentials(args.history_dir)
     path_a = resolve(args.a, args.history_dir)
     path_b = resolve(args.b, args.history_dir)
     result = compare(path_a, path_b, args.tolerance, args.benchmark)
@@ -59,6 +68,9 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
+    if args.scrub:
+        return _scrub(args.history_dir)
+    warn_credentials(args.history_dir)
     index = read_index(args.history_dir)
     if index.empty:
         print("[]" if args.json else f"No summaries recorded in {args.history_dir} yet.")
@@ -79,3 +91,49 @@ def _run_record(history_dir: str, entry_file: str) -> str:
     """The run record kept beside a history entry (scievals.report.run_manifest), or "-"."""
     record = Path(history_dir) / (Path(entry_file).stem + RUN_RECORD_SUFFIX)
     return record.name if record.is_file() else "-"
+
+
+def _run_records(history_dir: str | Path) -> list[Path]:
+    """The run records kept with the history, and the newest one beside the history folder."""
+    folder = Path(history_dir)
+    latest = folder.parent / "run_manifest.json"
+    found = sorted(folder.glob(f"*{RUN_RECORD_SUFFIX}")) if folder.is_dir() else []
+    return found + ([latest] if latest.is_file() else [])
+
+
+def _with_credentials(history_dir: str | Path) -> list[Path]:
+    out = []
+    for record in _run_records(history_dir):
+        try:
+            if has_userinfo(record.read_text(encoding="utf-8", errors="replace")):
+                out.append(record)
+        except OSError:  # unreadable: the history's own checks say so
+            continue
+    return out
+
+
+def warn_credentials(history_dir: str | Path) -> None:
+    """One warning when run records written before redaction hold URL credentials."""
+    found = _with_credentials(history_dir)
+    if found:
+        print(f"warning: {len(found)} run record(s) in {history_dir} and beside it hold "
+              f"credentials in a URL (e.g. {found[0].name}; written before scievals redacted "
+              f"them): run `python -m scievals history --scrub --history-dir {history_dir}` "
+              "to rewrite them, and change that password", file=sys.stderr)
+
+
+def _scrub(history_dir: str | Path) -> int:
+    """Rewrite every run record that holds URL credentials, redacted (atomically)."""
+    found = _with_credentials(history_dir)
+    for record in found:
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ScievalsError(str(record), f"not JSON ({exc})",
+                                "delete the file (a run record explains, it holds no "
+                                "results)") from None
+        write_json(record, redact_data(data))
+        print(f"scrubbed {record}")
+    print(f"{len(found)} run record(s) rewritten without URL credentials"
+          + ("" if found else " (none held any)"))
+    return 0
