@@ -382,6 +382,8 @@ def test_p_below_005_exactly_when_the_interval_excludes_0(seed, items, kind):
     ia, ib = np.triu_indices(4, 1)
     _check_contract(paired_mean_tests(values, ia, ib, span=1.0), 1.0)
     _check_contract(paired_mean_tests(values * 100, ia, ib, span=100.0), 100.0)
+    # no upper bound (autogkb's reference score): the sign-flip test alone, same contract
+    _check_contract(paired_mean_tests(values * 300, ia, ib, span=math.inf), math.inf)
     if kind == "binary":
         _check_contract(paired_pass_fail_tests(values, ia, ib), 1.0)
 
