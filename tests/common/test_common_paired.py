@@ -328,6 +328,8 @@ def test_p_below_005_exactly_when_the_interval_excludes_0(seed, items, kind):
     ia, ib = np.triu_indices(4, 1)
     _check_contract(paired_mean_tests(values, ia, ib, span=1.0), 1.0)
     _check_contract(paired_mean_tests(values * 100, ia, ib, span=100.0), 100.0)
+    # no upper bound (autogkb's reference score): the sign-flip test alone, same contract
+    _check_contract(paired_mean_tests(values * 300, ia, ib, span=math.inf), math.inf)
     if kind == "binary":
         _check_contract(paired_pass_fail_tests(values, ia, ib), 1.0)
 
@@ -349,8 +351,9 @@ def test_paired_means_small_n_and_copies():
 def test_all_or_nothing_arm_that_happened_to_pass_everything_is_not_significant():
     # a passed all 15 cases (an arm that passes 90 % of the time does so with probability
     # 0.9^15 = 0.21); b scored 0.9 on each. Every difference is +0.1, so the sign-flip p is
-    # 2 / 2^15, but a's own bounded interval at 15/15 reaches down to 1 - z^2/(15 + z^2)
-    # ~ 0.78 < 0.9: the guard keeps the pair from being called different.
+    # 2 / 8192 (Monte-Carlo at 15 items: 8,191 subsets plus the observed), but a's own bounded interval at 15/15 reaches down to 1 - z^2/(15 + z^2)
+    # = 0.790 (z = t(0.975, 70) = 1.994) < 0.9: the guard keeps the pair from being called
+    # different.
     values = np.column_stack([np.ones(15), np.full(15, 0.9)])
     result = paired_mean_tests(values, [0], [1], span=1.0)
     assert result.p_value[0] >= 0.05 and result.ci_low[0] < 0 < result.ci_high[0]

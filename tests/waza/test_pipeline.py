@@ -64,16 +64,25 @@ def test_chain_demo_source_to_score_rows(tmp_path):
     table = score(_job(tmp_path, recorded))
     rows = table.set_index(["dataset", "metric"])
     assert rows.loc[("code-explainer-demo", "pass_rate"), "value"] == 1.0
-    # every task scored 1.0 in code-explainer: a zero-width interval
-    assert rows.loc[("code-explainer-demo", "weighted_score"), "ci_low"] == 1.0
-    # grader-showcase (1 trial per task): the t-interval over its 6 tasks all the same
-    # (issue 20: tasks are the items), checked against scipy on the per-task scores
+    # every one of the 4 code-explainer tasks scored 1.0: not a zero-width interval but
+    # Wilson's [1 - z^2 / (n + z^2), 1] with z = t(0.975, 5 (n - 1)) (issue 27)
+    z2 = stats.t.ppf(0.975, 15) ** 2
+    explainer = rows.loc[("code-explainer-demo", "weighted_score")]
+    assert (explainer["ci_low"], explainer["ci_high"]) == pytest.approx((1 - z2 / (4 + z2), 1.0))
+    # grader-showcase (1 trial per task): the effective-n Wilson interval over its 6 tasks
+    # (issue 20: tasks are the items): Wilson's formula with n_eff = n m (1 - m) / s^2,
+    # s^2 = (SS + m (1 - m)) / (n + 1), z = t(0.975, 5 (n - 1))
     tasks = pd.read_csv(tmp_path / "pc.csv").query("suite == 'grader-showcase'")
     scores = tasks["avg_weighted_score"].to_numpy()
-    low, high = stats.t.interval(0.95, len(scores) - 1, loc=scores.mean(), scale=stats.sem(scores))
+    n, m = len(scores), scores.mean()
+    neff = n * m * (1 - m) / ((((scores - m) ** 2).sum() + m * (1 - m)) / (n + 1))
+    z = stats.t.ppf(0.975, 5 * (n - 1))
+    centre = (m + z**2 / (2 * neff)) / (1 + z**2 / neff)
+    half = z * (m * (1 - m) / neff + z**2 / (4 * neff**2)) ** 0.5 / (1 + z**2 / neff)
     showcase = rows.loc[("grader-showcase-demo", "weighted_score")]
-    assert (showcase["ci_low"], showcase["ci_high"]) == pytest.approx((low, high))
-    assert showcase["ci_method"] == "t"
+    assert (showcase["ci_low"], showcase["ci_high"]) == pytest.approx((centre - half,
+                                                                      centre + half))
+    assert showcase["ci_method"] == "wilson-ess"
     # pass rate 0 of 6: Wilson upper bound z^2 / (n + z^2) = 3.841459 / 9.841459 = 0.390334
     pass_rate = rows.loc[("grader-showcase-demo", "pass_rate")]
     assert (pass_rate["ci_low"], pass_rate["ci_high"]) == pytest.approx((0.0, 0.390334), abs=1e-6)

@@ -87,9 +87,14 @@ def test_per_item_mean_diff_is_the_mean_of_per_case_differences(two_models):
     differences = (per_case[a] - per_case[b]).dropna()
     assert row["n"] == len(differences) == 15
     assert row["diff"] == pytest.approx(differences.mean(), abs=1e-12)
-    test = stats.ttest_rel(per_case[a][differences.index], per_case[b][differences.index])
-    assert row["p_value"] == pytest.approx(test.pvalue, rel=1e-9)
-    assert row["method"] == "paired t"
+    # the row is the engine's call of the sign-flip test (unit-tested against enumeration
+    # in tests/common/test_common_paired.py) on exactly these per-case values
+    from scievals.common.paired import paired_mean_tests
+
+    values = np.column_stack([per_case[a][differences.index], per_case[b][differences.index]])
+    test = paired_mean_tests(values, [0], [1], span=1.0)
+    assert row["p_value"] == pytest.approx(test.p_value[0], rel=1e-9)
+    assert row["method"].startswith("sign-flip")
 
 
 def test_waza_pass_rate_intervals_are_wilson(two_models):

@@ -227,22 +227,36 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
 
     ``values``: (items, arms), NaN where an arm has no value; ``ia``/``ib``: (P,) column
     indices. n == 0 gives NaN everywhere; n == 1 the test's own answer (p = 1). Never
-    zero-width (the MOVER part is not); inside [-span, span]."""
+    zero-width (the MOVER part is not); inside [-span, span]. ``span`` = inf (a metric with
+    no upper bound): the sign-flip test alone, with the spread of the values seen standing in
+    for the span."""
     span, low = float(span), float(low)
-    if not (span > 0 and math.isfinite(span)):
-        raise ValueError(f"span must be positive and finite, got {span}")
+    if not span > 0:
+        raise ValueError(f"span must be positive, got {span}")
     a, b, both, n = _pairs(values, ia, ib)
+    bounded = math.isfinite(span)
     for x in (a, b):
         seen = x[np.isfinite(x)]
-        if seen.size and (seen.min() < low - 1e-9 * span or seen.max() > low + span * (1 + 1e-9)):
+        if bounded and seen.size and (seen.min() < low - 1e-9 * span
+                                      or seen.max() > low + span * (1 + 1e-9)):
             raise ValueError(f"values {seen.min():g}..{seen.max():g} leave the metric's range "
                              f"[{low:g}, {low + span:g}]")
+    if not bounded:
+        # no upper bound (autogkb's reference score): the range guard needs one, so it is
+        # off, and the spread of the values seen stands in for the span (rounding tolerance,
+        # the interval of a test that cannot reject, the widening of constant differences)
+        seen = np.asarray(values, dtype=float)
+        seen = seen[np.isfinite(seen)]
+        span = float(seen.max() - seen.min()) if seen.size and seen.max() > seen.min() else 1.0
     out = _blank(len(n))
     out["n"] = n
     with np.errstate(invalid="ignore"):
         out["value_a"], out["value_b"] = _means(a, both, n), _means(b, both, n)
     out["diff"] = out["value_a"] - out["value_b"]
-    mv_p, mv_low, mv_high = mover_wilson(a, b, both, n, low, span)
+    if bounded:
+        mv_p, mv_low, mv_high = mover_wilson(a, b, both, n, low, span)
+    else:  # neutral in max(p) and in the hull
+        mv_p, mv_low, mv_high = np.zeros(len(n)), np.full(len(n), np.inf), np.full(len(n), -np.inf)
     d_all = a - b
     for m in np.unique(n[n > 0]):
         rows = np.flatnonzero(n == m)
@@ -265,7 +279,7 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
         out["ci_high"][rows] = np.clip(ci_high, -span, span)
         out["p_value"][rows] = p
         kind = ("exact" if m <= EXACT_MAX_ITEMS else f"Monte-Carlo, {MC_SUBSETS} subsets")
-        out["method"][rows] = f"sign-flip ({kind}) with range guard"
+        out["method"][rows] = f"sign-flip ({kind})" + (" with range guard" if bounded else "")
         sd = d.std(axis=1, ddof=1) if m > 1 else np.zeros(len(rows))
         factor = sign_flip_mdd_factor(int(m), seed)
         out["mdd"][rows] = math.inf if math.isinf(factor) else factor * sd

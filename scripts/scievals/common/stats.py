@@ -308,8 +308,9 @@ def mean_interval(values: Sequence[float], bootstrap: Mapping,
     arr = np.asarray(values, dtype=float)
     if bounded and (method == "auto" or (arr.size >= 1 and np.all(arr == arr[0]))):
         return (*bounded_mean_interval(arr, low, high), "wilson-ess")
-    if method == "auto":
-        return (*t_interval(arr), "t")
+    if method == "auto":  # no finite range (e.g. bounded below only): t, clipped to it
+        t_low, t_high = t_interval(arr)
+        return (max(low, t_low), min(high, t_high), "t")
     if arr.size >= 2 and np.all(arr == arr[0]):
         return (float(arr[0]), float(arr[0]), method)
     ci_low, ci_high = bootstrap_ci((arr,), lambda x, axis: np.mean(x, axis=axis),
