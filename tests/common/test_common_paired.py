@@ -269,7 +269,9 @@ def _reference_sign_flip(d, alpha=0.05):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0]) | st.floats(-1, 1),
+@given(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0])
+                # sums within 1e-9 of 0 count as 0 by design (rounding): no values that small
+                | st.floats(-1, 1).filter(lambda x: x == 0 or abs(x) > 1e-6),
                 min_size=1, max_size=9))
 def test_sign_flip_matches_the_slow_reference(d):
     p, low, high = sign_flip(np.array([d]), span=1.0)
@@ -400,23 +402,36 @@ def test_sign_flip_mdd_factor():
 
 
 def test_paired_set_tests_by_hand():
-    # 39 resamples: k = ceil(0.025 * 40) - 1 = 0 -> the whole range, smallest p 2/40 = 0.05
-    dist = np.vstack([np.linspace(0.1, 0.5, 39), np.zeros(39)])
+    # replicate differences 0.1 .. 0.5: sd (ddof 1) = sqrt((0.04 + 0.01 + 0 + 0.01 + 0.04) / 4)
+    # = sqrt(0.025) = 0.158114; a point difference of 0.3 gives z = 0.3 / 0.158114 = 1.897367,
+    # p = 2 Phi(-1.897367) = 0.057780, interval 0.3 -+ 1.959964 * 0.158114 = [-0.009898,
+    # 0.609898] (holds 0: not significant)
+    dist = np.vstack([np.linspace(0.1, 0.5, 5), np.zeros(5)])
     result = paired_set_tests(np.array([0.3, 0.0]), dist, [0], [1], n=50, label="x", span=2.0)
-    assert result.p_value[0] == pytest.approx(0.05) and math.isinf(result.mdd[0])
-    assert (result.ci_low[0], result.ci_high[0]) == (-2.0, 2.0)
-    # 79 resamples, all positive: k = ceil(2) - 1 = 1 -> [smallest, largest]; p = 2/80
-    dist = np.vstack([np.linspace(0.1, 0.5, 79), np.zeros(79)])
-    result = paired_set_tests(np.array([0.3, 0.0]), dist, [0], [1], n=50, label="x", span=2.0)
-    assert result.p_value[0] == pytest.approx(0.025)
-    assert (result.ci_low[0], result.ci_high[0]) == pytest.approx((0.1, 0.5))
-    off = paired_set_tests(np.array([0.3, 0.0]), dist, [0], [1], n=50, label="x", span=2.0,
+    assert result.p_value[0] == pytest.approx(0.057780, abs=1e-6)
+    assert (result.ci_low[0], result.ci_high[0]) == pytest.approx((-0.009898, 0.609898),
+                                                                  abs=1e-6)
+    # mdd = (1.959964 + 0.841621) * 0.158114 = 0.442970
+    assert result.mdd[0] == pytest.approx(0.442970, abs=1e-6)
+    assert result.method[0] == "x (normal)"
+    # a point difference of 0.4: z = 2.529822, p = 0.011412, interval [0.090102, 0.709898]
+    result = paired_set_tests(np.array([0.4, 0.0]), dist, [0], [1], n=50, label="x", span=2.0)
+    assert result.p_value[0] == pytest.approx(0.011412, abs=1e-6)
+    assert (result.ci_low[0], result.ci_high[0]) == pytest.approx((0.090102, 0.709898),
+                                                                  abs=1e-6)
+    off = paired_set_tests(np.array([0.4, 0.0]), dist, [0], [1], n=50, label="x", span=2.0,
                            testable=False)
-    assert np.isnan(off.p_value[0]) and np.isnan(off.mdd[0]) and off.ci_low[0] == 0.1
+    assert np.isnan(off.p_value[0]) and np.isnan(off.mdd[0])
+    assert off.ci_low[0] == pytest.approx(0.090102, abs=1e-6)
     # identical arms: p = 1 and not zero-width
     same = paired_set_tests(np.array([0.3, 0.3]), np.vstack([dist[0], dist[0]]), [0], [1],
                             n=50, label="x", span=2.0)
     assert same.p_value[0] == 1.0 and same.ci_low[0] < 0 < same.ci_high[0]
+    # no floor: 1,000 resamples, yet a clear difference gets p far below 2 / 1001
+    rng = np.random.default_rng(0)
+    dist = np.vstack([rng.normal(0.5, 0.05, 1000), rng.normal(0.0, 0.05, 1000)])
+    clear = paired_set_tests(np.array([0.5, 0.0]), dist, [0], [1], n=50, label="x", span=2.0)
+    assert clear.p_value[0] < 1e-6
 
 
 @settings(max_examples=60, deadline=None)

@@ -97,8 +97,8 @@ def arm_labels(frame: pd.DataFrame) -> pd.Series:
 class ItemMetric:
     """Per-item values of every arm for one (dataset, metric): ``values`` has one row per
     item and one column per arm label (NaN where an arm has no value); ``arms`` names each
-    column's model and condition (default: the label is the model); ``span`` is the width of
-    the metric's range (a difference lies in [-span, span])."""
+    column's model and condition (default: the label is the model); the metric's range is
+    [``low``, ``low + span``] (a difference lies in [-span, span]; span may be inf)."""
 
     dataset: str
     metric: str
@@ -106,6 +106,7 @@ class ItemMetric:
     values: pd.DataFrame
     arms: tuple[Arm, ...] = ()
     span: float = 1.0
+    low: float = 0.0
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -220,7 +221,7 @@ def pooled(metric: ItemMetric) -> ItemMetric | None:
             columns[model] = np.nanmean(values[:, cols], axis=1)
     return ItemMetric(metric.dataset, metric.metric, metric.kind,
                       pd.DataFrame(columns, index=metric.values.index),
-                      tuple(Arm(m, m, POOLED_SCOPE) for m in models), metric.span)
+                      tuple(Arm(m, m, POOLED_SCOPE) for m in models), metric.span, metric.low)
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +252,7 @@ def _item_tests(metric: ItemMetric, ia: np.ndarray, ib: np.ndarray, seed: int) -
     values = metric.values.to_numpy(dtype=float)
     if metric.kind == "pass_fail":
         return paired_pass_fail_tests(values, ia, ib)
-    return paired_mean_tests(values, ia, ib, span=metric.span, seed=seed)
+    return paired_mean_tests(values, ia, ib, span=metric.span, seed=seed, low=metric.low)
 
 
 def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[np.ndarray,
@@ -500,12 +501,11 @@ def _count(ns: np.ndarray) -> str:
 
 
 def per_item_metrics(frame: pd.DataFrame, item: str, metrics: Mapping[str, str],
-                     dataset: str, spans: Mapping[str, float] | None = None,
-                     ) -> list[ItemMetric]:
+                     dataset: str, ranges: Mapping | None = None) -> list[ItemMetric]:
     """:class:`ItemMetric` per metric from a per-sample frame with ``model``, ``condition``,
     the ``item`` column and one column per metric: each arm's per-item mean over its samples
-    (so repeated samples count once per item). ``metrics`` maps metric -> kind, ``spans``
-    metric -> width of its range (default 1)."""
+    (so repeated samples count once per item). ``metrics`` maps metric -> kind, ``ranges``
+    are the benchmark's declared metric ranges (default [0, 1])."""
     frame = frame.assign(_arm=arm_labels(frame))
     arms = {label: Arm(str(label), str(model), str(condition)) for label, model, condition
             in zip(frame["_arm"], frame["model"], frame["condition"].fillna(""))}
@@ -515,9 +515,9 @@ def per_item_metrics(frame: pd.DataFrame, item: str, metrics: Mapping[str, str],
             continue
         values = (frame.assign(_v=pd.to_numeric(frame[metric], errors="coerce"))
                   .groupby(["_arm", item])["_v"].mean().unstack("_arm"))
+        low, high = bounds(ranges, metric)
         out.append(ItemMetric(dataset, metric, kind, values,
-                              tuple(arms[c] for c in values.columns),
-                              float((spans or {}).get(metric, 1.0))))
+                              tuple(arms[c] for c in values.columns), high - low, low))
     return out
 
 
@@ -533,7 +533,7 @@ def model_datasets(score_tables: Sequence[str | os.PathLike]) -> dict[str, str]:
 
 def per_item_files(per_item: Sequence[str | os.PathLike], score_tables: Sequence[str | os.PathLike],
                    item: str, metrics: Mapping[str, str],
-                   spans: Mapping[str, float] | None = None) -> list[ItemMetric]:
+                   ranges: Mapping | None = None) -> list[ItemMetric]:
     """:func:`per_item_metrics` of every dataset, from each model's per-item CSV (with
     ``model``, ``condition``, ``item`` and metric columns) and its score table (the dataset
     label). The per-case tables of gating and autogkb have this shape."""
@@ -550,7 +550,7 @@ def per_item_files(per_item: Sequence[str | os.PathLike], score_tables: Sequence
     frame["condition"] = frame["condition"].fillna("")
     frame["dataset"] = frame["model"].astype(str).map(model_datasets(score_tables))
     return [metric for dataset, rows in frame.groupby("dataset", sort=True)
-            for metric in per_item_metrics(rows, item, metrics, str(dataset), spans)]
+            for metric in per_item_metrics(rows, item, metrics, str(dataset), ranges)]
 
 
 def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
@@ -560,7 +560,16 @@ def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
     headline metric a per-item mean (the shape the template benchmark writes), each within
     its declared range."""
     return per_item_files(inputs["per_case"], inputs["table"], "case_id",
-                          {metric: "mean" for metric in headline}, spans(ranges, headline))
+                          {metric: "mean" for metric in headline}, ranges)
+
+
+def bounds(ranges: Mapping | None, metric: str) -> tuple[float, float]:
+    """The metric's declared (low, high) range; [0, 1] when none is declared (``ranges``
+    None: a caller without ranges, the per-item scores of a template benchmark); a
+    metric the declared ranges leave unbounded is (-inf, inf) or (low, inf)."""
+    if ranges is None:
+        return (0.0, 1.0)
+    return metric_range(ranges, metric)
 
 
 def spans(ranges: Mapping | None, metrics: Iterable[str]) -> dict[str, float]:
@@ -568,6 +577,6 @@ def spans(ranges: Mapping | None, metrics: Iterable[str]) -> dict[str, float]:
     lies within +-width."""
     out = {}
     for metric in metrics:
-        low, high = metric_range(ranges, metric)
+        low, high = bounds(ranges, metric)
         out[metric] = high - low
     return out

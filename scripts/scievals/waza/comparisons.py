@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from scievals.common.comparisons import Arm, ItemMetric, spans
+from scievals.common.comparisons import Arm, ItemMetric, bounds
 from scievals.common.io import read_json
 from scievals.waza.recording import BASELINE_ARM
 
@@ -57,7 +57,7 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                 values = group.assign(arm=group["arm"].map(lambda a: a.label)).pivot_table(
                     index="task_id", columns="arm", values=metric, aggfunc="mean")
                 arms = {a.label: a for a in group["arm"]}
+                low, high = bounds(ranges, metric)
                 out.append(ItemMetric(str(dataset), metric, ITEM_VALUES[metric][1], values,
-                                      tuple(arms[c] for c in values.columns),
-                                      spans(ranges, [metric])[metric]))
+                                      tuple(arms[c] for c in values.columns), high - low, low))
     return out
