@@ -47,7 +47,7 @@ def test_validate_memory_does_not_grow_with_the_file(tmp_path, capsys):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert capsys.readouterr().out.strip() == f"{big}: ok, 1500 prediction(s)"
+    assert capsys.readouterr().out.strip() == f"{big}: valid (1500 prediction(s))"
     # held whole, the parsed lines alone are several times the file; streamed, a few lines
     assert peak < size / 10, (peak, size)
 

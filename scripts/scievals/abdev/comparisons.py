@@ -113,8 +113,8 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
         """The statistic on the point (row 0: weight 1 everywhere) and every resample."""
         if metric == "spearman":
             return weighted_spearman(p, t, weights)
-        # the point as the reference computes it (its sort's tie order); the resamples with
-        # the weighted form (a stable sort's tie order: abdev.metrics.weighted_recall)
+        # the point as the reference computes it; the resamples with the weighted tie-robust
+        # form (abdev.metrics.weighted_recall: copies of a resampled antibody tie)
         point = resampled_recall(metric, p, t, np.arange(p.size)[None, :])
         if metric == "top_10_recall":
             return np.r_[point, weighted_recall(p, t, weights[1:])]
