@@ -143,7 +143,8 @@ def test_run_record_names_the_installed_packages_and_is_linked(default_run):
     summary = pd.read_csv(default_run / "results" / "summary.csv")
     assert {(d["dataset"], d["sha256"]) for d in record["datasets"]} == set(
         zip(summary["dataset"], summary["dataset_sha256"]))
-    assert record["config"]["bootstrap"] == {"n_resamples": 1000, "seed": 0, "method": "auto"}
+    assert record["config"]["bootstrap"] == {"n_resamples": 1000, "seed": 0, "method": "auto",
+                                             "proportion": "wilson"}
     report = json.loads((default_run / "results" / "run_report.json").read_text())
     assert report["links"]["run record"] == "results/run_manifest.json"
     assert report["links"]["leaderboard"].startswith("results/leaderboard.md")
