@@ -3,6 +3,7 @@ entry script sees what Snakemake's `script:` directive would have shown it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -12,7 +13,15 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from scievals.common.job_spec import JOB_PARAM, MAX_SPEC_BYTES, Named, decode, job_param
+from scievals.common.job_spec import (
+    FILE_MARK,
+    JOB_PARAM,
+    MAX_INLINE_BYTES,
+    SPEC_DIR,
+    Named,
+    decode,
+    job_param,
+)
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
@@ -154,7 +163,99 @@ def test_a_param_that_is_not_plain_data_is_one_clear_error():
         _spec({"p": SimpleNamespace(x=1)})
 
 
-def test_a_job_param_over_the_command_line_limit_is_one_clear_error():
-    # a string of MAX_SPEC_BYTES characters alone is over the limit once wrapped in JSON
-    with pytest.raises(ValueError, match=r"rule r: its job param is \d+ KB, over the 97 KB"):
-        _spec({"p": "x" * MAX_SPEC_BYTES})
+def test_a_job_param_too_long_for_a_command_line_travels_in_a_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    small = _spec({"p": "x" * 100})
+    assert small.startswith("{")  # small facts stay on the command line, as JSON
+    big = {"p": "x" * (MAX_INLINE_BYTES + 1)}
+    param = _spec(big)
+    # the param is the mark and a path named by the SHA-256 of the facts: 64 hex digits
+    assert param.startswith(FILE_MARK) and len(param) < 200
+    path = Path(param[1:])
+    assert path.parent == Path(SPEC_DIR) and len(path.stem) == 64
+    assert path.stem == hashlib.sha256(path.read_bytes()).hexdigest()
+    entry, job = decode(param, threads=1, log=[], scriptdir="/s")
+    assert entry == "e.py" and job.params.p == "x" * (MAX_INLINE_BYTES + 1)
+    assert job.input.pair == ["b.csv", "c.csv"]
+    # the same facts give the same file (written once, no temporary file left behind);
+    # different facts another param, so Snakemake sees a changed param and re-runs the job
+    assert _spec(big) == param
+    changed = _spec({"p": "y" * (MAX_INLINE_BYTES + 1)})
+    assert changed != param
+    assert sorted(p.name for p in Path(SPEC_DIR).iterdir()) == sorted(
+        [path.name, Path(changed[1:]).name])
+
+
+def test_a_spec_file_that_is_gone_is_one_line_naming_it_and_the_way_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    param = _spec({"p": "x" * (MAX_INLINE_BYTES + 1)})
+    Path(param[1:]).unlink()
+    with pytest.raises(SystemExit, match=r"scievals-jobs/\w+\.json: this job's facts are gone "
+                       r"\(No such file or directory\).*run the same snakemake command again"):
+        decode(param, threads=1, log=[], scriptdir="/s")
+
+
+def test_an_unwritable_spec_folder_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".snakemake").write_text("a file where the folder would go")
+    with pytest.raises(ValueError, match=r"rule r: its job facts \(\d+ KB, too long for a "
+                       r"command line\) could not be written to .*make \.snakemake/scievals-jobs "
+                       "in the run's working directory writable"):
+        _spec({"p": "x" * (MAX_INLINE_BYTES + 1)})
+
+
+# A rule whose facts outgrow a command line: 7,000 inputs (21 bytes each in JSON, 147 KB: over the
+# 128 KiB Linux allows one argument) and a param from the config.
+BIG_SNAKEFILE = textwrap.dedent("""
+    import os, sys
+    sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
+    from scievals.common.job_spec import job_command, job_param, set_runner
+
+    set_runner(sys.executable, os.path.join(workflow.basedir, "scripts", "job.py"))
+    PARAMS = {"tag": config.get("tag", "a")}
+
+    rule many:
+        input: [f"in/file_{i:05d}.txt" for i in range(7000)]
+        output: "out/seen.json"
+        log: "logs/many.log"
+        params:
+            **PARAMS,
+            job=job_param("many", "entry.py", PARAMS),
+        shell:
+            job_command()
+""")
+
+BIG_ENTRY = textwrap.dedent("""
+    import json
+    inputs = list(snakemake.input)
+    open(snakemake.output[0], "w").write(json.dumps(
+        {"n": len(inputs), "first": inputs[0], "last": inputs[-1], "tag": snakemake.params.tag}))
+""")
+
+
+@pytest.mark.slow
+def test_a_job_with_more_facts_than_a_command_line_carries_runs_and_reruns_on_a_change(tmp_path):
+    work = _workflow(tmp_path)
+    (work / "Snakefile").write_text(BIG_SNAKEFILE)
+    (work / "scripts" / "entry.py").write_text(BIG_ENTRY)
+    (work / "in").mkdir()
+    for i in range(7000):
+        (work / "in" / f"file_{i:05d}.txt").touch()
+    run = [sys.executable, "-m", "snakemake", "--cores", "2"]
+    proc = subprocess.run(run, cwd=work, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads((work / "out/seen.json").read_text())
+    assert seen == {"n": 7000, "first": "in/file_00000.txt", "last": "in/file_06999.txt",
+                    "tag": "a"}
+    (spec,) = (work / SPEC_DIR).glob("*.json")  # one job, one spec file
+    assert len(spec.read_bytes()) > 128 * 1024  # more than one argument may carry
+    # unchanged facts: nothing to do; a changed param: the job runs again with the new one
+    again = subprocess.run(run + ["-n"], cwd=work, capture_output=True, text=True, timeout=300,
+                           check=False)
+    assert "Nothing to be done" in again.stdout + again.stderr
+    changed = subprocess.run(run + ["--config", "tag=b"], cwd=work, capture_output=True,
+                             text=True, timeout=300, check=False)
+    assert changed.returncode == 0, changed.stderr[-3000:]
+    assert json.loads((work / "out/seen.json").read_text())["tag"] == "b"
+    assert len(list((work / SPEC_DIR).glob("*.json"))) == 2

@@ -10,13 +10,22 @@ wildcards; threads and log come on the command line, since the threads a job get
 ``--cores`` and must not change its params). :func:`decode` rebuilds an object with the
 attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``log``,
 ``threads``, ``rule``, ``scriptdir``), so the entry scripts read it as they read Snakemake's.
+
+A job whose facts outgrow a command line (a summary of 10,000 own files names 10,000 tables)
+gets them in a file instead: :func:`job_param` writes the JSON once to
+``.snakemake/scievals-jobs/<sha256>.json`` and the param is ``@`` and that path. The file
+name is a digest of the facts, so the param still changes exactly when they do (Snakemake
+re-runs a job whose params changed), and the number of files or models is bounded by disk,
+not by the 128 KiB Linux allows one argument.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,8 +38,14 @@ RUNNER_ENV = "SCIEVALS_JOB_RUNNER"
 # The arguments a Snakemake params function may ask for, by name (what this module passes on).
 _FUNCTION_ARGS = ("wildcards", "input", "output")
 # The job param travels in the shell command, one string that Linux caps at 128 KiB
-# (MAX_ARG_STRLEN); the default run's largest is about 3 KB.
-MAX_SPEC_BYTES = 100_000
+# (MAX_ARG_STRLEN); the default run's largest is about 3 KB. Above this size the facts go in
+# a file (SPEC_DIR) and the command carries its path (a job log stays readable, too).
+MAX_INLINE_BYTES = 16_000
+# Where those files go, relative to the run's working directory (the one every job of the
+# run, local or on a cluster node, starts in); one per distinct spec, written at most once.
+SPEC_DIR = os.path.join(".snakemake", "scievals-jobs")
+# The first character of a param that names a spec file (JSON text starts with "{").
+FILE_MARK = "@"
 
 
 def job_command() -> str:
@@ -69,13 +84,36 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rule {rule}: a param is not plain data ({exc}); config values "
                              "must be strings, numbers, booleans, lists or mappings") from None
-        if len(text.encode()) > MAX_SPEC_BYTES:
-            raise ValueError(f"rule {rule}: its job param is {len(text.encode()) // 1024} KB, "
-                             f"over the {MAX_SPEC_BYTES // 1024} KB a command line may carry; "
-                             "shorten the config section the rule reads")
-        return text
+        data = text.encode()
+        if len(data) <= MAX_INLINE_BYTES:
+            return text
+        return FILE_MARK + spec_file(rule, data)
 
     return spec
+
+
+def spec_file(rule: str, data: bytes) -> str:
+    """The path of the file holding ``data`` (a job spec) under :data:`SPEC_DIR`, named by
+    its SHA-256; written atomically the first time (a renamed temporary file, so a job
+    never reads half of one, and a parallel writer of the same spec writes the same bytes)."""
+    path = os.path.join(SPEC_DIR, hashlib.sha256(data).hexdigest() + ".json")
+    if os.path.exists(path):
+        return path
+    try:
+        os.makedirs(SPEC_DIR, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=SPEC_DIR, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise ValueError(f"rule {rule}: its job facts ({len(data) // 1024} KB, too long for a "
+                         f"command line) could not be written to {path}: {exc.strerror or exc}; "
+                         f"make {SPEC_DIR} in the run's working directory writable") from None
+    return path
 
 
 def _evaluated(value: Any, given: Mapping[str, Any]) -> Any:
@@ -132,7 +170,17 @@ class Job:
 
 
 def decode(spec: str, threads: int, log: list[str], scriptdir: str) -> tuple[str, Job]:
-    """(entry script, job) of :func:`job_param`'s JSON ``spec``."""
+    """(entry script, job) of :func:`job_param`'s param ``spec``: JSON text, or
+    :data:`FILE_MARK` and the path of a file holding it."""
+    if spec.startswith(FILE_MARK):
+        path = spec[len(FILE_MARK):]
+        try:
+            with open(path, encoding="utf-8") as handle:
+                spec = handle.read()
+        except OSError as exc:
+            raise SystemExit(f"error: {path}: this job's facts are gone "
+                             f"({exc.strerror or exc}); the workflow writes them when it builds "
+                             "its jobs: run the same snakemake command again") from None
     data = json.loads(spec)
     params = data["params"]
     return data["script"], Job(rule=data["rule"],
