@@ -93,7 +93,12 @@ rule report_leaderboard:
         fragment="results/report/leaderboard_fragment.html",
     log:
         "logs/report/leaderboard.log",
-    localrule: True
+    # a page of every model: through the executor, packed with the figures
+    group:
+        "report"
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         "../envs/core.yaml"
     params:
@@ -121,7 +126,12 @@ rule report_samples:
         ),
     log:
         "logs/report/samples.log",
-    localrule: True
+    # a page of every model: through the executor, packed with the figures
+    group:
+        "report"
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         "../envs/core.yaml"
     params:

@@ -7,6 +7,12 @@
 # results/leaderboard.md too, from each enabled benchmark's last results/<b>/summary.csv
 # (the others' rows as their last run left them), so `python -m scievals show` is current
 # after any target. Its own output is the benchmark's leaderboard.
+#
+# Their cost grows with the number of models (10,000 own files are 10,000 tables to merge), so
+# they run through the executor like the score jobs; under --profile profiles/slurm they share
+# one SLURM job (`group: summary`: the comparisons, merges and leaderboard of a run are one
+# connected group), submitted once the score jobs are done.
+SUMMARY_RESOURCES = {"mem_mb": 2000, "runtime": 30}
 
 
 SUMMARY = "results/summary.csv"
@@ -23,7 +29,10 @@ rule summarize_benchmark:
         "logs/summarize_benchmark/{benchmark}.log",
     wildcard_constraints:
         benchmark=model_regex(BENCHMARKS),
-    localrule: True
+    group:
+        "summary"
+    resources:
+        **SUMMARY_RESOURCES,
     conda:
         "../envs/core.yaml"
     params:
@@ -42,7 +51,10 @@ rule summarize_all:
         leaderboard=LEADERBOARD,  # = python -m scievals show
     log:
         "logs/summarize_all.log",
-    localrule: True
+    group:
+        "summary"
+    resources:
+        **SUMMARY_RESOURCES,
     conda:
         "../envs/core.yaml"
     params:
@@ -71,7 +83,10 @@ rule refresh_summary:
         "logs/refresh_summary/{benchmark}.log",
     wildcard_constraints:
         benchmark=model_regex(BENCHMARKS),
-    localrule: True
+    group:
+        "summary"
+    resources:
+        **SUMMARY_RESOURCES,
     conda:
         "../envs/core.yaml"
     params:
