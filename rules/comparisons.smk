@@ -25,6 +25,8 @@ for _bench in ENABLED:
             _bench.comparisons_table,
         log:
             f"logs/comparisons/{_bench.name}.log",
+        benchmark:
+            f"logs/benchmarks/comparisons/{_bench.name}.tsv"
         group:
             "summary"
         conda:
