@@ -13,6 +13,7 @@ for _bench in ENABLED:
         models=MODELS[_bench.name].all,
         section=config[_bench.name],
         bootstrap=BOOTSTRAP,
+        all_pairs=config["comparisons"]["all_pairs"],
         code_version=COMPARISONS_VERSION,
     )
 

@@ -9,6 +9,7 @@ sys.path.insert(0, snakemake.scriptdir)
 from scievals.common.entry import run  # isort: skip
 
 from scievals import benchmarks
+from scievals.common import notices
 from scievals.common.comparisons import comparison_table, write_comparisons
 
 
@@ -18,8 +19,16 @@ def comparisons(smk):
     inputs = {name: [value] if isinstance(value, str) else list(value)
               for name, value in smk.input.items()}
     metrics = benchmarks.resolve(bench.comparisons)(
-        inputs, list(smk.params.models), bench.headline_metrics, dict(smk.params.section))
-    write_comparisons(smk.output[0], comparison_table(bench.name, metrics, smk.params.bootstrap))
+        inputs, list(smk.params.models), bench.headline_metrics, dict(smk.params.section),
+        dict(smk.params.bootstrap), bench.ranges())
+    notes: list[str] = []
+    table = comparison_table(bench.name, metrics, smk.params.bootstrap,
+                             ranking=bench.headline_metrics[0] if bench.headline_metrics
+                             else None,
+                             all_pairs=bool(smk.params.all_pairs), notes=notes)
+    for note in notes:
+        notices.record("other", bench.name, note)
+    write_comparisons(smk.output[0], table)
 
 
 run(snakemake, comparisons)

@@ -100,7 +100,8 @@ class Benchmark:
     n_meaning: str = "scored items"
     # Paired comparisons (results/<name>/comparisons.csv, rules/comparisons.smk): the
     # "module:function" turning the inputs into per-item metrics
-    # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section);
+    # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section, bootstrap, ranges)
+    # (ranges: :meth:`ranges`);
     # its inputs: name -> path pattern ({model}: one path per model, in the models' order).
     # The default fits a benchmark whose per_case.csv has ``model``, ``condition``,
     # ``case_id`` and one column per headline metric (a per-item mean).
@@ -110,6 +111,13 @@ class Benchmark:
         "table": "results/{benchmark}/scores/{model}.csv"}))
     # What one scored item is, for the leaderboard footer ("with 15 cases, ...").
     item_noun: str = "items"
+    # "module:NAME" of the metrics' declared ranges (metric pattern -> (low, high), see
+    # scievals.common.stats.metric_range): a difference's interval stays within +-(high - low).
+    metric_ranges: str | None = None
+
+    def ranges(self) -> dict:
+        """The declared metric ranges (empty: every metric unbounded)."""
+        return dict(literal_constant(self.metric_ranges)) if self.metric_ranges else {}
 
     @property
     def cli(self) -> str:
@@ -201,6 +209,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "clusters": "data/raw/abdev/sequence_clusters.csv",
         }),
         item_noun="antibodies",
+        metric_ranges="scievals.abdev.metrics:METRIC_RANGES",
     ),
     Benchmark(
         name="gating",
@@ -234,6 +243,7 @@ REGISTRY: tuple[Benchmark, ...] = (
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
         # comparisons: the default (per_case.csv, a per-item mean per headline metric)
         item_noun="cases",
+        metric_ranges="scievals.gating.metrics:METRIC_RANGES",
     ),
     Benchmark(
         name="autogkb",
@@ -259,6 +269,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         headline_metrics=("one_to_one_score", "score", "f1"),
         # comparisons: the default (per_case.csv, a per-item mean per headline metric)
         item_noun="articles",
+        metric_ranges="scievals.autogkb.metrics:METRIC_RANGES",
     ),
     Benchmark(
         name="waza",
@@ -284,6 +295,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "download": "data/raw/waza/source.json",
         }),
         item_noun="tasks",
+        metric_ranges="scievals.waza.metrics:METRIC_RANGES",
     ),
 )
 

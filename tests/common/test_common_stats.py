@@ -6,6 +6,8 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scievals.common.stats import means_by_condition
 
 
@@ -17,14 +19,20 @@ def test_a_case_scored_in_several_samples_counts_once():
     })
     out = means_by_condition(frame, ["f1"], {"n_resamples": 200, "seed": 0})
     assert list(out) == ["cot", "direct"]
-    [cot, spread] = out["cot"]
+    [cot, spread, within, between, gain] = out["cot"]
     # case a: (1 + 0) / 2 = 0.5, case b: 1 -> (0.5 + 1) / 2 = 0.75 (not the sample mean 2/3)
     assert cot["metric"] == "f1" and cot["value"] == 0.75 and cot["n"] == 2
-    # t-interval of 0.5 and 1: sd 0.353553, se 0.25, t(0.975, 1) = 12.706205 -> +- 3.176551
+    # t-interval of 0.5 and 1 (no range given): sd 0.353553, se 0.25, t(0.975, 1) = 12.706205
     assert (cot["ci_low"], cot["ci_high"]) == pytest.approx((0.75 - 3.176551, 0.75 + 3.176551))
     assert cot["ci_method"] == "t"
     # repeats: only case a has two samples, 1 and 0: sd (ddof 1) = sqrt(0.5) = 0.707107
     assert spread == {"metric": "f1:sample_sd", "value": pytest.approx(0.707107), "n": 1}
+    # within variance 0.5; case means 0.5 and 1 vary by 0.125 (ddof 1), less the within part
+    # they still carry, 0.5 * mean(1/2, 1/1) = 0.375 -> floored at 0; a second sample then
+    # halves the within part: 0.5 / (2 * (0 + 0.5)) = 0.5
+    assert within == {"metric": "f1:within_var", "value": pytest.approx(0.5), "n": 1}
+    assert between == {"metric": "f1:between_var", "value": 0.0, "n": 2}
+    assert gain == {"metric": "f1:second_sample_gain", "value": pytest.approx(0.5), "n": 2}
     # direct: case b has no finite value, so only case a's 0.25 counts
     [direct] = out["direct"]
     assert direct["value"] == 0.25 and direct["n"] == 1
@@ -133,3 +141,99 @@ def test_mean_ci_equals_scipy_bootstrap_percentile_to_the_last_bit():
             assert mean_ci(values, resamples, seed) == expected
     assert all(math.isnan(v) for v in mean_ci([1.0, 2.0], 0, 0) + mean_ci([1.0], 100, 0))
     assert mean_ci([0.5, 0.5, 0.5], 100, 0) == (0.5, 0.5)
+
+
+def test_variance_split_by_hand():
+    """Three cases, two samples each: (0.2, 0.4), (0.6, 0.6), (0.9, 0.7)."""
+    frame = pd.DataFrame({"condition": ["c"] * 6, "case_id": list("aabbcc"),
+                          "f1": [0.2, 0.4, 0.6, 0.6, 0.9, 0.7]})
+    rows = {r["metric"]: r["value"] for r in means_by_condition(frame, ["f1"], {})["c"]}
+    # within: variances 0.02, 0, 0.02 -> mean 0.013333
+    assert rows["f1:within_var"] == pytest.approx(0.04 / 3)
+    # case means 0.3, 0.6, 0.8: variance (ddof 1) = (0.0711 + 0.0011 + 0.0544) / 2 = 0.063333;
+    # less 0.013333 / 2 = 0.006667 -> 0.056667
+    assert rows["f1:between_var"] == pytest.approx(0.19 / 3 - 0.02 / 3)
+    # second sample: 0.013333 / (2 * (0.056667 + 0.013333)) = 0.095238
+    assert rows["f1:second_sample_gain"] == pytest.approx(0.013333 / 0.14, abs=1e-5)
+
+
+def test_metric_range_patterns():
+    from scievals.common.stats import metric_range
+
+    ranges = {"score": (0, 100), "field_similarity.*": (0, 1), "*spearman*": (-1, 1)}
+    assert metric_range(ranges, "score") == (0.0, 100.0)
+    assert metric_range(ranges, "field_similarity.drug_s") == (0.0, 1.0)
+    assert metric_range(ranges, "HIC:spearman") == (-1.0, 1.0)
+    assert metric_range(ranges, "other") == (-math.inf, math.inf)
+    assert metric_range(None, "score") == (-math.inf, math.inf)
+
+
+def test_bounded_mean_interval_by_hand():
+    from scievals.common.stats import bounded_mean_interval, ess_quantile
+    from scipy import stats as sps
+
+    # quantile: Student t with 5 (n - 1) df; n = 5 -> t(0.975, 20) = 2.085963
+    assert ess_quantile(5) == pytest.approx(sps.t.ppf(0.975, 20))
+    # all 0 at n = 5: m = 0, so n_eff = n and the bound is Wilson's z^2 / (n + z^2)
+    # = 4.351244 / 9.351244 = 0.465312
+    assert bounded_mean_interval([0.0] * 5, 0, 1) == pytest.approx((0.0, 0.465312), abs=1e-5)
+    # all 0.5 at n = 4: s^2 = (0 + 0.25) / 5 = 0.05, n_eff = 4 * 0.25 / 0.05 = 20;
+    # z = t(0.975, 15) = 2.131450, z^2 = 4.543078; centre 0.5 (symmetric);
+    # half = z sqrt(0.25 / 20 + z^2 / 1600) / (1 + z^2 / 20) = 2.131450 * 0.123852 / 1.227154
+    # = 0.215119
+    assert bounded_mean_interval([0.5] * 4, 0, 1) == pytest.approx((0.284881, 0.715119),
+                                                                    abs=1e-5)
+    # on [0, 100] the same numbers scaled
+    assert bounded_mean_interval([50.0] * 4, 0, 100) == pytest.approx((28.4881, 71.5119),
+                                                                      abs=1e-3)
+    # 0/1 values are Wilson's interval with the same quantile: 2 of 5, z = 2.085963
+    z = sps.t.ppf(0.975, 20)
+    centre, half = (0.4 + z**2 / 10) / (1 + z**2 / 5), z * math.sqrt(
+        0.24 / 5 + z**2 / 100) / (1 + z**2 / 5)
+    assert bounded_mean_interval([1, 1, 0, 0, 0], 0, 1) == pytest.approx(
+        (centre - half, centre + half))
+    with pytest.raises(ValueError, match="leave the declared range"):
+        bounded_mean_interval([0.5, 1.5], 0, 1)
+
+
+def test_mean_interval_labels_and_zero_width():
+    from scievals.common.stats import mean_interval
+
+    low, high, method = mean_interval([0.0] * 15, {}, (0.0, 1.0))
+    assert method == "wilson-ess" and low == 0.0 and high > 0.1
+    low, high, method = mean_interval([1.0, 1.0, 1.0], {"method": "bca"}, (0.0, 1.0))
+    assert method == "wilson-ess" and low < 1.0 and high == 1.0  # bootstrap would be [1, 1]
+    assert mean_interval([1.0, 2.0], {}, (-math.inf, math.inf))[2] == "t"
+    assert mean_interval([0.2, 0.4], {"n_resamples": 0}, (0, 1)) == (math.nan, math.nan, "") \
+        or math.isnan(mean_interval([0.2, 0.4], {"n_resamples": 0}, (0, 1))[0])
+
+
+def test_clopper_pearson_equals_scipy():
+    from scievals.common.stats import clopper_pearson_interval, proportion_interval
+    from scipy import stats as sps
+
+    for n in range(1, 60):
+        for k in range(n + 1):
+            ci = sps.binomtest(k, n).proportion_ci(0.95, method="exact")
+            assert clopper_pearson_interval(k, n) == pytest.approx((ci.low, ci.high),
+                                                                   abs=1e-12), (k, n)
+    # 0 of 10: the exact upper bound 1 - 0.025^(1/10) = 0.308497
+    assert proportion_interval(0, 10, "clopper-pearson")[1] == pytest.approx(0.308497,
+                                                                             abs=1e-6)
+    with pytest.raises(ValueError, match="proportion"):
+        proportion_interval(1, 2, "wald")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 1.0, 0.25, 0.5, 0.8]) | st.floats(0, 1), min_size=1,
+                max_size=20),
+       st.sampled_from([(0.0, 1.0), (0.0, 100.0), (-1.0, 1.0)]))
+def test_bounded_interval_never_zero_width_never_out_of_range(values, bounds):
+    from scievals.common.stats import bounded_mean_interval
+
+    low, high = bounds
+    scaled = [low + v * (high - low) for v in values]
+    ci_low, ci_high = bounded_mean_interval(scaled, low, high)
+    mean = sum(scaled) / len(scaled)
+    assert low <= ci_low < ci_high <= high
+    assert ci_low <= mean + 1e-9 and mean - 1e-9 <= ci_high

@@ -205,11 +205,13 @@ def test_a_rate_over_several_conditions_is_weighted_by_n():
 def _pairs(p_holm_ab, p_holm_ac, p_holm_bc):
     """gating comparisons of the three arms of the summary below (hierarchy_f1)."""
     rows = []
-    for (a, b), p in zip([("llm [rich/cot]", "other [base]"), ("llm [rich/cot]",
-                          "llm [standard/direct]"), ("other [base]", "llm [standard/direct]")],
-                         (p_holm_ab, p_holm_ac, p_holm_bc)):
+    for (a, b), p, diff in zip([("llm [rich/cot]", "other [base]"), ("llm [rich/cot]",
+                                "llm [standard/direct]"), ("other [base]",
+                                                           "llm [standard/direct]")],
+                               (p_holm_ab, p_holm_ac, p_holm_bc), (0.05, 0.2, 0.15)):
         rows.append({"benchmark": "gating", "dataset": "OMIP-verified", "metric": "hierarchy_f1",
-                     "arm_a": a, "arm_b": b, "n": 15, "value_a": 0, "value_b": 0, "diff": 0,
+                     "family": "models", "scope": "",
+                     "arm_a": a, "arm_b": b, "n": 15, "value_a": 0, "value_b": 0, "diff": diff,
                      # CI [0.0, 0.2]: SE = 0.1 / t(0.975, 14) -> MDD = (2.144787 + 0.868209)
                      # * 0.1 / 2.144787 = 0.1405
                      "ci_low": 0.0, "ci_high": 0.2, "p_value": p, "p_holm": p,
@@ -226,10 +228,11 @@ def _three_arms() -> pd.DataFrame:
 
 def test_ranks_share_the_top_tier_and_say_the_detectable_difference():
     # llm [rich/cot] 0.70 and other 0.65 are not told apart (p_holm 0.3); llm [standard/
-    # direct] 0.50 differs from the leader (0.01): ranks 1=, 1=, then 3
+    # direct] 0.50 differs from the leader (0.01) but not from other (0.2): no boundary
+    # holds (other may not be ranked above standard/direct), so all three share rank 1
     _, gating = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
     assert gating.table[["rank", "model", "condition"]].values.tolist() == [
-        ["1=", "llm", "rich/cot"], ["1=", "other", "base"], ["3", "llm", "standard/direct"]]
+        ["1=", "llm", "rich/cot"], ["1=", "other", "base"], ["1=", "llm", "standard/direct"]]
     assert gating.footer == ("With 15 cases, differences in hierarchy_f1 below 0.14 cannot be "
                              "told apart (80 % power, 5 % level, from the observed paired "
                              "variance).")
@@ -239,6 +242,9 @@ def test_ranks_share_the_top_tier_and_say_the_detectable_difference():
     # every pair significant: 1, 2, 3 by value
     _, gating = sections(_three_arms(), comparisons=_pairs(0.01, 0.001, 0.02))
     assert gating.table["rank"].tolist() == ["1", "2", "3"]
+    # other also beats standard/direct: {rich/cot, other} then standard/direct ranked 3
+    _, gating = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.02))
+    assert gating.table["rank"].tolist() == ["1=", "1=", "3"]
 
 
 def test_show_reads_the_comparisons_beside_the_summary(tmp_path, capsys):
@@ -261,6 +267,8 @@ def test_the_report_page_lists_the_ranking_comparisons():
     # the leaderboard page and the report's first page (the fragment) both list them
     for html in (leaderboard_html(parts), leaderboard_fragment(parts)):
         assert "Paired comparisons (results/gating/comparisons.csv)" in html
-        # diff 0 with CI [0, 0.2], p 0.01 -> formatted cell and 3 significant digits
-        assert "0.000 [0.000, 0.200]" in html and "<td>0.01</td>" in html
+        # rich/cot - standard/direct: diff 0.2 with CI [0, 0.2], p 0.01 -> formatted cell
+        # and 3 significant digits; the family column names the family
+        assert "0.200 [0.000, 0.200]" in html and "<td>0.01</td>" in html
+        assert "<th>family</th>" in html
         assert "rich/cot" in html and "cannot be told apart" in html

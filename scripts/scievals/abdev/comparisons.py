@@ -4,12 +4,14 @@ The headline metrics (``<assay>:spearman``, ``<assay>:top_10_recall`` of ``fold=
 are statistics of a whole set, so two models are compared by a paired bootstrap that
 recomputes both on the same resampled antibodies. Antibodies are not independent: GDPa1's
 folds were made by clustering sequences so that near-identical antibodies share a fold. The
-bootstrap therefore resamples whole clusters (:mod:`scievals.abdev.clusters`), within each fold,
-and averages the fold values like the reference's ``average`` row.
+bootstrap therefore resamples whole clusters (:mod:`scievals.abdev.clusters`), within each
+fold, and averages the fold values like the reference's ``average`` row.
 
-Only antibodies with a truth value and a prediction from every compared model count (the
-pairs share their items), so ``value_a``/``value_b`` equal the leaderboard's values when
-the models predict the same antibodies.
+The resamples are drawn once per assay over every antibody with a measured value (cluster
+draws within folds: a row's weight is its cluster's draw count); every arm's statistic is
+computed once on them, restricted to the antibodies the arm predicted, so a pair is a
+difference of two arms' replicates (linear in the arms). A pair of arms that predicted
+different antibodies is computed on the antibodies both predicted, with the same draws.
 """
 
 from __future__ import annotations
@@ -21,16 +23,21 @@ import pandas as pd
 
 from scievals.abdev.clusters import truth_clusters
 from scievals.abdev.constants import ASSAY_HIGHER_IS_BETTER
-from scievals.abdev.metrics import EXTENDED_METRICS, resampled_recall
+from scievals.abdev.metrics import (
+    EXTENDED_METRICS,
+    MIN_ROWS,
+    resampled_recall,
+    weighted_recall,
+)
 from scievals.abdev.score import raise_on_errors, read_checked_predictions, read_truth
-from scievals.common.comparisons import SetMetric, model_datasets
-from scievals.common.stats import expanded, weighted_spearman
+from scievals.common.comparisons import Arm, SetMetric, model_datasets, spans
+from scievals.common.stats import cluster_counts, expanded, weighted_spearman
 
 METHOD = "paired cluster bootstrap"
-
-
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
-                 headline: Sequence[str], section: Mapping) -> list[SetMetric]:
+                 headline: Sequence[str], section: Mapping,
+                 bootstrap: Mapping | None = None, ranges: Mapping | None = None,
+                 ) -> list[SetMetric]:
     fold_col = section.get("fold_col") or None
     truth_path = inputs["truth"][0]
     truth = read_truth(truth_path, fold_col).drop_duplicates("antibody_name")
@@ -46,36 +53,86 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
         preds[model] = frame.drop_duplicates("antibody_name").set_index("antibody_name")
     datasets = model_datasets(inputs["table"])
     dataset = datasets.get(models[0], "") if models else ""
+    bootstrap = dict(bootstrap or {})
     out = []
-    for name in headline:
-        assay, _, metric = name.partition(":")
-        if metric not in EXTENDED_METRICS or assay not in truth.columns:
+    for assay in dict.fromkeys(name.partition(":")[0] for name in headline):
+        if assay not in truth.columns:
             continue
-        out += _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset)
+        draws = None
+        for name in headline:
+            head, _, metric = name.partition(":")
+            if head != assay or metric not in EXTENDED_METRICS:
+                continue
+            set_metric, draws = _set_metric(name, assay, metric, truth, preds, folds, cluster,
+                                            dataset, bootstrap, draws,
+                                            spans(ranges, [name])[name])
+            if set_metric is not None:
+                out.append(set_metric)
     return out
 
 
-def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset) -> list[SetMetric]:
-    arms = [m for m, frame in preds.items() if assay in frame.columns]
-    if len(arms) < 2:
-        return []
+class _Draws:
+    """Cluster multiplicities of the assay's measured antibodies, drawn once: per fold, k
+    cluster codes with replacement per resample (``rng.integers(0, k, (B, k))``, fold by
+    fold from one seeded generator, as :func:`scievals.common.stats.cluster_bootstrap`
+    draws them); ``weights[f]`` is the (B, rows of fold f) multiplicity of each row."""
+
+    def __init__(self, strata: list[np.ndarray], codes: list[np.ndarray], bootstrap: Mapping):
+        self.strata = strata
+        n_resamples = int(bootstrap.get("n_resamples", 1000))
+        rng = np.random.default_rng(int(bootstrap.get("seed", 0)))
+        sizes = [int(c.max()) + 1 if len(c) else 0 for c in codes]
+        self.weights = []
+        for k, c in zip(sizes, codes):
+            if n_resamples <= 0 or k < 2:
+                self.weights.append(np.zeros((0, len(c))))
+                continue
+            self.weights.append(cluster_counts(rng.integers(0, k, (n_resamples, k)), k)[:, c])
+
+
+def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, bootstrap, draws,
+                span):
+    models = [m for m, frame in preds.items() if assay in frame.columns]
+    if len(models) < 2:
+        return None, draws
     sign = 1.0 if ASSAY_HIGHER_IS_BETTER[assay] else -1.0
     true = sign * pd.to_numeric(truth[assay], errors="coerce").to_numpy(dtype=float)
-    pred = {m: sign * pd.to_numeric(preds[m][assay].reindex(truth["antibody_name"]),
-                                    errors="coerce").to_numpy(dtype=float) for m in arms}
-    keep = np.isfinite(true) & np.all([np.isfinite(p) for p in pred.values()], axis=0)
-    rows = np.flatnonzero(keep)
-    strata = [rows[folds[rows] == fold] for fold in sorted(set(folds[rows]))]
-    codes = [pd.factorize(cluster[s])[0] for s in strata]
+    base = np.flatnonzero(np.isfinite(true))  # the rows the resamples are drawn over
+    pred = np.stack([sign * pd.to_numeric(preds[m][assay].reindex(truth["antibody_name"]),
+                                           errors="coerce").to_numpy(dtype=float)[base]
+                     for m in models])
+    true = true[base]
+    if draws is None:
+        strata = [np.flatnonzero(folds[base] == fold) for fold in sorted(set(folds[base]))]
+        draws = _Draws(strata, [pd.factorize(cluster[base][s])[0] for s in strata], bootstrap)
+    available = np.isfinite(pred)
 
-    def fold_value(arm: str, s: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        p, t = pred[arm][s], true[s]
+    def fold_values(p: np.ndarray, t: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """The statistic on the point (row 0: weight 1 everywhere) and every resample."""
         if metric == "spearman":
             return weighted_spearman(p, t, weights)
-        return expanded(lambda idx: resampled_recall(metric, p, t, idx), weights)
+        # the point as the reference computes it (its sort's tie order); the resamples with
+        # the weighted form (a stable sort's tie order: abdev.metrics.weighted_recall)
+        point = resampled_recall(metric, p, t, np.arange(p.size)[None, :])
+        if metric == "top_10_recall":
+            return np.r_[point, weighted_recall(p, t, weights[1:])]
+        return np.r_[point, expanded(lambda idx: resampled_recall(metric, p, t, idx),
+                                     weights[1:].astype(np.int64))]
 
-    def value(arm: str, weights: list[np.ndarray]) -> np.ndarray:
+    def replicates(arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
         # the reference's "average" row: unweighted mean of the per-fold values
-        return np.mean([fold_value(arm, s, w) for s, w in zip(strata, weights)], axis=0)
+        per_fold = []
+        for rows, weights in zip(draws.strata, draws.weights):
+            keep = rows[mask[rows]]
+            local = mask[rows]
+            w = np.vstack([np.ones((1, keep.size)), weights[:, local]])
+            if keep.size < (MIN_ROWS if metric != "spearman" else 2):
+                per_fold.append(np.full(len(w), np.nan))
+                continue
+            with np.errstate(all="ignore"):
+                per_fold.append(fold_values(pred[arm, keep], true[keep], w))
+        values = np.mean(per_fold, axis=0) if per_fold else np.full(1, np.nan)
+        return float(values[0]), values[1:]
 
-    return [SetMetric(dataset, name, tuple(arms), codes, value, int(rows.size), METHOD)]
+    arms = tuple(Arm(m, m) for m in models)
+    return SetMetric(dataset, name, arms, available, replicates, span, METHOD), draws

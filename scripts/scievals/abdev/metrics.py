@@ -60,6 +60,8 @@ TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
 METRICS_VERSION = "abdev-metrics-v2"  # v2: ci_method column
+# Spearman correlations and top-10 % recall (docs/statistics.md: ranges)
+METRIC_RANGES = {"*spearman*": (-1.0, 1.0), "*recall*": (0.0, 1.0)}
 
 
 # ---------------------------------------------------------------------------
@@ -394,6 +396,40 @@ def spearman_statistic(pred: np.ndarray, true: np.ndarray, idx: np.ndarray) -> n
 
 
 # metric suffix -> statistic of every sample idx[r] of (oriented pred, oriented true)
+def weighted_recall(pred: np.ndarray, true: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Top-10 % recall of every resample given as row multiplicities ``weights`` (B, n),
+    without building the resamples: the number :func:`recall_statistic` gives on the rows
+    repeated that often when its sorts are stable (equal values keep row order, so the
+    copies of one row enter a top set last-copy first in both sorts).
+
+    With k = int(total weight * 0.1), rows are taken from the top (largest value, later
+    row first among equal values); the row at the boundary contributes the copies that
+    still fit. A row with c_t copies in the true top and c_p in the predicted top shares
+    min(c_t, c_p) of them, and recall = sum of those / k. NaN where k = 0 or fewer than
+    MIN_ROWS rows were drawn (as :func:`resampled_recall`)."""
+    w = np.atleast_2d(np.asarray(weights, dtype=float))
+    total = w.sum(axis=1)
+    k = np.floor(total * TOP_FRAC)  # _top_k of the expanded length: int(m * 0.1)
+    in_true = _top_copies(np.asarray(true, dtype=float), w, k)
+    in_pred = _top_copies(np.asarray(pred, dtype=float), w, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.minimum(in_true, in_pred).sum(axis=1) / k
+    out[(k <= 0) | (total < MIN_ROWS)] = np.nan
+    return out
+
+
+def _top_copies(values: np.ndarray, w: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(B, n) copies of each row among the k largest of every resample, rows ordered by
+    (value, row index) as a stable sort orders the repeated rows."""
+    order = np.lexsort((np.arange(values.size), values))[::-1]  # top first
+    ordered = w[:, order]
+    above = np.cumsum(ordered, axis=1) - ordered  # copies of the rows ranked higher
+    taken = np.clip(k[:, None] - above, 0.0, ordered)
+    out = np.empty_like(taken)
+    out[:, order] = taken
+    return out
+
+
 EXTENDED_METRICS: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]] = {
     "spearman": spearman_statistic,
     "top_10_recall": lambda pred, true, idx: recall_statistic(true[idx], pred[idx]),

@@ -36,7 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 
 # v2: duplicates take part in one-to-one once; v3: t-intervals, ci_method, sample spread
-METRICS_VERSION = "autogkb-metrics-v3"
+METRICS_VERSION = "autogkb-metrics-v4"  # v4: effective-n Wilson intervals, variance split
+# The weighted scores run 0-100; precision, recall, f1, parse success and field similarities
+# 0-1 (docs/statistics.md: ranges)
+METRIC_RANGES = {"score": (0.0, 100.0), "one_to_one_score": (0.0, 100.0), "*": (0.0, 1.0)}
 DEFAULT_THRESHOLD = 0.7
 
 # Field -> weight, in the reference's order (CORE_FIELDS); the order fixes the float sums.

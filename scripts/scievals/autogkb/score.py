@@ -1,8 +1,9 @@
 """Score one model's predictions: per-case CSV (one row per article), long result table, review markdown.
 
 Per article (and sample): :func:`scievals.autogkb.metrics.evaluate`. Per condition: each
-metric averaged over samples, then over articles, with a seeded percentile-bootstrap 95 %
-CI over articles and ``n`` = articles. Unparseable or missing predictions score 0 (an
+metric averaged over samples, then over articles, with a 95 % CI over articles (the
+effective-n Wilson interval inside the metric's declared range, ``METRIC_RANGES``) and
+``n`` = articles. Unparseable or missing predictions score 0 (an
 empty list) and count against ``parse_success_rate``; field similarities are averaged over
 articles with at least one matched pair (``n`` says how many).
 """
@@ -15,7 +16,7 @@ import re
 import pandas as pd
 
 from scievals.autogkb.curate import read_cases
-from scievals.autogkb.metrics import FIELDS, evaluate
+from scievals.autogkb.metrics import FIELDS, METRIC_RANGES, evaluate
 from scievals.autogkb.review import article_section, render_review
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
@@ -108,7 +109,8 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_case, sections = score_records(cases, records, threshold)
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage))
-              for condition, items in means_by_condition(per_case, TABLE_METRICS, bootstrap).items()]
+              for condition, items in means_by_condition(per_case, TABLE_METRICS, bootstrap,
+                                                    METRIC_RANGES).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_case.insert(0, "model", model)
     write_csv(per_case_csv, per_case)

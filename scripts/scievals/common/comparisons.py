@@ -1,23 +1,34 @@
 """Paired comparisons of arms on the same items -> ``results/<benchmark>/comparisons.csv``.
 
 An *arm* is what a leaderboard row shows: a model, or ``model [condition]`` when the
-dataset's rows have several conditions (gating's contexts x strategies). A benchmark's
-``comparisons`` module turns its per-item outputs into :class:`ItemMetric` (per-item values
-of every arm: means or pass/fail) or :class:`SetMetric` (a statistic of the whole item set,
-recomputed on resampled clusters); :func:`comparison_table` compares every pair of arms of
-each (dataset, metric) with the paired method of its kind (:mod:`scievals.common.paired`)
-and Holm-adjusts the p-values over those pairs. :func:`tiered_ranks` turns a metric's
-comparisons into leaderboard ranks with ties (``1=``), :func:`mdd_footer` into the
-"differences below X cannot be told apart" line. docs/statistics.md explains all of it.
+dataset's rows have several conditions (gating's contexts x strategies, waza's no-skill
+run). A benchmark's ``comparisons`` module turns its per-item outputs into
+:class:`ItemMetric` (per-item values of every arm: means or pass/fail) or :class:`SetMetric`
+(a statistic of the whole item set, recomputed on shared resamples of clustered items).
+
+Which pairs form one multiple-testing family (docs/statistics.md, "Families"): the models
+within each condition, the conditions within each model, and - for per-item metrics with
+several models and conditions - the models on the pooled conditions. Holm runs within a
+family, so adding a condition or a model never changes the p_holm of an unrelated family.
+
+Cost is linear in the arms for the expensive part: a per-item metric is one (items, arms)
+matrix handed to a vectorised test; a set metric computes every arm's statistic once on the
+shared resamples, and a pair is then a subtraction (:mod:`scievals.common.paired`). Every
+pair uses the items both of its arms scored, so its values equal the leaderboard's when the
+arms scored the same items.
+
+:func:`significance_tiers` turns one metric's comparisons into leaderboard ranks that never
+claim more than a test shows; :func:`mdd_footer` gives the "differences below X cannot be
+told apart" line for the test actually used.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import combinations
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -26,22 +37,46 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.paired import (
     ALPHA,
-    PairedResult,
+    PairTests,
     holm,
-    mcnemar_exact,
-    min_detectable_difference,
-    paired_bootstrap,
-    paired_means,
+    paired_mean_tests,
+    paired_pass_fail_tests,
+    paired_set_tests,
 )
+from scievals.common.stats import metric_range
 from scievals.common.tables import read_result_table
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
-COMPARISONS_VERSION = "comparisons-v2"  # v2: the mdd column
-# mdd: the pair's minimum detectable difference (paired.min_detectable_difference), written
-# here so that the leaderboard's footer needs no scipy (the summarize job's start-up).
-COLUMNS = ["benchmark", "dataset", "metric", "arm_a", "arm_b", "n", "value_a", "value_b",
-           "diff", "ci_low", "ci_high", "p_value", "p_holm", "method", "mdd"]
+COMPARISONS_VERSION = "comparisons-v3"  # v3: families, pairs on their own items, new tests
+COLUMNS = ["benchmark", "dataset", "metric", "family", "scope", "arm_a", "arm_b", "n",
+           "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "method",
+           "mdd"]
 KINDS = ("mean", "pass_fail")
+
+# The families (column ``family``; ``scope`` says which condition / model / pooling).
+MODELS = "models"  # the models of one condition (scope: the condition, "" when only one)
+CONDITIONS = "conditions"  # the conditions of one model (scope: the model)
+POOLED = "models pooled"  # models on every condition's items at once (scope: POOLED_SCOPE)
+POOLED_SCOPE = "all conditions"
+
+# Above this many pairs in one (dataset), only the ranking metric's pairs are written (the
+# leaderboard's ranks and footer read those); ``comparisons.all_pairs: true`` writes every
+# metric's. The job says so in its log and in the run's notices (docs/statistics.md).
+ALL_PAIRS_LIMIT = 20_000
+# A family of more arms is not compared at all (its pairs grow with the square of the arms:
+# 1,000 arms are 499,500 pairs); the job says so, and the leaderboard shows no rank there.
+FAMILY_ARMS_LIMIT = 1_000
+# Pairs of a set metric tested at once (each holds its B resampled differences).
+PAIR_CHUNK = 20_000
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One leaderboard row: its label, and the model and condition it belongs to."""
+
+    label: str
+    model: str
+    condition: str = ""
 
 
 def arm_label(model: str, condition: str, several_conditions: bool) -> str:
@@ -61,80 +96,285 @@ def arm_labels(frame: pd.DataFrame) -> pd.Series:
 @dataclass(frozen=True)
 class ItemMetric:
     """Per-item values of every arm for one (dataset, metric): ``values`` has one row per
-    item and one column per arm (NaN where an arm has no value; pairs use common items)."""
+    item and one column per arm label (NaN where an arm has no value); ``arms`` names each
+    column's model and condition (default: the label is the model); ``span`` is the width of
+    the metric's range (a difference lies in [-span, span])."""
 
     dataset: str
     metric: str
-    kind: str  # "mean" (paired t) or "pass_fail" (exact McNemar)
+    kind: str  # "mean" (sign-flip test) or "pass_fail" (exact McNemar)
     values: pd.DataFrame
+    arms: tuple[Arm, ...] = ()
+    span: float = 1.0
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"kind {self.kind!r} is not one of {KINDS}")
+        if not self.arms:
+            object.__setattr__(self, "arms", tuple(Arm(str(c), str(c))
+                                                   for c in self.values.columns))
 
 
 @dataclass(frozen=True)
 class SetMetric:
     """A statistic of a whole item set (e.g. Spearman over antibodies) for one (dataset,
-    metric): ``clusters`` gives, per stratum, each row's cluster code (clusters are
-    resampled whole by the paired bootstrap, within strata); ``statistic(arm, weights)``
-    returns arm's values for row multiplicities (one (B, rows) array per stratum, see
-    :func:`scievals.common.stats.cluster_bootstrap`); ``n`` is the number of items."""
+    metric). ``available`` (arms, rows) says which rows each arm scored; ``replicates(i,
+    mask)`` returns arm ``i``'s value on the rows of ``mask`` and its values on the B shared
+    resamples restricted to those rows (the same resamples for every arm and mask, so a
+    pair's bootstrap distribution is a difference of two arms' replicates)."""
 
     dataset: str
     metric: str
-    arms: tuple[str, ...]
-    clusters: Sequence[np.ndarray]
-    statistic: Callable[[str, list[np.ndarray]], np.ndarray]
-    n: int
+    arms: tuple[Arm, ...]
+    available: np.ndarray
+    replicates: Callable[[int, np.ndarray], tuple[float, np.ndarray]]
+    span: float
     method: str = "paired cluster bootstrap"
+    testable: bool = True
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def value(self, arm: str) -> float:
-        """The arm's statistic on every row once."""
-        return float(self.statistic(arm, [np.ones((1, len(c))) for c in self.clusters])[0])
+    def on_rows(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        """``replicates`` of one arm and row mask, computed once."""
+        key = (arm, mask.tobytes())
+        if key not in self._cache:
+            self._cache[key] = self.replicates(arm, mask)
+        return self._cache[key]
+
+    def value(self, arm: int) -> float:
+        """The arm's statistic on every row it scored."""
+        return float(self.on_rows(arm, self.available[arm])[0])
 
 
-def _ordered_arms(metric: ItemMetric | SetMetric) -> list[str]:
-    """Arms best first (by the metric's value over each arm's own items), so that most
-    rows read "better minus worse"; ties by name."""
+# ---------------------------------------------------------------------------
+# Families
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Family:
+    """One multiple-testing family: its name, scope and the arms it compares (positions in
+    the metric's ``arms``); ``pairs`` (a, b) when not every pair of the members is one of
+    its questions (None: all of them)."""
+
+    name: str  # MODELS, CONDITIONS or POOLED
+    scope: str
+    members: tuple[int, ...]
+    pairs: tuple[tuple[int, int], ...] | None = None
+
+    def pair_count(self) -> int:
+        k = len(self.members)
+        return k * (k - 1) // 2 if self.pairs is None else len(self.pairs)
+
+
+SINGLE = "single-condition models"  # scope of the pairs of two such models' own conditions
+
+
+def families(arms: Sequence[Arm]) -> list[Family]:
+    """The families of a metric's arms: the conditions of each model, and the models of each
+    condition. A model scored in one condition only (a baseline, an own prediction file) is
+    the same whatever the condition, so it joins the models family of every condition of the
+    models that have several; two such models are compared once, in the family of their
+    condition when they all share one (the plain case: every model in one condition), else
+    in the family :data:`SINGLE`. Two arms of different models and different conditions
+    (both varied) are no question: no pair."""
+    conditions: dict[str, set[str]] = {}
+    for arm in arms:
+        conditions.setdefault(arm.model, set()).add(arm.condition)
+    fixed = [len(conditions[a.model]) == 1 for a in arms]
+    varied = {a.condition for a, f in zip(arms, fixed) if not f}
+    out = []
+    by_model: dict[str, list[int]] = {}
+    for i, arm in enumerate(arms):
+        by_model.setdefault(arm.model, []).append(i)
+    out += [Family(CONDITIONS, model, tuple(members)) for model, members in by_model.items()
+            if len(members) > 1]
+    single = [i for i, f in enumerate(fixed) if f]
+    for condition in sorted(varied):
+        own = [i for i, a in enumerate(arms) if a.condition == condition and not fixed[i]]
+        members = own + single
+        pairs = [(a, b) for k, a in enumerate(members) for b in members[k + 1:]
+                 if not (fixed[a] and fixed[b])]
+        if pairs:
+            out.append(Family(MODELS, condition, tuple(members), tuple(pairs)))
+    if len(single) > 1:  # the single-condition models among themselves
+        shared = {arms[i].condition for i in single}
+        scope = shared.pop() if len(shared) == 1 and not shared & varied else SINGLE
+        out.append(Family(MODELS, scope, tuple(single)))
+    return out
+
+
+def pooled(metric: ItemMetric) -> ItemMetric | None:
+    """Every model's per-item mean over its conditions, as arms named by the model, when a
+    per-item-mean metric has several models and some model several conditions (None
+    otherwise)."""
+    models = list(dict.fromkeys(a.model for a in metric.arms))
+    conditions = {a.condition for a in metric.arms}
+    if metric.kind != "mean" or len(models) < 2 or len(conditions) < 2:
+        return None
+    values = metric.values.to_numpy(dtype=float)
+    columns = {}
+    for model in models:
+        cols = [i for i, a in enumerate(metric.arms) if a.model == model]
+        with warnings.catch_warnings():  # an item no condition of the model scored: NaN
+            warnings.simplefilter("ignore", RuntimeWarning)
+            columns[model] = np.nanmean(values[:, cols], axis=1)
+    return ItemMetric(metric.dataset, metric.metric, metric.kind,
+                      pd.DataFrame(columns, index=metric.values.index),
+                      tuple(Arm(m, m, POOLED_SCOPE) for m in models), metric.span)
+
+
+# ---------------------------------------------------------------------------
+# Pairs of one family
+# ---------------------------------------------------------------------------
+
+
+def _best_first(members: Sequence[int], values: Mapping[int, float], labels) -> list[int]:
+    """Arms best first (by the metric's value over each arm's own items), so that most rows
+    read "better minus worse"; undefined values last; ties by label."""
+    return sorted(members, key=lambda i: (-np.nan_to_num(values[i], nan=-np.inf), labels[i]))
+
+
+def _pairs(family: Family, order: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The family's pairs (a, b), a before b in ``order`` (best first)."""
+    if family.pairs is None:
+        ia, ib = np.triu_indices(len(order), k=1)
+        order = np.asarray(order, dtype=np.int64)
+        return order[ia], order[ib]
+    position = {arm: k for k, arm in enumerate(order)}
+    pairs = [(a, b) if position[a] < position[b] else (b, a) for a, b in family.pairs]
+    pairs.sort(key=lambda pair: (position[pair[0]], position[pair[1]]))
+    return (np.array([a for a, _ in pairs], dtype=np.int64),
+            np.array([b for _, b in pairs], dtype=np.int64))
+
+
+def _item_tests(metric: ItemMetric, ia: np.ndarray, ib: np.ndarray, seed: int) -> PairTests:
+    values = metric.values.to_numpy(dtype=float)
+    if metric.kind == "pass_fail":
+        return paired_pass_fail_tests(values, ia, ib)
+    return paired_mean_tests(values, ia, ib, span=metric.span, seed=seed)
+
+
+def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[np.ndarray,
+                                                                                 PairTests]]:
+    """Pairs grouped by the rows both arms scored: one shared replicate matrix per group
+    (most pairs share every row, so most arms are computed once), tested in chunks of
+    :data:`PAIR_CHUNK` pairs (a chunk holds its pairs' B differences in memory)."""
+    masks = metric.available[ia] & metric.available[ib]
+    keys, group = np.unique(np.packbits(masks, axis=1), axis=0, return_inverse=True)
+    group = group.ravel()
+    out = []
+    for g in range(len(keys)):
+        where = np.flatnonzero(group == g)
+        mask = masks[where[0]]
+        arms = np.unique(np.r_[ia[where], ib[where]])
+        position = np.full(len(metric.arms), -1, dtype=np.int64)
+        position[arms] = np.arange(arms.size)
+        computed = [metric.on_rows(int(i), mask) for i in arms]
+        point = np.array([value for value, _ in computed], dtype=float)
+        dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
+        for start in range(0, where.size, PAIR_CHUNK):
+            chunk = where[start:start + PAIR_CHUNK]
+            out.append((chunk, paired_set_tests(
+                point, dist, position[ia[chunk]], position[ib[chunk]], n=int(mask.sum()),
+                label=metric.method, span=metric.span, testable=metric.testable)))
+    return out
+
+
+def _rows(benchmark: str, metric, family: Family, labels, ia, ib, tests: PairTests,
+          keep: np.ndarray) -> pd.DataFrame:
+    frame = pd.DataFrame({
+        "benchmark": benchmark, "dataset": metric.dataset, "metric": metric.metric,
+        "family": family.name, "scope": family.scope,
+        "arm_a": [labels[i] for i in ia], "arm_b": [labels[i] for i in ib],
+        "n": tests.n, "value_a": tests.value_a, "value_b": tests.value_b, "diff": tests.diff,
+        "ci_low": tests.ci_low, "ci_high": tests.ci_high, "p_value": tests.p_value,
+        "method": tests.method, "mdd": tests.mdd})
+    frame = frame[keep].reset_index(drop=True)
+    frame["p_holm"] = holm(frame["p_value"].to_numpy(dtype=float))
+    return frame
+
+
+def _family_rows(benchmark: str, metric: ItemMetric | SetMetric, family: Family,
+                 seed: int) -> pd.DataFrame:
+    labels = [a.label for a in metric.arms]
     if isinstance(metric, ItemMetric):
-        means = metric.values.mean(axis=0, skipna=True)
+        means = metric.values.mean(axis=0, skipna=True).to_numpy(dtype=float)
+        ia, ib = _pairs(family, _best_first(family.members, dict(enumerate(means)), labels))
+        tests = _item_tests(metric, ia, ib, seed)
     else:
-        means = pd.Series({arm: metric.value(arm) for arm in metric.arms})
-    return sorted(means.index, key=lambda arm: (-np.nan_to_num(means[arm], nan=-np.inf), arm))
+        values = {i: metric.value(i) for i in family.members}
+        ia, ib = _pairs(family, _best_first(family.members, values, labels))
+        parts = _set_tests(metric, ia, ib)
+        tests = _concat_tests(parts, len(ia))
+    # a pair with no item in common has nothing to compare: no row (the rank treats it as
+    # untested)
+    return _rows(benchmark, metric, family, labels, ia, ib, tests, np.asarray(tests.n) > 0)
 
 
-def _compare_pair(metric: ItemMetric | SetMetric, a: str, b: str, bootstrap) -> PairedResult:
-    if isinstance(metric, SetMetric):
-        return paired_bootstrap(lambda w: metric.statistic(a, w),
-                                lambda w: metric.statistic(b, w),
-                                metric.clusters, bootstrap, metric.n, metric.method)
-    test = paired_means if metric.kind == "mean" else mcnemar_exact
-    return test(metric.values[a], metric.values[b])
+def _concat_tests(parts: list[tuple[np.ndarray, PairTests]], size: int) -> PairTests:
+    """Pair results computed in groups, back in the pairs' order."""
+    fields = PairTests.__dataclass_fields__
+    out = {}
+    for name in fields:
+        kind = object if name == "method" else (np.int64 if name == "n" else float)
+        column = np.empty(size, dtype=kind)
+        for where, tests in parts:
+            column[where] = getattr(tests, name)
+        out[name] = column
+    return PairTests(**out)
 
 
-def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap) -> list[dict]:
-    """Every pair of arms of one (dataset, metric), Holm-adjusted over those pairs."""
-    arms = _ordered_arms(metric)
-    rows = []
-    for a, b in combinations(arms, 2):
-        result = _compare_pair(metric, a, b, bootstrap)
-        rows.append({"benchmark": benchmark, "dataset": metric.dataset, "metric": metric.metric,
-                     "arm_a": a, "arm_b": b, "n": result.n, "value_a": result.value_a,
-                     "value_b": result.value_b, "diff": result.diff, "ci_low": result.ci_low,
-                     "ci_high": result.ci_high, "p_value": result.p_value,
-                     "method": result.method,
-                     "mdd": min_detectable_difference(result.ci_low, result.ci_high,
-                                                      result.method, result.n)})
-    for row, adjusted in zip(rows, holm([r["p_value"] for r in rows])):
-        row["p_holm"] = adjusted
-    return rows
+def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap,
+                   notes: list[str] | None = None) -> pd.DataFrame:
+    """Every family's pairs of one (dataset, metric), Holm-adjusted within the family."""
+    seed = int((bootstrap or {}).get("seed", 0))
+    todo = [(metric, family) for family in families(metric.arms)]
+    if isinstance(metric, ItemMetric):
+        pooled_metric = pooled(metric)
+        if pooled_metric is not None:
+            todo.append((pooled_metric, Family(POOLED, POOLED_SCOPE,
+                                               tuple(range(len(pooled_metric.arms))))))
+    frames = []
+    for of, family in todo:
+        if len(family.members) > FAMILY_ARMS_LIMIT:
+            if notes is not None:
+                notes.append(f"{metric.dataset} {metric.metric}: the {family.name} family "
+                             f"{family.scope!r} has {len(family.members):,} arms, over the "
+                             f"{FAMILY_ARMS_LIMIT:,} that are compared pairwise: no "
+                             "comparisons and no ranks there (compare a subset of the files)")
+            continue
+        frames.append(_family_rows(benchmark, of, family, seed))
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)[COLUMNS]
 
 
-def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric],
-                     bootstrap) -> pd.DataFrame:
-    rows = [row for metric in metrics for row in compare_metric(benchmark, metric, bootstrap)]
-    return pd.DataFrame(rows, columns=COLUMNS)
+def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], bootstrap,
+                     ranking: str | None = None, all_pairs: bool = False,
+                     notes: list[str] | None = None) -> pd.DataFrame:
+    """The comparisons of every metric. Above :data:`ALL_PAIRS_LIMIT` pairs in a dataset
+    (and without ``all_pairs``), only the ``ranking`` metric's pairs are computed; what was
+    left out is appended to ``notes``."""
+    frames = []
+    for metric in metrics:
+        pairs = _pair_count(metric)
+        if (not all_pairs and ranking is not None and metric.metric != ranking
+                and pairs > ALL_PAIRS_LIMIT):
+            if notes is not None:
+                notes.append(f"{metric.dataset} {metric.metric}: {pairs:,} pairs not written "
+                             f"(over {ALL_PAIRS_LIMIT:,}; the ranking metric {ranking} has "
+                             "every pair); set comparisons.all_pairs: true to write them")
+            continue
+        frames.append(compare_metric(benchmark, metric, bootstrap, notes))
+    frames = [f for f in frames if not f.empty]
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)[COLUMNS]
+
+
+def _pair_count(metric: ItemMetric | SetMetric) -> int:
+    return sum(f.pair_count() for f in families(metric.arms))
 
 
 def write_comparisons(path: str | os.PathLike, frame: pd.DataFrame) -> None:
@@ -144,81 +384,140 @@ def write_comparisons(path: str | os.PathLike, frame: pd.DataFrame) -> None:
 def read_comparisons(path: str | os.PathLike) -> pd.DataFrame:
     """A comparisons.csv, checked: one clear error naming the file otherwise."""
     try:
-        frame = pd.read_csv(user_file(path), dtype={"arm_a": str, "arm_b": str,
-                                                    "dataset": str, "method": str})
+        frame = pd.read_csv(user_file(path), dtype={"arm_a": str, "arm_b": str, "scope": str,
+                                                    "family": str, "dataset": str,
+                                                    "method": str},
+                            keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise ScievalsError(path, f"not a readable CSV ({exc})",
                             "re-run the workflow to rewrite it") from None
     missing = [c for c in COLUMNS if c not in frame.columns]
     if missing:
         raise ScievalsError(path, f"lacks columns {missing}",
-                            "comparisons.csv is written by the workflow's comparisons rule")
+                            "comparisons.csv is written by the workflow's comparisons rule; "
+                            "re-run the workflow to rewrite it")
+    frame["scope"] = frame["scope"].fillna("")
     return frame[COLUMNS]
 
 
-def tiered_ranks(values: Mapping[str, float], pairs: pd.DataFrame,
-                 alpha: float = ALPHA) -> dict[str, str]:
-    """Leaderboard ranks with ties, from one metric's comparisons (higher is better).
+# ---------------------------------------------------------------------------
+# Ranks and footers
+# ---------------------------------------------------------------------------
 
-    Take the best arm not yet ranked (the leader); it and every unranked arm whose
-    Holm-adjusted p-value against the leader is >= ``alpha`` (or unknown) share the rank
-    1 + (number of arms ranked before), written ``k=`` when shared; repeat with the rest.
-    So "1=" means "not told apart from the best"; the next tier starts after all of them.
-    """
-    p_of = {}
-    for row in pairs.itertuples(index=False):
-        p_of[frozenset((row.arm_a, row.arm_b))] = row.p_holm
-    order = sorted(values, key=lambda arm: (-np.nan_to_num(values[arm], nan=-np.inf), arm))
-    ranks: dict[str, str] = {}
-    placed = 0
-    while len(ranks) < len(order):
-        leader = next(arm for arm in order if arm not in ranks)
-        tier = [leader] + [arm for arm in order if arm not in ranks and arm != leader
-                           and not _differs(p_of.get(frozenset((leader, arm))), alpha)]
-        label = f"{placed + 1}=" if len(tier) > 1 else str(placed + 1)
-        for arm in tier:
-            ranks[arm] = label
-        placed += len(tier)
+
+def significance_tiers(values: Mapping[str, float], pairs: pd.DataFrame,
+                       alpha: float = ALPHA) -> dict[str, str]:
+    """Leaderboard ranks from one metric's comparisons (higher is better).
+
+    Arms are ordered by value; a tier boundary is drawn between two neighbours only where
+    EVERY arm above it is significantly better (``p_holm`` < ``alpha`` with a positive
+    difference) than every arm below it. A tier's rank is 1 + the number of arms in the
+    tiers above, written ``k=`` when the tier holds several arms. So an arm is ranked above
+    another only when a test says it is better: a pair that was not tested (no common
+    item, different model and condition) or not significant stays in one tier. Arms with
+    an undefined value are not ranked ("-")."""
+    better = _significantly_better(pairs, alpha)
+    ranked = sorted((arm for arm, v in values.items() if _finite(v)),
+                    key=lambda arm: (-float(values[arm]), arm))
+    ranks = {arm: "-" for arm, v in values.items() if not _finite(v)}
+    m = len(ranked)
+    # first_fail[b]: the first arm above b that is not significantly better than b; a
+    # boundary after position i holds when no arm below it has first_fail <= i.
+    first_fail = np.array([next((a for a in range(b) if (ranked[a], ranked[b]) not in better),
+                                b) for b in range(m)], dtype=np.int64)
+    lowest_after = np.minimum.accumulate(first_fail[::-1])[::-1]  # min over b >= i
+    start = 0
+    for i in range(m):
+        if i == m - 1 or lowest_after[i + 1] > i:  # boundary after i
+            label = f"{start + 1}=" if i > start else str(start + 1)
+            for arm in ranked[start:i + 1]:
+                ranks[arm] = label
+            start = i + 1
     return ranks
 
 
-def _differs(p_holm, alpha: float) -> bool:
-    return p_holm is not None and not (isinstance(p_holm, float) and math.isnan(p_holm)) \
-        and float(p_holm) < alpha
+def _significantly_better(pairs: pd.DataFrame, alpha: float) -> set[tuple[str, str]]:
+    """(winner, loser) of every pair whose Holm-adjusted p is below ``alpha``."""
+    out = set()
+    significant = pairs[pd.to_numeric(pairs["p_holm"], errors="coerce") < alpha]
+    for a, b, diff in zip(significant["arm_a"], significant["arm_b"], significant["diff"]):
+        if diff > 0:
+            out.add((str(a), str(b)))
+        elif diff < 0:
+            out.add((str(b), str(a)))
+    return out
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def ranking_pairs(pairs: pd.DataFrame, metric: str, arms: Iterable[str]) -> pd.DataFrame:
+    """The comparisons the leaderboard's ranks read: the metric's pairs between two of the
+    shown ``arms`` (models within a condition, conditions within a model; not the pooled
+    family, whose arms are not rows)."""
+    arms = set(arms)
+    rows = pairs[(pairs["metric"] == metric) & (pairs["family"] != POOLED)]
+    return rows[rows["arm_a"].isin(arms) & rows["arm_b"].isin(arms)]
 
 
 def mdd_footer(pairs: pd.DataFrame, metric: str, item_noun: str) -> str | None:
-    """"with N <items>, differences in <metric> below X cannot be told apart (...)": X is the
-    median over the metric's pairs of their ``mdd`` column
-    (:func:`~scievals.common.paired.min_detectable_difference`; pairs with a zero-width
-    interval, i.e. identical differences on every item, carry no variance and are left out).
-    None without such a pair."""
-    mdds, ns = [], []
-    for row in pairs.itertuples(index=False):
-        mdd = float(row.mdd)
-        if np.isfinite(mdd) and mdd > 0:
-            mdds.append(mdd)
-            ns.append(int(row.n))
-    if not mdds:
+    """"With N <items>, differences in <metric> below X cannot be told apart (...)": X is the
+    median of the pairs' ``mdd`` (:mod:`scievals.common.paired`: the smallest difference the
+    test used detects with 80 % power at the 5 % level, from the observed paired variance).
+    Where the test cannot reach p < 0.05 at that n (``mdd`` infinite for every pair), the
+    line says so. None without a pair."""
+    rows = pairs[pairs["metric"] == metric] if "metric" in pairs else pairs
+    mdd = pd.to_numeric(rows["mdd"], errors="coerce").to_numpy(dtype=float)
+    ns = rows["n"].to_numpy(dtype=float)
+    if not len(rows):
         return None
-    n = f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}-{max(ns)}"
-    return (f"With {n} {item_noun}, differences in {metric} below {float(np.median(mdds)):.3g} "
+    n = _count(ns[np.isfinite(ns)])
+    if np.all(np.isposinf(mdd)):
+        method = str(rows["method"].iloc[0])
+        return (f"With {n} {item_noun}, the test used ({method}) cannot detect any difference "
+                f"in {metric}: its smallest possible p-value is above 0.05.")
+    finite = mdd[np.isfinite(mdd) & (mdd > 0)]
+    if not finite.size:
+        return None
+    return (f"With {n} {item_noun}, differences in {metric} below {float(np.median(finite)):.3g} "
             "cannot be told apart (80 % power, 5 % level, from the observed paired variance).")
 
 
+def _count(ns: np.ndarray) -> str:
+    if not ns.size:
+        return "0"
+    low, high = int(ns.min()), int(ns.max())
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+# ---------------------------------------------------------------------------
+# Items of the per-item benchmarks
+# ---------------------------------------------------------------------------
+
+
 def per_item_metrics(frame: pd.DataFrame, item: str, metrics: Mapping[str, str],
-                     dataset: str) -> list[ItemMetric]:
+                     dataset: str, spans: Mapping[str, float] | None = None,
+                     ) -> list[ItemMetric]:
     """:class:`ItemMetric` per metric from a per-sample frame with ``model``, ``condition``,
     the ``item`` column and one column per metric: each arm's per-item mean over its samples
-    (so repeated samples count once per item). ``metrics`` maps metric -> kind."""
+    (so repeated samples count once per item). ``metrics`` maps metric -> kind, ``spans``
+    metric -> width of its range (default 1)."""
     frame = frame.assign(_arm=arm_labels(frame))
+    arms = {label: Arm(str(label), str(model), str(condition)) for label, model, condition
+            in zip(frame["_arm"], frame["model"], frame["condition"].fillna(""))}
     out = []
     for metric, kind in metrics.items():
         if metric not in frame.columns:
             continue
         values = (frame.assign(_v=pd.to_numeric(frame[metric], errors="coerce"))
                   .groupby(["_arm", item])["_v"].mean().unstack("_arm"))
-        out.append(ItemMetric(dataset, metric, kind, values))
+        out.append(ItemMetric(dataset, metric, kind, values,
+                              tuple(arms[c] for c in values.columns),
+                              float((spans or {}).get(metric, 1.0))))
     return out
 
 
@@ -233,7 +532,8 @@ def model_datasets(score_tables: Sequence[str | os.PathLike]) -> dict[str, str]:
 
 
 def per_item_files(per_item: Sequence[str | os.PathLike], score_tables: Sequence[str | os.PathLike],
-                   item: str, metrics: Mapping[str, str]) -> list[ItemMetric]:
+                   item: str, metrics: Mapping[str, str],
+                   spans: Mapping[str, float] | None = None) -> list[ItemMetric]:
     """:func:`per_item_metrics` of every dataset, from each model's per-item CSV (with
     ``model``, ``condition``, ``item`` and metric columns) and its score table (the dataset
     label). The per-case tables of gating and autogkb have this shape."""
@@ -250,12 +550,24 @@ def per_item_files(per_item: Sequence[str | os.PathLike], score_tables: Sequence
     frame["condition"] = frame["condition"].fillna("")
     frame["dataset"] = frame["model"].astype(str).map(model_datasets(score_tables))
     return [metric for dataset, rows in frame.groupby("dataset", sort=True)
-            for metric in per_item_metrics(rows, item, metrics, str(dataset))]
+            for metric in per_item_metrics(rows, item, metrics, str(dataset), spans)]
 
 
 def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
-                   headline: Sequence[str], section: Mapping) -> list[ItemMetric]:
+                   headline: Sequence[str], section: Mapping, bootstrap: Mapping | None = None,
+                   ranges: Mapping | None = None) -> list[ItemMetric]:
     """The registry's default items: cases (``case_id``) of each model's per_case.csv, every
-    headline metric a per-item mean (the shape the template benchmark writes)."""
+    headline metric a per-item mean (the shape the template benchmark writes), each within
+    its declared range."""
     return per_item_files(inputs["per_case"], inputs["table"], "case_id",
-                          {metric: "mean" for metric in headline})
+                          {metric: "mean" for metric in headline}, spans(ranges, headline))
+
+
+def spans(ranges: Mapping | None, metrics: Iterable[str]) -> dict[str, float]:
+    """metric -> width of its declared range (inf where unbounded): a difference of two arms
+    lies within +-width."""
+    out = {}
+    for metric in metrics:
+        low, high = metric_range(ranges, metric)
+        out[metric] = high - low
+    return out

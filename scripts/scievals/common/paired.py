@@ -1,19 +1,30 @@
-"""Paired tests of two arms scored on the same items (docs/statistics.md).
+"""Paired tests of arms scored on the same items (docs/statistics.md).
 
-Each function returns a :class:`PairedResult`: the difference a - b, its 95 % interval,
-a two-sided p-value and the ``method`` label that ``comparisons.csv`` carries.
+The comparison engine (:mod:`scievals.common.comparisons`) calls three functions, each
+vectorised over P pairs of arms and each returning a :class:`PairTests` whose interval and
+p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
+``[ci_low, ci_high]``:
 
-- :func:`paired_means`: per-item means (gating cases, autogkb articles, waza task scores):
-  paired t-test (``scipy.stats.ttest_rel``) with its t-interval; it covered 0.94-0.95 at
-  15-17 items in benchmarks/interval_coverage.py, where bootstrap intervals were narrower.
-- :func:`mcnemar_exact`: per-item pass/fail (waza tasks): exact McNemar test, a binomial
-  test of the discordant pairs; the interval of the difference is Newcombe's hybrid score
-  interval for paired proportions (his method 10, built from the two Wilson intervals).
-- :func:`paired_bootstrap`: set statistics (abdev Spearman, top-10 % recall): both arms
-  recomputed on the same resampled clusters; percentile (or BCa) interval and a bootstrap
-  p-value.
-- :func:`holm`: Holm's step-down adjustment over the pairs of one metric.
-- :func:`min_detectable_difference`: the difference a pair's item count can detect.
+- :func:`paired_mean_tests` - per-item scores (gating cases, autogkb articles, waza task
+  scores): the sign-flip (permutation) test of the mean paired difference, exact by
+  enumeration of all 2^n sign patterns up to ``EXACT_MAX_ITEMS`` items and seeded
+  Monte-Carlo beyond; the interval inverts it (Hartigan 1969: order statistics of the
+  subset means of the differences); guarded by the range-aware MOVER-Wilson interval,
+  which keeps the level when one arm is all-or-nothing.
+- :func:`paired_pass_fail_tests` - per-item pass/fail (waza tasks): exact McNemar test;
+  the interval is the Clopper-Pearson interval of the discordant split times the interval of
+  the discordant share, so it excludes 0 exactly when the McNemar p is below 0.05.
+- :func:`paired_set_tests` - statistics of a whole set (abdev Spearman, top-10 % recall)
+  from both arms' values on shared bootstrap resamples: percentile interval of the paired
+  differences and the bootstrap p-value read from the same order statistics.
+
+``mdd`` is the smallest true difference the pair's test detects with 80 % power at the 5 %
+level; +inf where that test can never reach p < 0.05 with the pair's n. :func:`holm` adjusts
+a family's p-values.
+
+The per-pair functions below them (:func:`paired_means`, :func:`mcnemar_exact`,
+:func:`paired_bootstrap`, :func:`min_detectable_difference`) are the former one-pair API,
+kept for callers that compare a single pair.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -28,10 +40,456 @@ import numpy as np
 # imports this module (rules/comparisons.smk: COMPARISONS_VERSION, through
 # scievals.common.comparisons), and scipy.stats would add about 0.4 CPU-s to every run,
 # no-op re-runs included (benchmarks/workflow_startup.py).
-from scievals.common.stats import LEVEL, cluster_bootstrap, interval_method, wilson_interval
+from scievals.common.stats import (
+    ESS_DF_PER_ITEM,
+    LEVEL,
+    cluster_bootstrap,
+    ess_quantile,
+    interval_method,
+    wilson_ess_bounds,
+    wilson_interval,
+)
 
-ALPHA = 1 - LEVEL
+ALPHA = round(1 - LEVEL, 12)  # 0.05 exactly (1 - 0.95 is 0.050000000000000044)
 POWER = 0.80
+
+# Sign-flip test: every one of the 2^n - 1 non-empty item subsets up to EXACT_MAX_ITEMS items
+# (8,191 subsets); beyond, as many seeded random subsets (Monte-Carlo: the test keeps its
+# level exactly, its p-value moves by about +-0.005 at 0.05). Exact enumeration at 17 items
+# (131,071 subsets) took ~20 s per 10,000 pairs: the engine compares every pair of arms.
+EXACT_MAX_ITEMS = 13
+MC_SUBSETS = 2**EXACT_MAX_ITEMS - 1
+_CHUNK_VALUES = 4_000_000  # subset sums held at once (32 MB of float64)
+# Normal samples per item count behind the sign-flip test's minimum detectable difference.
+MDD_DRAWS = 2000
+# Discordant pairs' share of items in the McNemar interval: Wilson, this level
+PASS_FAIL_SHARE_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class PairTests:
+    """Results for P pairs; every field an array of length P (docs/statistics.md)."""
+
+    n: np.ndarray        # int: items both arms scored (the pair uses exactly those)
+    value_a: np.ndarray  # arm a's value (mean / pass rate) on those items
+    value_b: np.ndarray
+    diff: np.ndarray     # value_a - value_b
+    ci_low: np.ndarray   # 95 % interval of the difference, inside [-span, span]
+    ci_high: np.ndarray
+    p_value: np.ndarray  # two-sided; NaN = no test made
+    method: np.ndarray   # object array of str: the comparisons.csv ``method`` label
+    mdd: np.ndarray      # smallest |difference| detected with 80 % power at 5 %; +inf: never
+
+
+def _blank(size: int) -> dict:
+    nan = np.full(size, math.nan)
+    return {"n": np.zeros(size, dtype=int), "value_a": nan.copy(), "value_b": nan.copy(),
+            "diff": nan.copy(), "ci_low": nan.copy(), "ci_high": nan.copy(),
+            "p_value": nan.copy(), "method": np.full(size, "", dtype=object), "mdd": nan.copy()}
+
+
+def _pairs(values, ia, ib) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(a, b, both, n): each pair's two columns as rows (P, items), where both are finite,
+    and how many such items."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"values must be (items, arms), got shape {values.shape}")
+    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
+    if ia.shape != ib.shape:
+        raise ValueError("ia and ib must have the same length")
+    a, b = values[:, ia].T, values[:, ib].T
+    both = np.isfinite(a) & np.isfinite(b)
+    return a, b, both, both.sum(axis=1)
+
+
+def _compact(rows: np.ndarray, both: np.ndarray, m: int) -> np.ndarray:
+    """The m finite entries of every row (rows with exactly m of them), in item order."""
+    order = np.argsort(~both, axis=1, kind="stable")[:, :m]
+    return np.take_along_axis(rows, order, axis=1)
+
+
+def _means(x: np.ndarray, both: np.ndarray, n: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(both, x, 0.0).sum(axis=1) / n
+
+
+def _wilson_zero_bound(n) -> np.ndarray:
+    """Wilson's upper bound of a share never seen in n items, z^2 / (n + z^2): how far a
+    difference that was the same on every item may still differ on the items not seen."""
+    z2 = _z(1 - ALPHA / 2) ** 2
+    return z2 / (np.asarray(n, dtype=float) + z2)
+
+
+def _z(q: float) -> float:
+    from scipy.special import ndtri  # lazily: see _LAZY_SCIPY
+    return float(ndtri(q))
+
+
+@lru_cache(maxsize=64)
+def _subsets(n: int, seed: int) -> np.ndarray:
+    """(M, n) 0/1 matrix of non-empty item subsets: all 2^n - 1 when n <= EXACT_MAX_ITEMS,
+    else MC_SUBSETS drawn uniformly (each item in with probability 1/2; an empty draw is
+    drawn again), seeded by (seed, n). Read-only: it is shared by every call."""
+    if n <= EXACT_MAX_ITEMS:
+        codes = np.arange(1, 2**n, dtype=np.int64)
+        out = ((codes[:, None] >> np.arange(n)) & 1).astype(float)
+    else:
+        rng = np.random.default_rng([seed, n])
+        out = (rng.random((MC_SUBSETS, n)) < 0.5).astype(float)
+        while True:
+            empty = out.sum(axis=1) == 0
+            if not empty.any():
+                break
+            out[empty] = (rng.random((int(empty.sum()), n)) < 0.5).astype(float)
+    out.setflags(write=False)
+    return out
+
+
+def sign_flip(d: np.ndarray, span: float, seed: int = 0, alpha: float = ALPHA,
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sign-flip test of the mean of each row of ``d`` (P, n) paired differences, n >= 1,
+    and the interval inverting it: (p, low, high), each (P,).
+
+    Flipping the signs of the items in a subset S changes the sum by -2 sum_S d, so a sign
+    pattern is at least as extreme (upwards) as the observed one exactly when sum_S d <= 0.
+    With T = 2^n patterns (exact) or M + 1 (M random subsets plus the observed pattern),
+    the one-sided p-values are p_up = (1 + #{S: sum_S d <= 0}) / T and p_down likewise
+    with >= 0, and p = min(1, 2 min(p_up, p_down)). Testing "mean = delta" instead shifts
+    every d by delta, and the subsets with sum_S (d - delta) <= 0 are those whose mean is
+    <= delta; so the values not rejected at level alpha form [low, high] = the k-th
+    smallest and k-th largest subset mean, k = floor(T alpha / 2) (Hartigan 1969), and
+    (T alpha / 2 never being an integer) p < alpha exactly when 0 is outside. With k = 0
+    (n <= 5 at 5 %: the smallest p is 2 / 2^n) the interval is [-span, span]."""
+    d = np.asarray(d, dtype=float)
+    size, n = d.shape
+    subsets = _subsets(n, seed)
+    sizes = subsets.sum(axis=1)
+    total = len(subsets) + 1
+    k = int(total * alpha / 2)
+    tol = 1e-9 * span  # sums that are 0 up to rounding count as 0 (e.g. 0.1 + 0.2 - 0.3)
+    p = np.empty(size)
+    low, high = np.full(size, -float(span)), np.full(size, float(span))
+    step = max(1, _CHUNK_VALUES // len(subsets))
+    for start in range(0, size, step):
+        sums = d[start:start + step] @ subsets.T
+        below = np.count_nonzero(sums <= tol, axis=1)
+        above = np.count_nonzero(sums >= -tol, axis=1)
+        p[start:start + step] = np.minimum(1.0, 2.0 * (1 + np.minimum(below, above)) / total)
+        if k:
+            means = sums / sizes
+            part = np.partition(means, (k - 1, len(subsets) - k), axis=1)
+            low[start:start + step] = part[:, k - 1]
+            high[start:start + step] = part[:, len(subsets) - k]
+    # rounding: an end within tol of 0 is 0 when the p-value says "not significant"
+    keep = p >= alpha
+    low[keep & (low > 0)] = 0.0
+    high[keep & (high < 0)] = 0.0
+    return p, low, high
+
+
+@lru_cache(maxsize=64)
+def sign_flip_mdd_factor(n: int, seed: int = 0) -> float:
+    """The sign-flip test's minimum detectable difference at n items in units of the
+    differences' standard deviation, for normal differences: the test shifts with the data,
+    so with [L_j, U_j] the intervals of MDD_DRAWS standard normal samples, the power at a
+    true mean delta > 0 is about the share of L_j > -delta; the factor is the smallest delta
+    where that share reaches 80 %. +inf where the test cannot reject at all (n <= 5)."""
+    total = (2**n if n <= EXACT_MAX_ITEMS else MC_SUBSETS + 1)
+    if n < 2 or int(total * ALPHA / 2) == 0:
+        return math.inf
+    z = np.random.default_rng([seed, n, 1]).standard_normal((MDD_DRAWS, n))
+    _, low, _ = sign_flip(z, float(np.abs(z).max()) * n, seed)
+    return float(np.sort(-low)[math.ceil(POWER * MDD_DRAWS) - 1])
+
+
+def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
+                      span: float, seed: int = 0, low: float = 0.0) -> PairTests:
+    """Per-item means of a metric with range [low, low + span], on the items both arms
+    scored: the sign-flip test of the mean difference (:func:`sign_flip`), guarded by the
+    range-aware MOVER-Wilson interval (:func:`mover_wilson`).
+
+    The sign-flip test is exact when the differences are symmetric under "no difference",
+    but when one arm is all-or-nothing and the other steady they are not: an arm that
+    passes a case 90 % of the time passes all 15 with probability 0.2, beats the steady arm
+    on every case, and every test of the differences alone rejects (sign-flip type-I 0.2).
+    MOVER combines the two arms' own bounded intervals, so a mean of 1.0 over 15 cases
+    still admits 0.8. A pair is significant only when both reject: p = max(p_signflip,
+    p_mover), interval = the hull of both; both hold the point difference, so 0 is outside
+    the hull exactly when it is outside both, i.e. p < 0.05 exactly when the interval
+    excludes 0 (docs/statistics.md has the simulation).
+
+    ``values``: (items, arms), NaN where an arm has no value; ``ia``/``ib``: (P,) column
+    indices. n == 0 gives NaN everywhere; n == 1 the test's own answer (p = 1). Never
+    zero-width (the MOVER part is not); inside [-span, span]."""
+    span, low = float(span), float(low)
+    if not (span > 0 and math.isfinite(span)):
+        raise ValueError(f"span must be positive and finite, got {span}")
+    a, b, both, n = _pairs(values, ia, ib)
+    for x in (a, b):
+        seen = x[np.isfinite(x)]
+        if seen.size and (seen.min() < low - 1e-9 * span or seen.max() > low + span * (1 + 1e-9)):
+            raise ValueError(f"values {seen.min():g}..{seen.max():g} leave the metric's range "
+                             f"[{low:g}, {low + span:g}]")
+    out = _blank(len(n))
+    out["n"] = n
+    with np.errstate(invalid="ignore"):
+        out["value_a"], out["value_b"] = _means(a, both, n), _means(b, both, n)
+    out["diff"] = out["value_a"] - out["value_b"]
+    mv_p, mv_low, mv_high = mover_wilson(a, b, both, n, low, span)
+    d_all = a - b
+    for m in np.unique(n[n > 0]):
+        rows = np.flatnonzero(n == m)
+        d = _compact(d_all[rows], both[rows], int(m))
+        p, sf_low, sf_high = sign_flip(d, span, seed)
+        diff = d.mean(axis=1)
+        ci_low = np.minimum(np.minimum(sf_low, diff), mv_low[rows])
+        ci_high = np.maximum(np.maximum(sf_high, diff), mv_high[rows])
+        p = np.maximum(p, mv_p[rows])
+        # every difference the same value c (a copy: c = 0): neither test sees any spread,
+        # so the interval keeps at least Wilson's bound of a share never seen,
+        # h = span z^2 / (n + z^2), on the sides the test leaves open
+        constant = np.ptp(d, axis=1) <= 1e-9 * span
+        h = span * _wilson_zero_bound(m)
+        open_low = constant & ~((p < ALPHA) & (diff > 0))
+        open_high = constant & ~((p < ALPHA) & (diff < 0))
+        ci_low[open_low] = np.minimum(ci_low[open_low], diff[open_low] - h)
+        ci_high[open_high] = np.maximum(ci_high[open_high], diff[open_high] + h)
+        out["ci_low"][rows] = np.clip(ci_low, -span, span)
+        out["ci_high"][rows] = np.clip(ci_high, -span, span)
+        out["p_value"][rows] = p
+        kind = ("exact" if m <= EXACT_MAX_ITEMS else f"Monte-Carlo, {MC_SUBSETS} subsets")
+        out["method"][rows] = f"sign-flip ({kind}) with range guard"
+        sd = d.std(axis=1, ddof=1) if m > 1 else np.zeros(len(rows))
+        factor = sign_flip_mdd_factor(int(m), seed)
+        out["mdd"][rows] = math.inf if math.isinf(factor) else factor * sd
+    return PairTests(**out)
+
+
+def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
+                 low: float, span: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, ci_low, ci_high) per row pair of the MOVER interval of a difference of means
+    (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
+    bounded interval [l, u] around its mean m (:func:`scievals.common.stats.wilson_ess_bounds`
+    on the common items rescaled to [0, 1]) and r the arms' Pearson correlation there,
+    low = d - sqrt((m_a - l_a)^2 + (u_b - m_b)^2 - 2 r (m_a - l_a)(u_b - m_b)), high likewise.
+    p is the level at which the interval's end reaches 0: the quantile z* solving
+    low(z*) = 0 (high(z*) = 0 when d < 0), found by bisection, p = 2 P(T > z*) with T the
+    Student t of :func:`scievals.common.stats.ess_quantile`; d = 0 gives p = 1."""
+    from scipy.special import stdtr  # lazily: see _LAZY_SCIPY
+
+    size = len(n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ya = np.where(both, (a - low) / span, 0.0)
+        yb = np.where(both, (b - low) / span, 0.0)
+        ma, mb = ya.sum(axis=1) / n, yb.sum(axis=1) / n
+        da, db = np.where(both, ya - ma[:, None], 0.0), np.where(both, yb - mb[:, None], 0.0)
+        ssa, ssb, sab = (da * da).sum(axis=1), (db * db).sum(axis=1), (da * db).sum(axis=1)
+        r = np.nan_to_num(np.clip(sab / np.sqrt(ssa * ssb), -1.0, 1.0))
+    d = ma - mb
+
+    def ends(z):
+        la, ua = wilson_ess_bounds(ma, ssa, n, z)
+        lb, ub = wilson_ess_bounds(mb, ssb, n, z)
+        below = (ma - la) ** 2 + (ub - mb) ** 2 - 2 * r * (ma - la) * (ub - mb)
+        above = (ua - ma) ** 2 + (mb - lb) ** 2 - 2 * r * (ua - ma) * (mb - lb)
+        return d - np.sqrt(np.maximum(below, 0.0)), d + np.sqrt(np.maximum(above, 0.0))
+
+    df = ESS_DF_PER_ITEM * np.maximum(n - 1, 1)
+    z95 = ess_quantile(n)
+    ci_low, ci_high = ends(z95)
+    # bisection for z*: the end nearer 0 moves towards it as z grows
+    lo_z, hi_z = np.zeros(size), np.full(size, 60.0)
+    for _ in range(60):
+        mid = (lo_z + hi_z) / 2
+        e_low, e_high = ends(mid)
+        inside = np.where(d > 0, e_low > 0, e_high < 0)  # 0 still outside at this z
+        lo_z, hi_z = np.where(inside, mid, lo_z), np.where(inside, hi_z, mid)
+    p = np.where(d == 0, 1.0, np.minimum(1.0, 2 * stdtr(df, -lo_z)))
+    # one test: agree with the 95 % interval exactly where bisection's last digit might not
+    excluded = (ci_low > 0) | (ci_high < 0)
+    p = np.where(excluded & (p >= ALPHA), np.nextafter(ALPHA, 0), p)
+    p = np.where(~excluded & (p < ALPHA), ALPHA, p)
+    none = n == 0
+    p[none], ci_low[none], ci_high[none] = math.nan, math.nan, math.nan
+    return p, ci_low * span, ci_high * span
+
+
+def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> PairTests:
+    """Per-item pass (1) / fail (0): exact McNemar test on the items both arms have.
+
+    With n10 items only a passed and n01 only b passed (m = n10 + n01 discordant), under
+    "no difference" n10 ~ Binomial(m, 1/2); p = min(1, 2 min(P(X <= n10), P(X >= n10)))
+    (the binomial is symmetric, so this is also scipy's two-sided binomtest). The
+    difference of pass rates is psi (2 pi - 1), psi = m / n the discordant share and
+    pi = n10 / m; its interval combines the Clopper-Pearson 95 % interval [pi_l, pi_u] (the
+    one that inverts the same binomial test) with the Wilson interval [psi_l, psi_u]:
+    low = (2 pi_l - 1) * (psi_u if 2 pi_l < 1 else psi_l), high likewise with pi_u.
+    psi > 0 does not change a sign, so 0 is outside exactly when 1/2 is outside
+    [pi_l, pi_u], i.e. when p < 0.05. m = 0 gives p = 1 and [-psi_u, psi_u]."""
+    from scipy.special import bdtr, betaincinv  # lazily: see _LAZY_SCIPY
+
+    a, b, both, n = _pairs(values, ia, ib)
+    finite = np.concatenate([a[np.isfinite(a)], b[np.isfinite(b)]])
+    if not np.all((finite == 0.0) | (finite == 1.0)):
+        raise ValueError("the exact McNemar test needs pass/fail values 0 or 1")
+    out = _blank(len(n))
+    out["n"] = n
+    out["method"][:] = "exact McNemar"
+    n10 = np.count_nonzero(both & (a == 1) & (b == 0), axis=1)
+    n01 = np.count_nonzero(both & (a == 0) & (b == 1), axis=1)
+    m = n10 + n01
+    some = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["value_a"], out["value_b"] = _means(a, both, n), _means(b, both, n)
+        out["diff"] = np.where(some, (n10 - n01) / np.maximum(n, 1), math.nan)
+        lower = bdtr(n10, m, 0.5)          # P(X <= n10)
+        upper = bdtr(m - n10, m, 0.5)      # P(X >= n10) = P(X <= m - n10) by symmetry
+        p = np.where(m > 0, np.minimum(1.0, 2 * np.minimum(lower, upper)), 1.0)
+        pi_low = np.where(n10 > 0, betaincinv(n10, m - n10 + 1, ALPHA / 2), 0.0)
+        pi_high = np.where(n10 < m, betaincinv(n10 + 1, m - n10, 1 - ALPHA / 2), 1.0)
+    pi_low, pi_high = np.nan_to_num(pi_low), np.nan_to_num(pi_high, nan=1.0)
+    share_low, share_high = _wilson_arrays(m, n, PASS_FAIL_SHARE_LEVEL)
+    low = (2 * pi_low - 1) * np.where(pi_low < 0.5, share_high, share_low)
+    high = (2 * pi_high - 1) * np.where(pi_high > 0.5, share_high, share_low)
+    # the same test: agree with p exactly where rounding of the beta quantile might not
+    significant = p < ALPHA
+    low[~significant & (low > 0)] = 0.0
+    high[~significant & (high < 0)] = 0.0
+    out["ci_low"] = np.where(some, np.clip(low, -1.0, 1.0), math.nan)
+    out["ci_high"] = np.where(some, np.clip(high, -1.0, 1.0), math.nan)
+    out["p_value"] = np.where(some, p, math.nan)
+    out["mdd"] = np.where(some, _mcnemar_mdd(n, m), math.nan)
+    return PairTests(**out)
+
+
+def _wilson_arrays(k, n, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson interval of k successes in n trials, elementwise (NaN where n = 0)."""
+    k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
+    z2 = _z(0.5 + level / 2) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = math.sqrt(z2) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        low = np.where(k == 0, 0.0, centre - half)
+        high = np.where(k == n, 1.0, centre + half)
+    return low, high
+
+
+def _mcnemar_mdd(n: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per pair: :func:`mcnemar_mdd` of its item count and discordant count."""
+    out = np.full(len(n), math.nan)
+    for key in set(zip(n.tolist(), m.tolist())):
+        if key[0] > 0:
+            out[(n == key[0]) & (m == key[1])] = mcnemar_mdd(*key)
+    return out
+
+
+@lru_cache(maxsize=1024)
+def mcnemar_mdd(n: int, discordant: int) -> float:
+    """The exact McNemar test's minimum detectable difference of pass rates at n items
+    with the observed discordant share psi = discordant / n: the smallest true difference
+    delta (on a 0.0025 grid) whose power reaches 80 %, when every item is discordant with
+    probability max(psi, delta) (two arms that differ by delta disagree on at least that
+    share) and a discordant item favours a with probability (1 + delta / share) / 2; the
+    power sums the binomial probabilities of every (m, n10) the test rejects. +inf when no
+    delta <= 1 reaches 80 % (n <= 5: the smallest p is 2 / 2^n > 0.05)."""
+    from scipy.special import bdtr, comb  # lazily: see _LAZY_SCIPY
+
+    counts = np.arange(n + 1)
+    m_, x_ = counts[:, None], counts[None, :]
+    valid = x_ <= m_
+    tail = np.minimum(bdtr(x_, m_, 0.5), bdtr(m_ - x_, m_, 0.5))
+    reject = valid & (2 * tail < ALPHA)
+    if not reject.any():
+        return math.inf
+    delta = np.arange(1, 401) / 400
+    share = np.maximum(discordant / n, delta)
+    pi = (1 + delta / share) / 2
+
+    def pmf(k, trials, prob):  # binomial probabilities, 0 where k > trials (0^0 = 1)
+        k, trials = np.broadcast_arrays(k, trials)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = comb(trials, k) * prob**k * (1 - prob) ** np.maximum(trials - k, 0)
+        return np.where(k <= trials, out, 0.0)
+
+    p_m = pmf(counts[None, :], n, share[:, None])                            # (G, n+1)
+    p_x = pmf(x_[None], m_[None], pi[:, None, None])                         # (G, m, x)
+    power = np.einsum("gm,gmx,mx->g", p_m, p_x, reject.astype(float))
+    reached = np.flatnonzero(power >= POWER)
+    return float(delta[reached[0]]) if reached.size else math.inf
+
+
+def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
+                     n: np.ndarray, label: str, span: float,
+                     testable: bool = True) -> PairTests:
+    """Set statistics (abdev Spearman, top-10 % recall) from every arm's values on the same
+    B resamples: ``point`` (arms,), ``dist`` (arms, B); pair (a, b)'s bootstrap
+    distribution is dist[a] - dist[b] (NaN replicates ignored, R = the finite ones).
+
+    With the R differences sorted, the interval is [D_(k), D_(R+1-k)],
+    k = ceil(0.025 (R + 1)) - 1 (the percentile interval), and
+    p = min(1, 2 (1 + min(#{D <= 0}, #{D >= 0})) / (R + 1)) (Davison & Hinkley's +1);
+    the k-th smallest difference is above 0 exactly when 1 + #{D <= 0} < 0.025 (R + 1), so
+    p < 0.05 exactly when 0 is outside. The smallest p is 2 / (R + 1): in a Holm family of
+    m pairs the best adjusted p is 2m / (R + 1), so R must exceed 40 m for anything to be
+    significant. The interval is widened to hold the point difference; where that takes it
+    across 0 (the resamples contradict the point value, e.g. with ties) no test is made
+    (p NaN). All-equal differences c: widened as in :func:`paired_mean_tests`.
+    ``testable=False``: p and mdd NaN (reported without a significance claim)."""
+    span = float(span)
+    point = np.asarray(point, dtype=float)
+    dist = np.asarray(dist, dtype=float)
+    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
+    size = len(ia)
+    out = _blank(size)
+    out["n"] = np.broadcast_to(np.asarray(n, dtype=int), (size,)).copy()
+    out["method"][:] = label
+    out["value_a"], out["value_b"] = point[ia], point[ib]
+    out["diff"] = out["value_a"] - out["value_b"]
+    if size == 0:
+        return PairTests(**out)
+    diffs = np.sort(dist[ia] - dist[ib], axis=1)  # NaN last
+    r = np.count_nonzero(np.isfinite(diffs), axis=1)
+    k = np.ceil(ALPHA / 2 * (r + 1)).astype(int) - 1
+    rows = np.arange(size)
+    low = np.where(k > 0, diffs[rows, np.maximum(k - 1, 0)], -span)
+    high = np.where(k > 0, diffs[rows, np.clip(r - k, 0, diffs.shape[1] - 1)], span)
+    tol = 1e-12 * span
+    below = np.count_nonzero(diffs <= tol, axis=1)
+    above = np.count_nonzero(diffs >= -tol, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(r > 0, np.minimum(1.0, 2.0 * (1 + np.minimum(below, above)) / (r + 1)),
+                     math.nan)
+    keep = ~(p < ALPHA)
+    low[keep & (low > 0)] = 0.0
+    high[keep & (high < 0)] = 0.0
+    diff = out["diff"]
+    constant = (r > 0) & (np.nanmax(diffs, axis=1, initial=-np.inf) - diffs[:, 0] <= tol)
+    h = span * _wilson_zero_bound(out["n"])
+    zero = constant & (np.abs(diffs[:, 0]) <= tol)
+    low[zero], high[zero] = -h[zero], h[zero]
+    up = constant & ~zero & (diffs[:, 0] > 0) & (p < ALPHA)
+    high[up] = low[up] + h[up]
+    down = constant & ~zero & (diffs[:, 0] < 0) & (p < ALPHA)
+    low[down] = high[down] - h[down]
+    low, high = np.minimum(low, diff), np.maximum(high, diff)
+    contradicted = (p < ALPHA) & (low <= 0) & (high >= 0)
+    p[contradicted] = math.nan
+    out["method"][contradicted] = f"{label} (the point difference is on the other side of 0 " \
+        "from the resamples: no test)"
+    undefined = (r == 0) | ~np.isfinite(diff)
+    out["ci_low"] = np.where(undefined, math.nan, np.clip(low, -span, span))
+    out["ci_high"] = np.where(undefined, math.nan, np.clip(high, -span, span))
+    out["p_value"] = np.where(undefined, math.nan, p)
+    sd = np.array([np.std(row[:count], ddof=1) if count > 1 else math.nan
+                   for row, count in zip(diffs, r)])
+    reachable = 2.0 / (r + 1) < ALPHA
+    mdd = np.where(reachable, (_z(1 - ALPHA / 2) + _z(POWER)) * sd, math.inf)
+    out["mdd"] = np.where(undefined, math.nan, mdd)
+    if not testable:
+        out["p_value"] = np.full(size, math.nan)
+        out["mdd"] = np.full(size, math.nan)
+    return PairTests(**out)
 
 
 @dataclass(frozen=True)
@@ -189,3 +647,4 @@ def min_detectable_difference(ci_low: float, ci_high: float, method: str, n: int
         return math.nan
     critical, power = critical_values(method, n)
     return (critical + power) * (ci_high - ci_low) / 2 / critical
+

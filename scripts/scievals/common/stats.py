@@ -21,8 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 LEVEL = 0.95
-# bootstrap.method: auto = t for per-item means, cluster percentile for set statistics.
+# bootstrap.method: auto = the effective-n Wilson interval for per-item means of a bounded
+# metric (the t-interval for an unbounded one), cluster percentile for set statistics.
 METHODS = ("auto", "bca", "percentile")
+# bootstrap.proportion: the interval of a pass rate over independent items.
+PROPORTION_METHODS = ("wilson", "clopper-pearson")
+# The effective-n Wilson interval's quantile: Student t with this many degrees of freedom per
+# item beyond the first (5 (n - 1)); chosen by simulation (benchmarks/interval_coverage.py):
+# the normal quantile covered 0.933-0.938 at 15-17 lumpy items, n - 1 df 0.99 at 5 items.
+ESS_DF_PER_ITEM = 5
 
 
 def bootstrap_ci(
@@ -89,12 +96,84 @@ def mean_ci(values: Sequence[float], n_resamples: int, seed: int) -> tuple[float
     return percentile_interval(np.mean(arr[rows], axis=-1))
 
 
-def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping) -> list[dict]:
-    """Per metric: the mean of its finite values (e.g. one per case) with a seeded 95 % CI.
+def metric_range(ranges: Mapping[str, tuple[float, float]] | None,
+                 metric: str) -> tuple[float, float]:
+    """The declared (low, high) range of ``metric``: ``ranges`` maps exact names or fnmatch
+    patterns (``field_similarity.*``, ``*spearman*``) to ranges, first match wins (each
+    benchmark's ``metrics.METRIC_RANGES``); the full name is tried, then the part after the
+    last ``:`` (abdev's ``HIC:spearman``). (-inf, inf) when nothing matches (unbounded)."""
+    from fnmatch import fnmatchcase
 
-    ``bootstrap`` is the config's section (``n_resamples``, ``seed``). Returns the metric
-    dicts :func:`scievals.common.tables.result_rows` takes; a metric without a finite
-    value gets NaN and ``n`` = 0.
+    for name in dict.fromkeys((metric, metric.rpartition(":")[2])):
+        for pattern, bounds in (ranges or {}).items():
+            if fnmatchcase(name, pattern):
+                low, high = (float(b) for b in bounds)
+                if not low < high:
+                    raise ValueError(f"metric range {pattern!r}: {bounds} is not low < high")
+                return (low, high)
+    return (-math.inf, math.inf)
+
+
+def wilson_ess_bounds(mean, sum_sq, n, z) -> tuple[np.ndarray, np.ndarray]:
+    """The effective-n Wilson interval of the mean of n values in [0, 1], elementwise.
+
+    Wilson's score interval with n replaced by Kish's effective sample size
+    n_eff = n m (1 - m) / s^2 (the n a pass/fail sample would need for the same standard
+    error; Korn & Graubard 1998 use it for survey proportions), where the per-item variance
+    s^2 = (sum_sq + m (1 - m)) / (n + 1) adds one pseudo-item of pass/fail spread: 0/1 data
+    give s^2 = m (1 - m), so n_eff = n and the interval is Wilson's; all-equal values give
+    n_eff = n (n + 1), never a zero width; m = 0 or 1 gives n_eff = n (Wilson's
+    [0, z^2 / (n + z^2)]). ``sum_sq`` is the sum of squared deviations from the mean,
+    ``z`` the quantile. Always inside [0, 1]."""
+    m, ss, n = (np.asarray(x, dtype=float) for x in (mean, sum_sq, n))
+    v = m * (1 - m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # a mean within rounding of 0 or 1 counts as one (the 0/0 of n_eff: pass/fail's n)
+        neff = np.where(v > 1e-12, n * v / ((ss + v) / (n + 1)), n)
+        z2 = np.asarray(z, dtype=float) ** 2
+        den = 1 + z2 / neff
+        centre = (m + z2 / (2 * neff)) / den
+        half = np.sqrt(z2) * np.sqrt(v / neff + z2 / (4 * neff * neff)) / den
+    return np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+
+
+def ess_quantile(n, level: float = LEVEL) -> np.ndarray:
+    """The two-sided quantile :func:`bounded_mean_interval` uses at n items:
+    Student t with ESS_DF_PER_ITEM * max(n - 1, 1) degrees of freedom."""
+    from scipy.special import stdtrit  # lazily: see bootstrap_ci
+
+    df = ESS_DF_PER_ITEM * np.maximum(np.asarray(n, dtype=float) - 1, 1)
+    return stdtrit(df, 0.5 + level / 2)
+
+
+def bounded_mean_interval(values: Sequence[float], low: float, high: float,
+                          level: float = LEVEL) -> tuple[float, float]:
+    """95 % interval of the mean of per-item values of a metric with range [low, high]:
+    :func:`wilson_ess_bounds` on the values rescaled to [0, 1]. Never zero-width, never
+    outside the range; a single value gets the Wilson interval of one pass/fail item.
+    A value outside [low, high] is a ValueError (the range is declared wrongly)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return (math.nan, math.nan)
+    span = high - low
+    y = (arr - low) / span
+    if np.any(y < -1e-9) or np.any(y > 1 + 1e-9):
+        raise ValueError(f"values {arr.min():g}..{arr.max():g} leave the declared range "
+                         f"[{low:g}, {high:g}]")
+    y = np.clip(y, 0.0, 1.0)
+    m = y.mean()
+    lo, hi = wilson_ess_bounds(m, ((y - m) ** 2).sum(), y.size, ess_quantile(y.size, level))
+    return (float(low + span * lo), float(low + span * hi))
+
+
+def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping,
+                 ranges: Mapping[str, tuple[float, float]] | None = None) -> list[dict]:
+    """Per metric: the mean of its finite values (e.g. one per case) with a 95 % CI.
+
+    ``bootstrap`` is the config's section (``n_resamples``, ``seed``, ``method``);
+    ``ranges`` the benchmark's declared metric ranges (:func:`metric_range`). Returns the
+    metric dicts :func:`scievals.common.tables.result_rows` takes; a metric without a
+    finite value gets NaN and ``n`` = 0.
     """
     items = []
     for metric, column in columns.items():
@@ -103,40 +182,77 @@ def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping) -> 
         if values.size == 0:
             items.append({"metric": metric, "value": math.nan, "n": 0})
             continue
-        low, high, method = mean_interval(values, bootstrap)
+        try:
+            low, high, method = mean_interval(values, bootstrap, metric_range(ranges, metric))
+        except ValueError as exc:
+            raise ValueError(f"metric {metric}: {exc}") from None
         items.append({"metric": metric, "value": float(values.mean()), "ci_low": low,
                       "ci_high": high, "n": int(values.size), "ci_method": method})
     return items
 
 
-def means_by_condition(per_sample, metrics: Sequence[str], bootstrap: Mapping) -> dict[str, list[dict]]:
+def means_by_condition(per_sample, metrics: Sequence[str], bootstrap: Mapping,
+                       ranges: Mapping[str, tuple[float, float]] | None = None,
+                       ) -> dict[str, list[dict]]:
     """condition -> :func:`metric_means` over cases of each case's mean (so a case scored in
-    several samples counts once, and the CI resamples cases).
+    several samples counts once, and the CI is over cases), plus :func:`sample_spread`.
 
-    ``per_sample`` is a DataFrame with ``condition``, ``case_id`` and one column per metric."""
+    ``per_sample`` is a DataFrame with ``condition``, ``case_id`` and one column per metric;
+    ``ranges`` the metrics' declared ranges (:func:`metric_range`)."""
     out: dict[str, list[dict]] = {}
     for condition, frame in per_sample.groupby("condition", sort=True):
         per_case = frame.groupby("case_id")[list(metrics)].mean()
-        out[str(condition)] = (metric_means({m: per_case[m] for m in metrics}, bootstrap)
+        out[str(condition)] = (metric_means({m: per_case[m] for m in metrics}, bootstrap,
+                                            ranges)
                                + sample_spread(frame, metrics))
     return out
 
 
 def sample_spread(per_sample, metrics: Sequence[str]) -> list[dict]:
-    """``<metric>:sample_sd`` rows: the mean over cases of the standard deviation (ddof 1)
-    across one case's samples, when some case was sampled more than once (``n_samples``);
-    ``n`` is the number of such cases. Nothing when every case has one sample."""
+    """Rows on repeated samples of one case (``n_samples``), when some case was sampled more
+    than once; nothing otherwise. Per metric:
+
+    - ``<metric>:sample_sd``: the mean over cases of the standard deviation (ddof 1) across
+      one case's samples; ``n`` the number of such cases;
+    - ``<metric>:within_var`` (s_w^2): the mean over those cases of that variance;
+    - ``<metric>:between_var`` (s_b^2): the variance of the case means (ddof 1, over every
+      case) less the within part each mean still carries, mean over cases of s_w^2 / K_i
+      (K_i the case's samples), floored at 0 - the one-way random-effects split;
+    - ``<metric>:second_sample_gain``: by how much a second sample per case would cut the
+      variance of the mean, against one sample: Var(mean) = (s_b^2 + s_w^2 / K) / n
+      (Miller 2024, eq. 4), so 1 - (s_b^2 + s_w^2 / 2) / (s_b^2 + s_w^2)
+      = s_w^2 / (2 (s_b^2 + s_w^2)); 0 when the model always answers alike, at most 0.5.
+    """
     grouped = per_sample.groupby("case_id")[list(metrics)]
-    repeated = grouped.count().max(axis=1) > 1
+    counts = grouped.count()
+    repeated = counts.max(axis=1) > 1
     if not repeated.any():
         return []
-    spread = grouped.std(ddof=1)[repeated]
+    variance = grouped.var(ddof=1)
+    spread = np.sqrt(variance[repeated])
+    means = grouped.mean()
     rows = []
     for metric in metrics:
         values = spread[metric].dropna()
-        if len(values):
-            rows.append({"metric": f"{metric}:sample_sd", "value": float(values.mean()),
-                         "n": int(len(values))})
+        if not len(values):
+            continue
+        n = int(len(values))
+        within = float((values ** 2).mean())
+        case_means = means[metric].dropna()
+        samples = counts[metric].reindex(case_means.index)
+        between = math.nan
+        if len(case_means) > 1:
+            between = max(0.0, float(case_means.var(ddof=1)) - within * float(
+                (1.0 / samples).mean()))
+        total = between + within
+        gain = within / (2 * total) if total > 0 else 0.0
+        rows += [{"metric": f"{metric}:sample_sd", "value": float(values.mean()), "n": n},
+                 {"metric": f"{metric}:within_var", "value": within, "n": n},
+                 {"metric": f"{metric}:between_var", "value": between,
+                  "n": int(len(case_means))},
+                 {"metric": f"{metric}:second_sample_gain",
+                  "value": gain if math.isfinite(between) else math.nan,
+                  "n": int(len(case_means))}]
     return rows
 
 
@@ -169,22 +285,66 @@ def t_interval(values: Sequence[float]) -> tuple[float, float]:
     return (float(low), float(high))
 
 
-def mean_interval(values: Sequence[float], bootstrap: Mapping) -> tuple[float, float, str]:
+def mean_interval(values: Sequence[float], bootstrap: Mapping,
+                  value_range: tuple[float, float] = (-math.inf, math.inf),
+                  ) -> tuple[float, float, str]:
     """95 % interval of the mean of per-item values and its ``ci_method`` label.
 
-    ``auto`` gives the t-interval: at 15-17 items the bootstrap intervals of a mean are too
-    narrow (BCa covered 0.92-0.94 in a first simulation, t 0.94-0.95: docs/statistics.md)."""
+    ``auto`` with a bounded ``value_range``: :func:`bounded_mean_interval`
+    (``wilson-ess``), which covered 0.937-0.976 on lumpy bounded scores at 4-17 items
+    where the t-interval fell to 0.79-0.91 (docs/statistics.md). ``auto`` unbounded: the
+    t-interval. ``bca``/``percentile``: that bootstrap, clipped to the range; all-equal
+    values (a zero-width bootstrap) get the ``wilson-ess`` interval instead."""
     method = interval_method(bootstrap)
     n_resamples, seed = int(bootstrap.get("n_resamples", 1000)), int(bootstrap.get("seed", 0))
     if n_resamples <= 0:
         return (math.nan, math.nan, "")
-    if method == "auto":
-        return (*t_interval(values), "t")
+    low, high = (float(b) for b in value_range)
+    bounded = math.isfinite(low) and math.isfinite(high)
     arr = np.asarray(values, dtype=float)
+    if bounded and (method == "auto" or (arr.size >= 1 and np.all(arr == arr[0]))):
+        return (*bounded_mean_interval(arr, low, high), "wilson-ess")
+    if method == "auto":
+        return (*t_interval(arr), "t")
     if arr.size >= 2 and np.all(arr == arr[0]):
         return (float(arr[0]), float(arr[0]), method)
-    return (*bootstrap_ci((arr,), lambda x, axis: np.mean(x, axis=axis), n_resamples, seed,
-                          paired=False, method=method), method)
+    ci_low, ci_high = bootstrap_ci((arr,), lambda x, axis: np.mean(x, axis=axis),
+                                   n_resamples, seed, paired=False, method=method)
+    return (max(low, ci_low), min(high, ci_high), method)
+
+
+def proportion_interval(successes: int, n: int, method: str = "wilson") -> tuple[float, float]:
+    """95 % interval of a pass rate over n independent items: ``wilson``
+    (:func:`wilson_interval`) or ``clopper-pearson`` (:func:`clopper_pearson_interval`)."""
+    if method == "wilson":
+        return wilson_interval(successes, n)
+    if method == "clopper-pearson":
+        return clopper_pearson_interval(successes, n)
+    raise ValueError(f"bootstrap.proportion {method!r} is not one of {PROPORTION_METHODS}")
+
+
+def proportion_method(bootstrap: Mapping) -> str:
+    """The configured ``bootstrap.proportion`` (``wilson`` when absent)."""
+    method = str(bootstrap.get("proportion", "wilson"))
+    if method not in PROPORTION_METHODS:
+        raise ValueError(f"bootstrap.proportion {method!r} is not one of {PROPORTION_METHODS}")
+    return method
+
+
+def clopper_pearson_interval(successes: int, n: int) -> tuple[float, float]:
+    """The exact (Clopper-Pearson) 95 % interval of a proportion: the beta quantiles
+    B(0.025; k, n - k + 1) and B(0.975; k + 1, n - k), 0 at k = 0 and 1 at k = n. It covers
+    at least 0.95 at every true rate (the guarantee Wilson lacks near 0 and 1) and equals
+    ``scipy.stats.binomtest(k, n).proportion_ci(0.95, "exact")``."""
+    from scipy.special import betaincinv  # lazily: see bootstrap_ci
+
+    if n <= 0:
+        return (math.nan, math.nan)
+    k, n = int(successes), int(n)
+    alpha = 1 - LEVEL
+    low = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha / 2))
+    high = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha / 2))
+    return (low, high)
 
 
 def wilson_interval(successes: int, n: int) -> tuple[float, float]:

@@ -36,7 +36,9 @@ from scievals.gating.panel import PanelIndex, entries, is_cytof_panel
 from scievals.gating.reference import tables
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
-METRICS_VERSION = "gating-metrics-v3"  # v3: t-intervals, ci_method, sample spread
+METRICS_VERSION = "gating-metrics-v4"  # v4: effective-n Wilson intervals, variance split
+# Every table metric is a per-case fraction, F1 or rate (docs/statistics.md: ranges)
+METRIC_RANGES = {"*": (0.0, 1.0)}
 
 METRICS = (
     "hierarchy_f1",

@@ -1,7 +1,8 @@
 """Score one model's predictions: per-prediction CSV, long result table, review.
 
 Per (model, condition): each metric is averaged over a case's samples, then over
-cases, with a seeded percentile-bootstrap 95 % CI over cases and ``n`` = cases.
+cases, with a 95 % CI over cases (the effective-n Wilson interval inside each metric's
+declared range, ``METRIC_RANGES``) and ``n`` = cases.
 Unparseable or missing predictions score 0 (NaN for the hallucination rates,
 which are averaged over parsed predictions only) and count in
 ``task_failure_rate``; ``parse_success_rate`` is the share parsed. A prediction
@@ -21,7 +22,7 @@ from scievals.common.provenance import Provenance
 from scievals.common.stats import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
-from scievals.gating.metrics import METRICS, REFERENCE_METRICS, Truth, evaluate
+from scievals.gating.metrics import METRIC_RANGES, METRICS, REFERENCE_METRICS, Truth, evaluate
 from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
@@ -110,7 +111,8 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_prediction = score_records(cases, records)
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
-              for condition, items in means_by_condition(per_prediction, TABLE_METRICS, bootstrap).items()]
+              for condition, items in means_by_condition(per_prediction, TABLE_METRICS, bootstrap,
+                                                    METRIC_RANGES).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_prediction.insert(0, "model", model)
     write_csv(per_case_csv, per_prediction)

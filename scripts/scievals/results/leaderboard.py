@@ -3,7 +3,7 @@
 Rows are models (and conditions, where a benchmark has several), columns the benchmark's
 headline metrics (``headline_metrics`` of its entry in ``scievals.benchmarks``) as
 ``value [ci_low, ci_high]``, plus ``n``; with the benchmark's ``comparisons.csv`` a ``rank``
-column (ties written ``1=``, :func:`scievals.common.comparisons.tiered_ranks`) and a footer
+column (ties written ``1=``, :func:`scievals.common.comparisons.significance_tiers`) and a footer
 with the smallest difference the item count can detect. The heading of each table names
 the dataset and flags demo data, so demo numbers are never read as real ones. Pure: a
 result DataFrame in, Markdown text out. ``python -m scievals show``, the workflow's
@@ -19,7 +19,12 @@ from html import escape
 import pandas as pd
 
 from scievals import benchmarks
-from scievals.common.comparisons import arm_labels, mdd_footer, tiered_ranks
+from scievals.common.comparisons import (
+    arm_labels,
+    mdd_footer,
+    ranking_pairs,
+    significance_tiers,
+)
 from scievals.common.errors import ScievalsError
 
 
@@ -243,8 +248,11 @@ def _item_noun(benchmark: str) -> str:
 def ranked(table: pd.DataFrame, rows: pd.DataFrame, headline: Headline, pairs: pd.DataFrame,
            item_noun: str) -> tuple[pd.DataFrame, str | None]:
     """``table`` with a first ``rank`` column from the ranking metric's (the first headline
-    metric present) paired comparisons, ordered by rank then value, and the footer line.
-    Unchanged (no footer) when that metric has no comparisons (e.g. a single model)."""
+    metric present) paired comparisons (:func:`~scievals.common.comparisons.significance_tiers`:
+    an arm is ranked above another only when it is significantly better), ordered by rank
+    then value, and the footer lines. Arms without a value are not ranked ("-", listed last,
+    named in the footer). Unchanged (no footer) when that metric has no comparisons (e.g. a
+    single model)."""
     rows = rows[rows["metric"].isin(headline.metrics)]
     if headline.condition is not None:
         rows = rows[rows["condition"] == headline.condition]
@@ -252,33 +260,46 @@ def ranked(table: pd.DataFrame, rows: pd.DataFrame, headline: Headline, pairs: p
     if not present or table.empty:
         return table, None
     metric = present[0]
-    metric_pairs = pairs[pairs["metric"] == metric]
+    keys = [c for c in ("model", "condition") if c in table.columns]
+    labels = arm_labels(table.assign(condition=table["condition"]) if "condition" in keys
+                        else table.assign(condition=""))
+    metric_pairs = ranking_pairs(pairs, metric, labels)
     if metric_pairs.empty:
         return table, None
     rows = rows[rows["metric"] == metric]
     values = dict(zip(arm_labels(rows), rows["value"].astype(float)))
-    ranks = tiered_ranks(values, metric_pairs)
-    keys = [c for c in ("model", "condition") if c in table.columns]
-    labels = arm_labels(table.assign(condition=table["condition"]) if "condition" in keys
-                        else table.assign(condition=""))
+    ranks = significance_tiers({label: values.get(label, math.nan) for label in labels},
+                               metric_pairs)
     out = table.copy()
     out.insert(0, "rank", [ranks.get(label, "-") for label in labels])
     order = sorted(range(len(out)), key=lambda i: (_rank_number(out["rank"].iloc[i]),
-                                                   -values.get(labels.iloc[i], -math.inf)))
-    return (out.iloc[order].reset_index(drop=True),
-            mdd_footer(metric_pairs, metric, item_noun))
+                                                   -_or_inf(values.get(labels.iloc[i]))))
+    footer = mdd_footer(metric_pairs, metric, item_noun)
+    unranked = [label for label in labels if ranks.get(label, "-") == "-"]
+    if unranked:
+        note = f"Not ranked (no {metric} value): {', '.join(unranked)}."
+        footer = f"{footer} {note}" if footer else note
+    return out.iloc[order].reset_index(drop=True), footer
+
+
+def _or_inf(value) -> float:
+    """A value to sort by, best first: undefined values last."""
+    return -math.inf if value is None or not math.isfinite(float(value)) else float(value)
 
 
 def comparison_rows(pairs: pd.DataFrame, table: pd.DataFrame,
                     headline: Headline) -> pd.DataFrame | None:
-    """The report's view of the ranking metric's comparisons: pair, n, difference [95 % CI],
-    Holm-adjusted p and method (None when the table has no rank column)."""
+    """The report's view of the ranking metric's comparisons: family, pair, n, difference
+    [95 % CI], Holm-adjusted p (within the family) and method (None when the table has no
+    rank column)."""
     if "rank" not in table.columns:
         return None
     metric = next(m for m in headline.metrics if m in set(pairs["metric"]))
     rows = pairs[pairs["metric"] == metric]
     return pd.DataFrame({
-        "metric": rows["metric"], "arm a": rows["arm_a"], "arm b": rows["arm_b"],
+        "metric": rows["metric"],
+        "family": [f"{f} {s}".strip() for f, s in zip(rows["family"], rows["scope"])],
+        "arm a": rows["arm_a"], "arm b": rows["arm_b"],
         "n": rows["n"].astype(int),
         "a - b [95 % CI]": [format_cell(d, lo, hi) for d, lo, hi in
                             zip(rows["diff"], rows["ci_low"], rows["ci_high"])],

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from scievals.common.comparisons import ItemMetric
+from scievals.common.comparisons import Arm, ItemMetric, spans
 from scievals.common.io import read_json
 from scievals.waza.recording import BASELINE_ARM
 
@@ -25,21 +25,24 @@ ITEM_VALUES = {
 }
 
 
-def task_rows(arm: str, suite: str, outcome: Mapping) -> list[dict]:
+def task_rows(arm: Arm, suite: str, outcome: Mapping) -> list[dict]:
     return [{"arm": arm, "suite": suite, "task_id": task["test_id"],
              **{metric: value(task) for metric, (value, _) in ITEM_VALUES.items()}}
             for task in outcome.get("tasks") or []]
 
 
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
-                 headline: Sequence[str], section: Mapping) -> list[ItemMetric]:
+                 headline: Sequence[str], section: Mapping,
+                 bootstrap: Mapping | None = None, ranges: Mapping | None = None,
+                 ) -> list[ItemMetric]:
     suites = read_json(inputs["download"][0]).get("suites", {})
     rows = []
     for model, path in zip(models, inputs["graded"]):
         for suite, outcome in read_json(path)["suites"].items():
-            rows += task_rows(model, suite, outcome)
+            rows += task_rows(Arm(model, model), suite, outcome)
             if outcome.get("baseline_outcome"):
-                rows += task_rows(f"{model} [{BASELINE_ARM}]", suite, outcome["baseline_outcome"])
+                rows += task_rows(Arm(f"{model} [{BASELINE_ARM}]", model, BASELINE_ARM), suite,
+                                  outcome["baseline_outcome"])
     if not rows:
         return []
     tasks = pd.DataFrame(rows)
@@ -48,7 +51,10 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
         dataset = suites.get(suite, {}).get("dataset", suite)
         for metric in headline:
             if metric in ITEM_VALUES:
-                values = group.pivot_table(index="task_id", columns="arm", values=metric,
-                                           aggfunc="mean")
-                out.append(ItemMetric(str(dataset), metric, ITEM_VALUES[metric][1], values))
+                values = group.assign(arm=group["arm"].map(lambda a: a.label)).pivot_table(
+                    index="task_id", columns="arm", values=metric, aggfunc="mean")
+                arms = {a.label: a for a in group["arm"]}
+                out.append(ItemMetric(str(dataset), metric, ITEM_VALUES[metric][1], values,
+                                      tuple(arms[c] for c in values.columns),
+                                      spans(ranges, [metric])[metric]))
     return out

@@ -8,9 +8,11 @@ every run passed), ``weighted_score`` and ``aggregate_score`` (means over tasks 
 average weighted / unweighted run scores), ``run_pass_rate`` (runs that passed), and with
 trigger tests ``trigger_accuracy``/``trigger_precision``/``trigger_recall``/``trigger_f1``.
 Intervals (docs/statistics.md): ``pass_rate`` the Wilson score interval (tasks are the
-independent pass/fail items), the score means the t-interval over tasks
-(``bootstrap.method`` auto); with repeated runs also ``pass@k``, ``pass^k`` and
-``within_task_score_sd`` (:func:`repeat_metrics`). The results JSON's own per-task
+independent pass/fail items; ``bootstrap.proportion: clopper-pearson`` for the exact one),
+the score means, ``run_pass_rate`` and ``pass@k``/``pass^k`` the effective-n Wilson
+interval over tasks (``bootstrap.method`` auto; runs of one task are not independent);
+with repeated runs also ``pass@k``, ``pass^k`` and ``within_task_score_sd``
+(:func:`repeat_metrics`). The results JSON's own per-task
 ``bootstrap_ci`` stays waza's percentile bootstrap, without ``is_significant``.
 """
 
@@ -22,9 +24,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 # common.stats imports scipy only inside the functions that need it (fast DAG builds)
 from scievals.common.stats import (
+    ess_quantile,
     mean_ci,
     mean_interval,
     pass_at_k,
+    proportion_interval,
+    proportion_method,
+    wilson_ess_bounds,
     wilson_interval,
 )
 from scievals.common.stats import pass_hat_k as item_pass_hat_k
@@ -34,7 +40,10 @@ from scievals.waza.graders.base import GRADERS_VERSION
 # stats, summary, trigger metrics, score rows); the graders' version is part of it because
 # the score stage grades the recorded runs.
 # v2: no is_significant; Wilson/t intervals, pass@k/pass^k (issue 20)
-METRICS_VERSION = "-".join(("waza-metrics-v2", GRADERS_VERSION))
+# v3: effective-n Wilson intervals of score means, run_pass_rate, pass@k and pass^k (issue 27)
+METRICS_VERSION = "-".join(("waza-metrics-v3", GRADERS_VERSION))
+# Every score-table metric with an interval is a rate or a mean of [0, 1] scores
+METRIC_RANGES = {"*": (0.0, 1.0)}
 BOOTSTRAP_RESAMPLES = 10_000
 CONFIDENCE_LEVEL = 0.95
 
@@ -242,38 +251,59 @@ PER_CASE_COLUMNS = ["suite", "task_id", "display_name", "status", "runs", "pass_
 
 
 def _ci(values: Sequence[float], bootstrap: Mapping) -> tuple:
-    """The t-interval over tasks (``bootstrap.method`` auto; a bootstrap otherwise)."""
-    if len(values) < 2:
+    """The interval of a mean over tasks of [0, 1] values: effective-n Wilson
+    (``bootstrap.method`` auto; a bootstrap clipped to [0, 1] otherwise)."""
+    if len(values) < 1:
         return (None, None, "")
-    low, high, method = mean_interval(values, bootstrap)
-    # scores lie in [0, 1]: a t-interval of a few tasks can reach past them (clipping keeps
-    # every value the interval could contain, so its coverage is unchanged)
+    low, high, method = mean_interval(values, bootstrap, METRIC_RANGES["*"])
     if math.isnan(low) or math.isnan(high):  # intervals turned off (n_resamples 0)
         return (None, None, "")
-    return (max(0.0, low), min(1.0, high), method)
+    return (low, high, method)
 
 
-def _wilson(passed: int, n: int) -> tuple:
-    """Wilson score interval of a pass rate over n independent tasks."""
-    return (*wilson_interval(passed, n), "wilson") if n else (None, None, "")
+def _wilson(passed: int, n: int, bootstrap: Mapping) -> tuple:
+    """Wilson (or, configured, Clopper-Pearson) interval of a pass rate over n independent
+    tasks."""
+    method = proportion_method(bootstrap)
+    return (*proportion_interval(passed, n, method), method) if n else (None, None, "")
 
 
-def repeat_metrics(tasks: Sequence[Mapping]) -> list[dict]:
+def _run_rate_ci(passes: Sequence[int], runs: Sequence[int], bootstrap: Mapping) -> tuple:
+    """Interval of the run pass rate R = sum(passes) / sum(runs) over tasks, the
+    independent units (a task's runs share its difficulty): the effective-n Wilson
+    interval with the ratio estimator's linearised residuals e_i = (c_i - R m_i) / mean(m)
+    as the per-task deviations (with equal runs per task, the per-task pass fractions)."""
+    if not runs or sum(runs) == 0 or int(bootstrap.get("n_resamples", 1000)) <= 0:
+        return (None, None, "")
+    total = sum(runs)
+    rate = sum(passes) / total
+    mean_runs = total / len(runs)
+    sum_sq = sum(((c - rate * m) / mean_runs) ** 2 for c, m in zip(passes, runs))
+    low, high = wilson_ess_bounds(rate, sum_sq, len(runs), ess_quantile(len(runs)))
+    return (float(low), float(high), "wilson-ess")
+
+
+def repeat_metrics(tasks: Sequence[Mapping], bootstrap: Mapping | None = None) -> list[dict]:
     """With repeated runs (every task ran k >= 2 times, k the fewest): ``pass@k`` and
-    ``pass^k`` (unbiased estimators per task, averaged over tasks) and
-    ``within_task_score_sd`` (mean over tasks of the run scores' population sd)."""
+    ``pass^k`` (unbiased estimators per task, averaged over tasks, with the effective-n
+    Wilson interval over tasks) and ``within_task_score_sd`` (mean over tasks of the run
+    scores' population sd)."""
+    bootstrap = {} if bootstrap is None else bootstrap
     counts = [len(t["runs"]) for t in tasks]
     if not counts or min(counts) < 2:
         return []
     k = min(counts)
     passes = [sum(1 for r in t["runs"] if r["status"] == "passed") for t in tasks]
     n = len(tasks)
-    return [{"metric": f"pass@{k}", "n": n, "value": statistics.fmean(
-                pass_at_k(m, c, k) for m, c in zip(counts, passes))},
-            {"metric": f"pass^{k}", "n": n, "value": statistics.fmean(
-                item_pass_hat_k(m, c, k) for m, c in zip(counts, passes))},
-            {"metric": "within_task_score_sd", "n": n,
-             "value": statistics.fmean(t["stats"]["std_dev_score"] for t in tasks)}]
+    at_k = [pass_at_k(m, c, k) for m, c in zip(counts, passes)]
+    hat_k = [item_pass_hat_k(m, c, k) for m, c in zip(counts, passes)]
+    rows = []
+    for metric, values in ((f"pass@{k}", at_k), (f"pass^{k}", hat_k)):
+        low, high, method = _ci(values, bootstrap)
+        rows.append({"metric": metric, "n": n, "value": statistics.fmean(values),
+                     "ci_low": low, "ci_high": high, "ci_method": method})
+    return rows + [{"metric": "within_task_score_sd", "n": n,
+                    "value": statistics.fmean(t["stats"]["std_dev_score"] for t in tasks)}]
 
 
 def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
@@ -286,21 +316,25 @@ def suite_metrics(outcome: Mapping, bootstrap: Mapping) -> list[dict]:
     all_runs = [r for t in tasks for r in t["runs"]]
     rows = []
     for metric, value, (low, high, method) in (
-            ("pass_rate", summary["success_rate"], _wilson(int(sum(task_passed)), n)),
+            ("pass_rate", summary["success_rate"], _wilson(int(sum(task_passed)), n, bootstrap)),
             ("weighted_score", summary["weighted_score"], _ci(weighted, bootstrap)),
             ("aggregate_score", summary["aggregate_score"], _ci(scores, bootstrap))):
         rows.append({"metric": metric, "value": value, "ci_low": low, "ci_high": high, "n": n,
                      "ci_method": method})
     run_pass = [1.0 if r["status"] == "passed" else 0.0 for r in all_runs]
+    low, high, method = _run_rate_ci(
+        [sum(1 for r in t["runs"] if r["status"] == "passed") for t in tasks],
+        [len(t["runs"]) for t in tasks], bootstrap)
     rows.append({"metric": "run_pass_rate", "value": statistics.fmean(run_pass) if run_pass
-                 else 0.0, "n": len(run_pass)})
+                 else 0.0, "ci_low": low, "ci_high": high, "n": len(run_pass),
+                 "ci_method": method})
     trigger = outcome.get("trigger_metrics")
     if trigger:
         n_prompts = len(outcome.get("trigger_results") or []) or None
         for key, metric in (("accuracy", "trigger_accuracy"), ("precision", "trigger_precision"),
                             ("recall", "trigger_recall"), ("f1_score", "trigger_f1")):
             rows.append({"metric": metric, "value": trigger[key], "n": n_prompts})
-    return rows + repeat_metrics(tasks)
+    return rows + repeat_metrics(tasks, bootstrap)
 
 
 def per_case(suite: str, outcome: Mapping) -> list[dict]:
