@@ -218,10 +218,9 @@ def main() -> None:
         files = [r.files for r in rows]
         parts = [f"snakemake -n {slope(files, [r.dry_cpu for r in rows]):.2f}"]
         if not args.dry_run_only:
+            comparisons = slope([r.arms for r in rows], [r.comparisons_cpu for r in rows])
             parts = [f"whole target {slope(files, [r.cold_cpu for r in rows]):.2f}",
-                     "comparisons job "
-                     f"{slope([r.arms for r in rows], [r.comparisons_cpu for r in rows]):.2f}"
-                     " (against arms)", *parts]
+                     f"comparisons job {comparisons:.2f} (against arms)", *parts]
         print(f"{benchmark} growth exponent (log-log slope against own files; 1 = linear): "
               + ", ".join(parts))
 
