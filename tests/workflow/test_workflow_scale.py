@@ -69,11 +69,25 @@ def test_adding_one_own_file_reruns_only_its_batch_and_what_reads_it(tmp_path):
     snakemake(work, "abdev", "--cores", "2", "--configfile", "bench.yaml")
     assert planned(work) == Counter()  # nothing left to do
 
-    _own_file(own / "own_new.csv", 7)
-    (batch,) = [k for k, models in byo_batches([*names, "own_new"], 8).items()
-                if "own_new" in models]
+    # a new file that shares its score batch with an old one (batches: CRC-32 of the name)
+    batches = byo_batches(names, 8)
+    new = next(f"own_new{j}" for j in range(100)
+               if any(f"own_new{j}" in m for k, m in byo_batches([*names, f"own_new{j}"], 8)
+                      .items() if k in batches))
+    (batch,) = [k for k, models in byo_batches([*names, new], 8).items() if new in models]
+    neighbours = batches[batch]
+    before = {m: (work / f"results/abdev/scores/{m}.csv").read_bytes() for m in neighbours}
+    _own_file(own / f"{new}.csv", 7)
     # the new file's copy and its batch; the comparisons and summary that read every model;
     # the benchmark's leaderboard and target. Not the baselines, not the other batches.
     assert planned(work) == Counter({
         "abdev_import": 1, f"abdev_score_own_{batch}": 1, "abdev_comparisons": 1,
         "summarize_benchmark": 1, "refresh_summary": 1, "abdev": 1})
+    snakemake(work, "abdev", "--cores", "2", "--configfile", "bench.yaml")
+    # the batch scored only the new file and gave the others their kept tables back
+    log = (work / f"logs/abdev_score_own/{batch}.log").read_text()
+    assert f"1 own files scored, {len(neighbours)} unchanged ones' tables reused" in log
+    assert before == {m: (work / f"results/abdev/scores/{m}.csv").read_bytes()
+                      for m in neighbours}
+    assert (work / f"results/abdev/scores/{new}.csv").is_file()
+    assert planned(work) == Counter()  # and the kept tables do not look out of date
