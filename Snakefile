@@ -13,8 +13,8 @@ min_version("9.19")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_yaml
-from scievals.common.targets import check_targets
+from scievals.workflow_config import read_config_file
+from scievals.common.targets import check_targets, report_is_missing_inputs
 
 # The workflow's own config, wherever the run's working directory is (`snakemake -d OTHER`
 # writes data/, results/ and logs/ under OTHER, but reads this file).
@@ -22,9 +22,15 @@ CONFIG_FILE = Path(workflow.basedir) / "config" / "config.yaml"
 if CONFIG_FILE.is_relative_to(Path.cwd()):
     CONFIG_FILE = CONFIG_FILE.relative_to(Path.cwd())  # errors name it as the user knows it
 CONFIG_FILE = str(CONFIG_FILE)
-# Read once before Snakemake does, so that a YAML syntax error names the file and line.
+# Read once before Snakemake does, so that a YAML syntax error names the file and line; and
+# every --configfile, which Snakemake has loaded (with its own YAML reader, when it read the
+# command line) but nothing has hashed or expanded yet: an alias bomb, a key written twice,
+# a number as a key are one line here (scievals.workflow_config.read_config_file).
 try:
-    read_yaml(CONFIG_FILE)
+    for _path in [CONFIG_FILE, *workflow.config_settings.configfiles]:
+        _path = Path(_path)
+        read_config_file(_path.relative_to(Path.cwd()) if _path.is_relative_to(Path.cwd())
+                         else _path)
 except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
 
@@ -91,6 +97,11 @@ try:
     )
 except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
+# `--report` alone bundles what earlier runs made; after a target that made no figures (the
+# quick start's results/summary.csv) one line names the command that makes them first,
+# instead of Snakemake's "marked for report but does not exist" or a docutils traceback.
+if report_is_missing_inputs(sys.argv[1:], [*REPORT_FIGURES, LEADERBOARD_FRAGMENT]):
+    sys.exit(f"error: the HTML report needs its figures and pages first; run: {REPORT_COMMAND}")
 
 
 # Everything the parse made (Snakemake's and the package's modules, the registry, the rules)

@@ -10,6 +10,7 @@ from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.job_spec import job_command, job_param, set_runner
 from scievals.common.provenance import config_hash
+from scievals.common.redaction import export_credentials, redact_data
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
 from scievals.report import run_manifest
@@ -41,8 +42,11 @@ JOB_SHELL = job_command()
 
 # API keys reach cluster jobs through envvars (never params, which Snakemake stores).
 # Only keys that are set are declared: a missing one is reported by the preflight below.
+# So do the credentials of a base_url (http://user:pass@host): the params carry the URL
+# as http://***@host, the job restores it (scievals.common.redaction).
 envvars:
     *[name for name in key_envs(config) if name in os.environ],
+    *export_credentials(config.get("models") or {}),
 
 
 # Before any job runs (not on dry runs): every LLM an enabled benchmark uses has its
@@ -60,31 +64,53 @@ onstart:
 RUN_STARTED = notices.now_utc()
 
 
+# The commands the last lines name, each runnable as printed from the workflow's directory
+# (tests/workflow/test_printed_hints.py follows every one in a fresh copy).
+SAMPLES_PAGE = "results/report/samples.html"
+REPORT_COMMAND = "snakemake --cores 8 --report results/report.html --report-after-run"
+
+
 def next_steps():
-    """What to look at after the run (label -> path or command), for the last lines printed."""
+    """What to look at after the run (label -> path or command), for the last lines printed:
+    a file that exists and is current, else the command that makes (or refreshes) it."""
     steps = {}
     if os.path.exists("results/leaderboard.md"):
         steps["leaderboard"] = "results/leaderboard.md  (python -m scievals show)"
-    if os.path.exists("results/report/samples.html"):
-        steps["sample viewer"] = "results/report/samples.html  (open in a browser)"
-    report_html = "results/report.html"
-    made = " (made earlier; the same command refreshes it)" if os.path.exists(report_html) else ""
-    steps["HTML report"] = f"snakemake --report {report_html}{made}"
+    summary = "results/summary.csv"
+    current = (os.path.exists(SAMPLES_PAGE) and os.path.exists(summary)
+               and os.path.getmtime(SAMPLES_PAGE) >= os.path.getmtime(summary))
+    steps["sample viewer"] = (f"{SAMPLES_PAGE}  (open in a browser)" if current
+                              else f"snakemake --cores 8 {SAMPLES_PAGE}  (then open it)")
+    # --report-after-run first makes the figures and pages the report bundles (the run's
+    # target may not have), so the command works after any target.
+    steps["HTML report"] = REPORT_COMMAND
     if os.path.exists(run_manifest.MANIFEST):
         steps["run record"] = str(run_manifest.MANIFEST)
     return steps
 
 
+def run_outputs():
+    """The output files of every job this run's targets need, run now or up to date (what
+    the run's notices and run record are about), or None if Snakemake does not say."""
+    try:
+        return {str(path) for job in workflow.dag.jobs for path in job.output}
+    except (AttributeError, TypeError):
+        return None
+
+
 def end_of_run(status):
     """Write the run record, then repeat the notices and say where the results are."""
+    in_run = run_outputs()
     try:
         run_manifest.write_manifest(
-            status, RUN_STARTED, sys.argv, workflow.dag_settings.targets, config, BENCHMARKS
+            status, RUN_STARTED, sys.argv, workflow.dag_settings.targets, config, BENCHMARKS,
+            in_run=in_run,
         )
     except (OSError, ValueError, ScievalsError) as exc:
         print(f"scievals: the run record {run_manifest.MANIFEST} was not written: {exc}",
               file=sys.stderr)
-    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps())
+    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps(),
+                   in_run=in_run)
 
 
 def nothing_was_to_be_done():
@@ -122,13 +148,15 @@ LAYOUT_KEYS = {"byo_score_jobs"}
 
 def section_hash(benchmark):
     """Config hash of one benchmark: its section, the bootstrap and its models' registry entries."""
-    return config_hash(
+    return config_hash(redact_data(
         {
             "section": {k: v for k, v in config[benchmark].items() if k not in LAYOUT_KEYS},
             "bootstrap": BOOTSTRAP,
             "models": {m: config["models"].get(m) for m in config[benchmark]["models"]},
+            # a smoke run's top-level item limit (a section's own limit is in its section)
+            **({"limit": config["limit"]} if config.get("limit") is not None else {}),
         }
-    )
+    ))
 
 
 def code_version(benchmark, role):

@@ -76,6 +76,7 @@ for _bench in ENABLED:
 # opens on the workflow description (report/workflow.rst), which embeds the fragment; the
 # "Leaderboard" category keeps the page for the menu.
 REPORT_FIGURES.append("results/report/leaderboard.html")
+LEADERBOARD_FRAGMENT = "results/report/leaderboard_fragment.html"  # report/workflow.rst reads it
 
 
 rule report_leaderboard:
@@ -90,7 +91,7 @@ rule report_leaderboard:
             labels={"table": "headline metrics"},
         ),
         # Shown inline on the report's first page (report/workflow.rst includes it).
-        fragment="results/report/leaderboard_fragment.html",
+        fragment=LEADERBOARD_FRAGMENT,
     log:
         "logs/report/leaderboard.log",
     # a page of every model: through the executor, packed with the figures
@@ -102,14 +103,16 @@ rule report_leaderboard:
     conda:
         "../envs/core.yaml"
     params:
-        job=job_param("report_leaderboard", "report_leaderboard.py", {}),
+        bootstrap=BOOTSTRAP,
+        job=job_param("report_leaderboard", "report_leaderboard.py", {"bootstrap": BOOTSTRAP}),
     shell:
         JOB_SHELL
 
 
-# The sample viewer: every scored item of every model (input, reply, parse status, metrics,
-# rationale, cost), one static page (scievals.report.viewer); each benchmark's items come
-# from the function its registry entry names as `samples`.
+# The sample viewer: every scored item of every model (input, reply, expected answer, parse
+# status, metrics, score, rationale, cost), a static page with one data file per (benchmark,
+# model) in results/report/samples/, loaded on demand (scievals.report.viewer); each
+# benchmark's items come from the function its registry entry names as `samples`.
 REPORT_FIGURES.append("results/report/samples.html")
 _SAMPLE_MODELS = {_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARKS}
 
@@ -124,6 +127,7 @@ rule report_samples:
             category="Samples",
             labels={"page": "sample viewer"},
         ),
+        data=directory("results/report/samples"),
     log:
         "logs/report/samples.log",
     # a page of every model: through the executor, packed with the figures

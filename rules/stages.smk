@@ -9,6 +9,7 @@
 # scripts/job.py: JOB_SHELL in rules/common.smk; it calls the stage's job function in
 # scievals.<b>: scievals.common.entry.STAGE_JOBS, or
 # scievals.<b>.score.score). rules/<b>.smk, where it exists, keeps only what is specific to <b>.
+from scievals.common.job_spec import redacted_param
 from scievals.common.workflow import model_regex as _model_regex
 
 
@@ -20,7 +21,9 @@ def _rule_params(bench, stage):
         params["retry_failed"] = retry_failed(f"{bench.name}_predict_llm")
     if stage.role == "score":
         params.update(bootstrap=BOOTSTRAP, config_hash=section_hash(bench.name))
-    return params
+    # Snakemake stores every param under .snakemake/: URL credentials stay out (a job
+    # gets them from the environment, scievals.common.redaction)
+    return {name: redacted_param(value) for name, value in params.items()}
 
 
 def _rule_outputs(stage):

@@ -13,8 +13,12 @@ HERE = Path(__file__).resolve().parent
 # This workflow's own package first, even when another copy of scievals is installed.
 sys.path.insert(0, str(HERE))
 
-from scievals.common.job_spec import decode
+try:
+    from scievals.common.job_spec import decode
 
-threads, spec, *log = sys.argv[1:]
-entry, snakemake = decode(spec, int(threads), log, str(HERE))
-runpy.run_path(str(HERE / entry), init_globals={"snakemake": snakemake}, run_name="__main__")
+    threads, spec, *log = sys.argv[1:]
+    entry, snakemake = decode(spec, int(threads), log, str(HERE))
+    runpy.run_path(str(HERE / entry), init_globals={"snakemake": snakemake}, run_name="__main__")
+except KeyboardInterrupt:  # Ctrl-C before the entry script's own handler: one line
+    print("interrupted", file=sys.stderr)
+    sys.exit(130)

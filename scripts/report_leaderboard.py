@@ -11,7 +11,8 @@ from scievals.results.show import write_leaderboard
 
 def leaderboard(smk):
     write_leaderboard(smk.input[0], html_out=smk.output.page, fragment_out=smk.output.fragment,
-                      comparisons=list(smk.input.comparisons))
+                      comparisons=list(smk.input.comparisons),
+                      bootstrap=dict(smk.params.bootstrap))
 
 
 run(snakemake, leaderboard)

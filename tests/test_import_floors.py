@@ -21,7 +21,7 @@ BENCHMARKS = set(benchmarks.NAMES)
 FLOORS = {"common": 0, "llm": 1, "figures": 1, **{b: 2 for b in BENCHMARKS},
           # the registry and the whole-config check that reads it
           "benchmarks": 3, "config_validation": 3, "workflow_config": 3,
-          "results": 4, "report": 4, "cli": 4, "__main__": 4}
+          "results": 4, "report": 4, "cli": 4, "run": 4, "__main__": 4}
 FLOOR_NAMES = ["common", "llm/figures", "benchmark packages", "registry", "results/report/cli"]
 
 

@@ -114,6 +114,10 @@ class Benchmark:
     # "module:NAME" of the metrics' declared ranges (metric pattern -> (low, high), see
     # scievals.common.stats.metric_range): a difference's interval stays within +-(high - low).
     metric_ranges: str | None = None
+    # Set where each dataset is one small part of the benchmark (waza: a suite): the
+    # leaderboard then shows every dataset in one table, with this column and a pooled row
+    # per model, instead of one table per dataset.
+    dataset_column: str | None = None
 
     def ranges(self) -> dict:
         """The declared metric ranges (empty: every metric unbounded)."""
@@ -296,6 +300,7 @@ REGISTRY: tuple[Benchmark, ...] = (
         }),
         item_noun="tasks",
         metric_ranges="scievals.waza.metrics:METRIC_RANGES",
+        dataset_column="suite",
     ),
 )
 

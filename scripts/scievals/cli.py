@@ -22,6 +22,8 @@ COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.llm.cli",
     "scievals.results.history_cli",
     "scievals.results.show",
+    "scievals.results.plan",
+    "scievals.run",
 ]
 
 
@@ -41,7 +43,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     interrupts.install()
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    passthrough = []
+    if argv[:1] == ["run"] and "--" in argv:  # `run ... -- SNAKEMAKE ARGS`: not ours to parse
+        cut = argv.index("--")
+        argv, passthrough = argv[:cut], argv[cut + 1:]
     args = parser.parse_args(argv)
+    args.passthrough = passthrough
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:  # Ctrl-C: nothing is wrong with any file

@@ -11,12 +11,12 @@ from scievals.cli import main
 
 def test_validate_ok_and_errors(baseline_files, tmp_path, capsys):
     assert main(["abdev", "validate", "--pred", str(baseline_files["random"]), "--truth", str(DEMO_CSV)]) == 0
-    assert "is valid" in capsys.readouterr().out
+    assert capsys.readouterr().out == f"{baseline_files['random']}: valid\n"
     bad = tmp_path / "bad.csv"
     bad.write_text("name,hic\nx,1\n")
     assert main(["abdev", "validate", "--pred", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert "  - Missing required column 'antibody_name'" in out
+    assert f"{bad}: INVALID: Missing required column 'antibody_name'" in out
     # An unknown column is an error now (scoring would drop it), with the near miss named.
     assert ("unknown column(s) 'name' (did you mean 'antibody_name'?), 'hic' (did you mean 'HIC'?)"
             in out)
@@ -105,3 +105,33 @@ def test_directory_as_output_is_one_line_and_leaves_no_temp_file(baseline_files,
     assert err == [f"error: {target}/: is a directory, not a file (give the path of the file to write)"]
     # the temporary file used to be created in the folder's parent and left there
     assert sorted(p.name for p in tmp_path.iterdir()) == before and list(target.iterdir()) == []
+
+
+def test_validate_without_truth_checks_names_against_the_workflows_or_the_demo_truth(
+        baseline_files, tmp_path, monkeypatch, capsys):
+    """Issue 29 point 6: a file whose names match nothing is not `valid` without --truth."""
+    monkeypatch.chdir(tmp_path)  # no workflow copy of the truth here: the embedded demo
+    renamed = pd.read_csv(baseline_files["random"])
+    renamed["antibody_name"] = [f"x{i}" for i in range(len(renamed))]
+    renamed.to_csv(tmp_path / "renamed.csv", index=False)
+    assert main(["abdev", "validate", "--pred", str(tmp_path / "renamed.csv")]) == 1
+    out, err = capsys.readouterr()
+    assert f"checked against {DEMO_CSV}" in err
+    assert ": valid" not in out and "only 0 antibodies have both a prediction" in out
+    # the workflow's truth, once it is there, is the one own files are scored against
+    (tmp_path / "data" / "raw" / "abdev").mkdir(parents=True)
+    (tmp_path / "data" / "raw" / "abdev" / "GDPa1.csv").write_text(DEMO_CSV.read_text())
+    assert main(["abdev", "validate", "--pred", str(baseline_files["random"])]) == 0
+    out, err = capsys.readouterr()
+    assert "checked against data/raw/abdev/GDPa1.csv (the workflow's truth" in err
+    assert out.strip().endswith(": valid")
+
+
+def test_a_semicolon_separated_file_is_one_error_saying_so(baseline_files, tmp_path, capsys):
+    text = baseline_files["random"].read_text().replace(",", ";")
+    (tmp_path / "semi.csv").write_text(text)
+    assert main(["abdev", "validate", "--pred", str(tmp_path / "semi.csv"), "--truth",
+                 str(DEMO_CSV)]) == 1
+    errors = [line for line in capsys.readouterr().out.splitlines() if ": INVALID: " in line]
+    assert len(errors) == 1 and "the file looks ;-separated" in errors[0]
+    assert "sep=';'" in errors[0]

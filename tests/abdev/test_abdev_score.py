@@ -135,9 +135,14 @@ def test_a_batch_scores_each_file_as_a_job_of_its_own_would(baseline_files, demo
     assert set(tables[0]["model"]) == {"random"} and set(tables[1]["model"]) == {"ridge_descriptors"}
 
 
-def test_a_batch_with_invalid_files_names_each_users_file_and_writes_no_table(
+def test_a_batch_with_invalid_files_scores_the_valid_one_and_keeps_each_error(
         baseline_files, demo_source, tmp_path, caplog):
+    """Issue 29 point 6: a bad own file no longer costs the valid file of its score job its
+    scores; the bad one's error stands where its table would be, so the summary job reading
+    it fails the run with that line (naming the user's file, not the job's copy)."""
     from scievals.abdev.score import score_files
+    from scievals.common.table_files import read_rows
+    from scievals.common.tables import read_result_table
 
     truth, source = demo_source
     (tmp_path / "copies").mkdir()
@@ -147,14 +152,35 @@ def test_a_batch_with_invalid_files_names_each_users_file_and_writes_no_table(
     bad2.write_text("antibody_name,HIC\ndemomab-001,oops\n")
     targets = targets_for([("good", baseline_files["random"]), ("bad1", bad1), ("bad2", bad2)], tmp_path,
                           origin_dir="predictions/abdev")
-    with caplog.at_level(logging.ERROR), pytest.raises(ScievalsError) as err:
-        score_files(targets, truth, source, DEFAULT_FOLD_COL, 5, {"n_resamples": 0, "seed": 0}, "x")
-    assert err.value.where == "predictions/abdev/bad1.csv, predictions/abdev/bad2.csv"
-    assert "2 of the job's 3 prediction files are invalid" in err.value.problem
+    with caplog.at_level(logging.ERROR):
+        [table] = score_files(targets, truth, source, DEFAULT_FOLD_COL, 5,
+                              {"n_resamples": 0, "seed": 0}, "x")
+    assert set(table["model"]) == {"good"}
+    # 5 assays x 7 conditions (5 folds, aggregated, average) x 3 metrics = 105 rows, on disk
+    assert len(table) == len(read_result_table(tmp_path / "good.csv")) == 105
     # each file's own error is in the log, naming the user's file (not the job's copy)
     assert "predictions/abdev/bad1.csv: 2 validation error(s): Missing required column 'antibody_name'" in caplog.text
     assert "predictions/abdev/bad2.csv:" in caplog.text and "non-numeric" in caplog.text
-    assert "copies" not in str(err.value)
+    for name, words in (("bad1", "Missing required column 'antibody_name'"), ("bad2", "non-numeric")):
+        for reader in (read_result_table, read_rows):
+            with pytest.raises(ScievalsError) as err:
+                reader(tmp_path / f"{name}.csv")
+            assert err.value.where == f"predictions/abdev/{name}.csv" and words in err.value.problem
+            assert "copies" not in str(err.value)
+
+
+def test_a_batch_of_only_invalid_files_fails_and_writes_no_table(demo_source, tmp_path):
+    from scievals.abdev.score import score_files
+
+    truth, source = demo_source
+    bad1, bad2 = tmp_path / "bad1.in", tmp_path / "bad2.in"
+    bad1.write_text("name,HIC\nx,1.0\n")
+    bad2.write_text("antibody_name,HIC\ndemomab-001,oops\n")
+    with pytest.raises(ScievalsError) as err:
+        score_files(targets_for([("bad1", bad1), ("bad2", bad2)], tmp_path, origin_dir="predictions/abdev"),
+                    truth, source, DEFAULT_FOLD_COL, 5, {"n_resamples": 0, "seed": 0}, "x")
+    assert err.value.where == "predictions/abdev/bad1.csv, predictions/abdev/bad2.csv"
+    assert "2 of the job's 2 prediction files are invalid" in err.value.problem
     assert not list(tmp_path.glob("*.csv")), "a failed batch wrote a table"
 
 

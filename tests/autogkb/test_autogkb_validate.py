@@ -42,7 +42,7 @@ def test_missing_articles_and_duplicates_are_accepted_with_warnings(tmp_path, ca
     # (scored 0).
     code, line, accepted = _both(tmp_path, cases, {"PMC1": [ANNOTATION, ANNOTATION]}, capsys)
     assert accepted and code == 0
-    assert line.startswith(f"{tmp_path / 'mine.json'}: ok, with 2 warning(s)")
+    assert line.startswith(f"{tmp_path / 'mine.json'}: valid (2 warning(s)")
     assert "PMC1: 1 duplicated annotation(s)" in line
     assert "2 article(s) missing (scored 0): PMC2, PMC3" in line
 
@@ -57,4 +57,4 @@ def test_a_file_the_import_refuses_is_invalid(tmp_path, cases, capsys):
 
 def test_a_complete_file_is_plain_ok(tmp_path, cases, capsys):
     code, line, accepted = _both(tmp_path, cases, {c: [ANNOTATION] for c in CASES}, capsys)
-    assert accepted and code == 0 and line.endswith(": ok")
+    assert accepted and code == 0 and line.endswith(": valid")

@@ -73,3 +73,36 @@ def test_a_thread_still_running_gets_the_normal_exit_that_waits_for_it(tmp_path)
     assert (tmp_path / "late.txt").read_text() == "written"
     assert not (tmp_path / "os_exit.txt").exists()  # Python's own exit, which waited
     assert (tmp_path / "atexit.txt").read_text() == "ran"
+
+
+INTERRUPTED_JOB = textwrap.dedent("""
+    import signal, os, sys
+    from types import SimpleNamespace as NS
+    sys.path.insert(0, {scripts!r})
+
+    class Params(NS):
+        def keys(self):
+            return vars(self).keys()
+
+    snakemake = NS(rule="gating_predict_llm", log=["job.log"], wildcards=dict(model="m"),
+                   output=["out.jsonl"], params=Params())
+    from scievals.common.entry import run
+
+    def job(smk):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C in the middle of the job
+
+    run(snakemake, job)
+""")
+
+
+def test_ctrl_c_in_a_job_is_one_line_and_exit_code_130(tmp_path):
+    """Issue 29 point 6: no chained traceback; the line is kept for the end of the run."""
+    script = tmp_path / "job.py"
+    script.write_text(INTERRUPTED_JOB.format(scripts=str(SCRIPTS)))
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode == 130
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().endswith("ERROR scievals: interrupted")
+    [saved] = (tmp_path / "logs" / "notices").glob("gating_predict_llm*.jsonl")
+    assert '"kind": "interrupted"' in saved.read_text()

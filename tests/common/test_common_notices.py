@@ -148,3 +148,52 @@ def test_print_links_aligns_the_labels_under_a_heading():
     empty = io.StringIO()
     print_links({}, stream=empty)
     assert empty.getvalue() == ""
+
+
+def test_an_earlier_jobs_notice_is_said_only_by_runs_that_need_that_job(folder, tmp_path):
+    """Issue 29 point 5: a gating-only run does not repeat the abdev download's fallback."""
+    out = tmp_path / "GDPa1.csv"
+    out.write_text("x")
+    notices.start_job("abdev_download", {}, [str(out)], folder)
+    notices.record("fallback", "abdev", "download failed; demo")
+    notices.end_job()
+    later = "2999-01-01T00:00:00Z"  # a run that started after the notice was recorded
+    gating_run = {"results/gating/summary.csv", "data/curated/gating/cases.jsonl"}
+    assert notices.collect(folder, since=later, in_run=gating_run) == []
+    assert [n.kind for n in notices.collect(folder, since=later, in_run=gating_run | {str(out)})
+            ] == ["fallback"]  # a run whose DAG holds the (up-to-date) download job
+    assert len(notices.collect(folder, since=later)) == 1  # Snakemake said nothing: kept
+
+
+def test_a_failed_run_ends_with_its_jobs_one_line_errors_not_with_links(folder, tmp_path):
+    """Issue 29 point 6: the last lines of a failed run are what failed (each line once, as
+    several jobs may stop on the same bad file), then how to go on; not the stale results."""
+    started = notices.now_utc()
+    for rule in ("summarize_benchmark", "abdev_comparisons"):
+        notices.start_job(rule, {}, [str(tmp_path / f"{rule}.csv")], folder)
+        notices.record_error("predictions/abdev/bad.csv: the file looks ;-separated")
+        notices.end_job()
+    stream = io.StringIO()
+    notices.report("error", since=started, directory=folder, out_json=tmp_path / "r.json",
+                   stream=stream, links={"leaderboard": "results/leaderboard.md"})
+    assert stream.getvalue().splitlines()[-3:] == [
+        "scievals: the run failed:",
+        "  predictions/abdev/bad.csv: the file looks ;-separated",
+        f"  {notices.RESUME}"]
+    assert "leaderboard" not in stream.getvalue()
+    # errors are news of the run that failed: a later run does not repeat them
+    assert notices.collect(folder, since="2999-01-01T00:00:00Z") == []
+
+
+def test_an_interrupted_run_ends_with_one_line_saying_how_to_resume(folder, tmp_path):
+    started = notices.now_utc()
+    notices.start_job("gating_predict_llm", {"model": "gpt"}, [str(tmp_path / "p.jsonl")],
+                      folder)
+    notices.record_error("interrupted", kind=notices.INTERRUPTED)
+    notices.end_job()
+    stream = io.StringIO()
+    notices.report("error", since=started, directory=folder, out_json=tmp_path / "r.json",
+                   stream=stream)
+    expected = ("scievals: interrupted: re-run the same command to resume (finished jobs and "
+                "answered LLM requests are kept)")
+    assert stream.getvalue().strip().splitlines() == [expected]

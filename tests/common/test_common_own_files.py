@@ -99,3 +99,13 @@ def test_colliding_own_file_stops_the_dry_run_in_one_line(tmp_path):
     text = proc.stdout + proc.stderr
     assert "my.reference.csv: model name 'my.reference' ends in '.reference'" in text
     assert "AmbiguousRuleException" not in text and "Traceback" not in text
+
+
+def test_an_own_file_named_like_a_configured_model_is_one_clear_error(tmp_path):
+    """Issue 29 point 6: instead of Snakemake's AmbiguousRuleException about ruleorder."""
+    (tmp_path / "random.csv").write_text("antibody_name,HIC\n")
+    with pytest.raises(ScievalsError) as err:
+        byo_prediction_models(str(tmp_path), ".csv", ["random", "ridge_descriptors"])
+    line = err.value.one_line()
+    assert "random.csv: own file named like the configured model 'random'" in line
+    assert "my_random.csv" in line

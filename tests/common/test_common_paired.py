@@ -218,12 +218,12 @@ def test_critical_values_are_scipy_stats_quantiles_to_the_last_bit():
 
 # --- the engine's vectorised tests (issue 27) -------------------------------------------
 
-from itertools import combinations as _combinations  # noqa: E402
-from itertools import product as _product  # noqa: E402
+from itertools import combinations as _combinations
+from itertools import product as _product
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from scievals.common.paired import (  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scievals.common.paired import (
     mcnemar_mdd,
     paired_mean_tests,
     paired_pass_fail_tests,

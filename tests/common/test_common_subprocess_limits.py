@@ -10,7 +10,7 @@ import time
 import psutil  # a Snakemake dependency
 import pytest
 from scievals.common import subprocess_limits
-from scievals.common.subprocess_limits import ENV_KEEP, run_limited, scrubbed_env
+from scievals.common.subprocess_limits import ENV_KEEP, TOKEN_VAR, run_limited, scrubbed_env
 
 FAKE_KEY = "sk-test-fake-key-0123456789abcdef"
 
@@ -37,7 +37,8 @@ def test_env_is_scrubbed_and_home_is_the_working_dir(tmp_path, monkeypatch):
     done = run_limited(["env"], cwd=tmp_path, timeout_s=10)
     names = {line.split("=", 1)[0] for line in done.stdout.decode().splitlines()}
     assert FAKE_KEY.encode() not in done.stdout
-    assert names <= set(ENV_KEEP) | {"HOME"}
+    # HOME, and the random token that marks the command's descendants for the sweep
+    assert names <= set(ENV_KEEP) | {"HOME", TOKEN_VAR}
     assert f"HOME={tmp_path}".encode() in done.stdout
     assert scrubbed_env(tmp_path, {"X": "1"})["X"] == "1"
 

@@ -62,7 +62,7 @@ def test_cases_list_and_validate(capsys):
     listing = json.loads(capsys.readouterr().out)
     assert len(listing["cases"]) == 14 and len(listing["rejected"]) == 14
     assert main(["gating", "check-cases", TRUTH]) == 0
-    assert capsys.readouterr().out.strip().endswith(": ok")
+    assert capsys.readouterr().out.strip().endswith(": valid")
 
 
 def test_validate_checks_a_prediction_file_against_the_cases(tmp_path, capsys):
@@ -79,17 +79,18 @@ def test_validate_checks_a_prediction_file_against_the_cases(tmp_path, capsys):
          "children": [{"name": "T cells", "markers": ["CD3"]}]}]}
     good.write_text(json.dumps({"case_id": case_id, "hierarchy": hierarchy}) + "\n")
     assert main(["gating", "validate", str(good), "--cases", str(cases)]) == 0
-    assert capsys.readouterr().out.strip() == f"{good}: ok, 1 prediction(s)"
+    assert capsys.readouterr().out.strip() == f"{good}: valid (1 prediction(s))"
     # a 2-node tree is valid input but not a scorable hierarchy (at least 3 nodes): said
     del hierarchy["children"][0]["children"]
     good.write_text(json.dumps({"case_id": case_id, "hierarchy": hierarchy}) + "\n")
     assert main(["gating", "validate", str(good), "--cases", str(cases)]) == 0
-    assert capsys.readouterr().out.strip().endswith("(1 of 1 not parseable: scored as failures)")
+    assert capsys.readouterr().out.strip().endswith(
+        "(1 prediction(s), 1 of them not parseable: scored as failures)")
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"case_id": "no_such_case", "hierarchy": hierarchy}) + "\n")
     assert main(["gating", "validate", str(bad), "--cases", str(cases)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith(f"{bad}: INVALID: ") and "no_such_case" in out
+    assert out.startswith(f"{bad}:1: INVALID: unknown case_id 'no_such_case'")
 
 
 def test_prompt_baseline_parse(tmp_path, capsys):

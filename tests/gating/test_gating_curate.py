@@ -112,3 +112,23 @@ def test_skipped_inputs_are_in_the_dataset_label(tmp_path):
     clean = build_cases([OMIP_VERIFIED_DIR], None, tmp_path / "c2.jsonl", tmp_path / "r2.json",
                         download_json=None)
     assert clean["dataset"] == "OMIP-verified" and clean["skipped"] == []
+
+
+def test_a_smoke_run_keeps_the_chosen_cases_and_says_so_in_the_label(tmp_path):
+    """Issue 29 point 3: `gating: {cases: [...], limit: N}` cut at the curate step."""
+    import pytest
+    from scievals.common.errors import ScievalsError
+
+    out, report_path = tmp_path / "cases.jsonl", tmp_path / "report.json"
+    staging = ["OMIP-064", "OMIP-025", "OMIP-053"]  # 3 of the 4 valid staging cases (above)
+    chosen = {"limit": 2, "ids": staging, "key": "gating.cases"}
+    report = build_cases([OMIP_VERIFIED_DIR, OMIP_STAGING_DIR], None, out, report_path,
+                         chosen=chosen)
+    # the case file's order (as the full run's), then the first 2
+    assert [c["test_case_id"] for c in read_cases(out)] == ["OMIP-025", "OMIP-053"]
+    # the label names the full set it was cut from (10 verified + 4 staging = 14 cases)
+    assert report["dataset"] == "OMIP-verified+OMIP-staging (limited to 2 items)"
+    assert report["limited"] == {"kept": 2, "of": 14, "limit": 2, "ids": staging}
+    with pytest.raises(ScievalsError, match=r"gating\.cases: unknown id\(s\) 'OMIP-64'"):
+        build_cases([OMIP_VERIFIED_DIR], None, out, report_path,
+                    chosen={"limit": None, "ids": ["OMIP-64"], "key": "gating.cases"})

@@ -111,12 +111,20 @@ def test_score_model_tables(cases_jsonl, tmp_path):
     assert f1["ci_low"] <= f1["value"] <= f1["ci_high"]
     assert table.set_index("metric").loc["hallucination_rate", "value"] == 0.0
     assert table.set_index("metric").loc["parse_success_rate", "value"] == 1.0
-    # The default interval of a mean over cases is Student's t (no resampling, so the seed
-    # does not matter): scipy's t-interval of the per-case values
+    # The default interval of a mean over cases is the effective-n Wilson interval in the
+    # metric's range [0, 1] (no resampling, so the seed does not matter): Wilson's formula
+    # with n_eff = n m (1 - m) / s^2, s^2 = (SS + m (1 - m)) / (n + 1), z = t(0.975, 5 (n - 1))
     values = per["hierarchy_f1"]
-    low, high = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
-    assert (f1["ci_low"], f1["ci_high"]) == pytest.approx((low, high))
-    assert f1["ci_method"] == "t"
+    n, m = len(values), values.mean()
+    s2 = (((values - m) ** 2).sum() + m * (1 - m)) / (n + 1)
+    neff, z = n * m * (1 - m) / s2, stats.t.ppf(0.975, 5 * (n - 1))
+    centre = (m + z**2 / (2 * neff)) / (1 + z**2 / neff)
+    half = z * (m * (1 - m) / neff + z**2 / (4 * neff**2)) ** 0.5 / (1 + z**2 / neff)
+    assert (f1["ci_low"], f1["ci_high"]) == pytest.approx((centre - half, centre + half))
+    assert f1["ci_method"] == "wilson-ess"
+    # every case 0: not a zero-width [0, 0] but Wilson's [0, z^2 / (n + z^2)]
+    rate = table.set_index("metric").loc["hallucination_rate"]
+    assert rate["ci_low"] == 0.0 and rate["ci_high"] == pytest.approx(z**2 / (n + z**2))
     score_model(cases_jsonl, pred, PROV, {**BOOT, "seed": 8}, tmp_path / "again.csv", per_case,
                 review)
     assert (tmp_path / "again.csv").read_text() == out.read_text()
@@ -127,7 +135,12 @@ def test_score_model_tables(cases_jsonl, tmp_path):
     assert (tmp_path / "bca1.csv").read_text() == (tmp_path / "bca1b.csv").read_text()
     assert (pd.read_csv(tmp_path / "bca8.csv")["ci_low"].tolist()
             != pd.read_csv(tmp_path / "bca1.csv")["ci_low"].tolist())
-    assert set(pd.read_csv(tmp_path / "bca1.csv")["ci_method"].dropna()) == {"bca"}
+    # bca, except metrics whose cases all scored alike (a zero-width bootstrap): those keep
+    # the effective-n Wilson interval
+    bca_table = pd.read_csv(tmp_path / "bca1.csv").dropna(subset=["ci_method"])
+    assert set(bca_table["ci_method"]) == {"bca", "wilson-ess"}
+    assert (bca_table.loc[bca_table["ci_method"] == "wilson-ess", "ci_low"]
+            < bca_table.loc[bca_table["ci_method"] == "wilson-ess", "ci_high"]).all()
     text = review.read_text()
     assert "## OMIP-008" in text and "<pre>All Events" in text and "✓" in text
 

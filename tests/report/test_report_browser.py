@@ -143,8 +143,9 @@ def _gate_names(node: dict) -> list[str]:
 
 
 def test_sample_viewer_filters_and_shows_a_known_cases_reply(chromium, report, tmp_path):
-    """The report target's sample viewer: open it, filter to one model, click a case and see
-    the reply that model wrote for it (read here from its predictions file)."""
+    """The report target's sample viewer: open it, pick gating and one model, click a case
+    and see the reply that model wrote for it (read here from its predictions file) beside
+    the case's true tree (read from the curated cases)."""
     results = report.parent
     viewer = results / "report" / "samples.html"
     assert "filename=samples.html" in report.read_text(encoding="utf-8")  # in the report too
@@ -152,23 +153,28 @@ def test_sample_viewer_filters_and_shows_a_known_cases_reply(chromium, report, t
                (results / "gating" / "predictions" / "marker_baseline.jsonl").read_text()
                .splitlines()]
     omip = next(r for r in records if r["case_id"] == "OMIP-008")
+    truth = next(json.loads(line) for line in
+                 (report.parents[1] / "data/curated/gating/cases.jsonl").read_text()
+                 .splitlines() if json.loads(line)["test_case_id"] == "OMIP-008")
+    select = ("js:(() => {{ const s = document.getElementById('{0}'); s.value = '{1}';"
+              " s.dispatchEvent(new Event('change')); return s.value === '{1}'; }})()")
     page = visit(
         viewer.resolve().as_uri(), tmp_path / "profile", settle_s=1.5,
-        clicks=("js:(() => { const s = document.getElementById('filter-model');"
-                " s.value = 'marker_baseline'; s.dispatchEvent(new Event('change'));"
-                " return s.value === 'marker_baseline'; })()",
-                "OMIP-008"),
+        clicks=(select.format("filter-benchmark", "gating"),
+                select.format("filter-model", "marker_baseline"), "OMIP-008"),
         probe="[document.getElementById('count').textContent,"
-              " document.getElementById('detail').innerText]",
+              " document.getElementById('detail').innerText, location.hash]",
     )
     assert not page.errors, f"console errors: {page.errors}"
     assert_not_blank(page.screenshot, "sample viewer")
-    count, detail = page.probe
+    count, detail, link = page.probe
     assert f"{len(records)} of " in count, count  # one item per predicted case
     assert "gating / marker_baseline / OMIP-008" in detail
     assert "hierarchy_f1" in detail and "parse status" in detail
-    for name in _gate_names(omip["hierarchy"]):
+    assert "Expected" in detail and "score (hierarchy_f1)" in detail
+    for name in _gate_names(omip["hierarchy"]) + _gate_names(truth["gating_hierarchy"]["root"]):
         assert name in detail, name
+    assert link == f"#gating/marker_baseline/{omip['condition']}/OMIP-008"
 
 
 def test_report_opens_on_the_leaderboard_and_its_tables_fit(chromium, report, tmp_path):

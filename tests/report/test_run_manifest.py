@@ -81,6 +81,22 @@ def test_manifest_names_packages_platform_datasets_models_and_prompts(tmp_path):
         assert digest == hashlib.sha256((root / module).read_bytes()).hexdigest()
 
 
+def test_the_record_lists_only_the_llm_models_of_this_runs_jobs(tmp_path, monkeypatch):
+    """Issue 29 point 5: a usage.json an earlier run left (autogkb's gpt here) is not a model
+    this run used; the jobs of this run (run or up to date) are Snakemake's DAG."""
+    _results(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (Path("results") / "gating" / "predictions" / "claude.usage.json").write_text(json.dumps({
+        "model": "claude", "provider": "anthropic", "model_id": "claude-x"}))
+    record = run_manifest.build_manifest(
+        "success", "2026-01-01T00:00:00Z", ["snakemake", "gating"], {"gating"}, {},
+        ["gating", "autogkb"],
+        in_run={"results/gating/predictions/gpt.usage.json", "results/gating/summary.csv"})
+    assert list(record["llm_models"]) == ["gpt"]
+    assert record["llm_models"]["gpt"]["usage_files"] == [
+        "results/gating/predictions/gpt.usage.json"]
+
+
 def test_every_registered_prompt_module_resolves_to_a_file():
     from scievals import benchmarks
 

@@ -98,11 +98,11 @@ def test_unlisted_benchmark_shows_every_metric():
 def test_show_prints_one_benchmark_and_write_leaderboard_matches(tmp_path, capsys):
     path = tmp_path / "summary.csv"
     write_result_table(path, summary())
-    assert main(["show", "gating", "--summary", str(path)]) == 0
+    assert main(["show", "gating", "--summary", str(path), "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert "## gating - dataset OMIP-verified" in out and "abdev" not in out
     write_leaderboard(path, markdown_out=tmp_path / "leaderboard.md")
-    assert main(["show", "--summary", str(path)]) == 0
+    assert main(["show", "--summary", str(path), "--format", "markdown"]) == 0
     assert capsys.readouterr().out == (tmp_path / "leaderboard.md").read_text()
 
 
@@ -250,11 +250,12 @@ def test_ranks_share_the_top_tier_and_say_the_detectable_difference():
 def test_show_reads_the_comparisons_beside_the_summary(tmp_path, capsys):
     path = tmp_path / "summary.csv"
     write_result_table(path, _three_arms())
-    assert main(["show", "gating", "--summary", str(path)]) == 0
+    markdown = ["--format", "markdown"]
+    assert main(["show", "gating", "--summary", str(path), *markdown]) == 0
     assert "| rank |" not in capsys.readouterr().out  # no comparisons.csv: no ranks
     (tmp_path / "gating").mkdir()
     _pairs(0.3, 0.01, 0.2).to_csv(tmp_path / "gating" / "comparisons.csv", index=False)
-    assert main(["show", "gating", "--summary", str(path)]) == 0
+    assert main(["show", "gating", "--summary", str(path), *markdown]) == 0
     out = capsys.readouterr().out
     assert "| 1= | llm | rich/cot |" in out and "cannot be told apart" in out
     (tmp_path / "gating" / "comparisons.csv").write_text("a,b\n1,2\n")
@@ -272,3 +273,13 @@ def test_the_report_page_lists_the_ranking_comparisons():
         assert "0.200 [0.000, 0.200]" in html and "<td>0.01</td>" in html
         assert "<th>family</th>" in html
         assert "rich/cot" in html and "cannot be told apart" in html
+
+
+def test_the_leaderboard_page_links_each_model_to_its_items_in_the_sample_viewer():
+    parts = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
+    html = leaderboard_html(parts)
+    # the viewer's address of a model x condition: samples.html#<benchmark>/<model>/<condition>
+    # with each part %-encoded ("/" inside a condition becomes %2F)
+    assert '<a href="samples.html#gating/llm/rich%2Fcot">llm</a>' in html
+    assert '<a href="samples.html#gating/other/base">other</a>' in html
+    assert "scievals-link" not in html

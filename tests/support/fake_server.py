@@ -13,7 +13,9 @@ Fault codes: ``429[:retry_after]``, ``500``, ``503``, ``401``, ``403``, ``400``,
 ``404``, ``slow:<seconds>`` (sleep, then reply), ``malformed`` (200 with a body
 that is not JSON), ``cut`` (headers promise more bytes than are sent, then the
 connection closes), ``drop`` (close without any response), ``length`` (a reply
-cut short: finish_reason ``length`` / stop_reason ``max_tokens``).
+cut short: finish_reason ``length`` / stop_reason ``max_tokens``), and for the OpenAI
+shape ``parts`` (the reply's ``content`` as a list of two text parts) and ``error200``
+(a 200 whose body has an ``error`` object beside the choices, as some proxies send).
 
 The server shuts itself down after ``max_lifetime_s`` even if nobody stops it.
 """
@@ -116,6 +118,12 @@ class _Handler(BaseHTTPRequestHandler):
             if anthropic
             else _openai_reply(body, text, prompt, truncated, owner._next_id())
         )
+        if kind == "parts" and not anthropic:
+            half = len(text) // 2
+            payload["choices"][0]["message"]["content"] = [
+                {"type": "text", "text": text[:half]}, {"type": "text", "text": text[half:]}]
+        if kind == "error200" and not anthropic:
+            payload["error"] = {"message": "upstream overloaded (scripted)", "type": "server_error"}
         data = json.dumps(payload).encode()
         if kind == "cut":
             self.send_response(200)

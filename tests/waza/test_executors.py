@@ -64,7 +64,8 @@ def test_agent_reads_a_file_and_answers(tmp_path):
     digest = session.digest(run.events)
     assert digest.tools_used == ["read"]
     assert digest.tool_calls[0].arguments == {"path": "factorial.py"}
-    assert digest.tool_calls[0].result == "def factorial(n): ...\n"
+    # Go's shape: Copilot's result object, not its content string
+    assert digest.tool_calls[0].result == {"content": "def factorial(n): ...\n"}
     assert digest.tool_calls[0].success is True
     assert digest.usage["turns"] == 2
     # waza's output: every assistant message's content, joined without a separator
@@ -82,7 +83,7 @@ def test_agent_workspace_confinement_and_bad_tool_blocks(tmp_path):
     })
     run = agent.run("x", workspace, "c", 0, timeout_s=60)
     calls = session.digest(run.events).tool_calls
-    assert calls[0].success is False and "outside the workspace" in calls[0].result
+    assert calls[0].success is False and "outside the workspace" in calls[0].result["content"]
     assert [c.name for c in calls] == ["read", "write"]  # the unparsable block is no call
     assert (workspace / "out" / "notes.md").read_text() == "hello"
 
@@ -96,12 +97,13 @@ def test_shell_has_no_api_keys_a_time_limit_and_a_switch(tmp_path, monkeypatch):
                "c/turn1": _tool("shell", command="sleep 5"), "c/turn2": "ok"}
     run = _agent(tmp_path, replies, shell_timeout_s=0.5).run("x", workspace, "c", 0, 60)
     env_call, sleep_call = session.digest(run.events).tool_calls
-    assert "sk-secret-value" not in env_call.result and "API_KEY" not in env_call.result
-    assert str(workspace.resolve()) in env_call.result
-    assert sleep_call.success is False and "timed out after 0.5 s" in sleep_call.result
+    env_text = env_call.result["content"]
+    assert "sk-secret-value" not in env_text and "API_KEY" not in env_text
+    assert str(workspace.resolve()) in env_call.result["content"]
+    assert sleep_call.success is False and "timed out after 0.5 s" in sleep_call.result["content"]
     off = _agent(tmp_path, replies, allow_shell=False).run("x", workspace, "c", 0, 60)
     call = session.digest(off.events).tool_calls[0]
-    assert call.success is False and "shell tool is turned off" in call.result
+    assert call.success is False and "shell tool is turned off" in call.result["content"]
 
 
 def test_skill_loading_records_skill_invoked(tmp_path):

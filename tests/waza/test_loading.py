@@ -188,10 +188,11 @@ def test_unknown_grader_type_and_unsupported_keys_are_refused(tmp_path):
     with pytest.raises(ScievalsError, match=r"graders\[0\]\.type: 'txt' is not allowed "
                                             r"\(allowed values: code, prompt, text"):
         load_suite(_suite(tmp_path, task_text=TASK.replace("type: text", "type: txt")))
-    with pytest.raises(ScievalsError, match="hooks/tasks_from/inputs/range are not supported"):
-        load_suite(_suite(tmp_path, EVAL + "hooks: {before_run: [{command: echo hi}]}\n"))
-    with pytest.raises(ScievalsError, match="baseline: true"):
-        load_suite(_suite(tmp_path, EVAL + "baseline: true\n"))
+    # current-format keys without schemaVersion: read as 1.x, as waza reads a missing
+    # version (issue 30; they used to be refused here), so the hooks and A/B mode are kept
+    hooked = load_suite(_suite(tmp_path, EVAL + "hooks: {before_run: [{command: echo hi}]}\n"))
+    assert hooked.version == "1.4" and hooked.hooks["before_run"][0]["command"] == "echo hi"
+    assert load_suite(_suite(tmp_path, EVAL + "baseline: true\n")).baseline is True
 
 
 def test_bad_grader_configs_are_load_and_check_problems(tmp_path, capsys):

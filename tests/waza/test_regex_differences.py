@@ -20,6 +20,21 @@ ROWS = [
     (r"\d", "7", True, True),
     ("done$", "done\n", False, True),
     ("done$", "done", True, True),
+    # issue 30: word characters, boundaries and spaces are ASCII in RE2, Unicode in re
+    (r"^\w+$", "caf\u00e9", False, True),
+    (r"^\w+$", "x_1", True, True),
+    (r"\W", "\u00e9", True, False),
+    (r"\bcaf\b", "caf\u00e9", True, False),  # é is not a word character in RE2
+    ("\\B\u00e9", "caf\u00e9", False, True),
+    (r"a\sb", "a\u00a0b", False, True),  # NO-BREAK SPACE
+    (r"a\sb", "a\u2003b", False, True),  # EM SPACE
+    (r"a\sb", "a\x0bb", False, True),  # vertical tab: not in RE2's \s
+    (r"a\sb", "a\tb", True, True),
+    # and (?i) folds dotted capital I only in re
+    ("(?i)i", "\u0130", False, True),
+    ("(?i)\u0130", "i", False, True),
+    ("(?i)istanbul", "\u0130STANBUL", False, True),
+    ("(?i)k", "\u212a", True, True),  # KELVIN SIGN folds to k in both
 ]
 
 

@@ -70,7 +70,7 @@ def test_every_readme_command_is_of_a_kind_this_test_checks():
         and not any(tuple(cmd[:len(s)]) == s for s in SETUP)
     ]
     assert not unknown, f"README commands this test does not check: {unknown}"
-    assert len(SNAKEMAKE) >= 5 and len(SCIEVALS) >= 5  # the parser found the blocks
+    assert len(SNAKEMAKE) >= 3 and len(SCIEVALS) >= 5  # the parser found the blocks
 
 
 def test_quick_start_has_exactly_two_commands_and_ci_runs_the_second():
@@ -189,5 +189,5 @@ def test_scievals_commands_parse_and_those_on_repository_files_run(workdir, defa
             run_scievals(cmd, workdir)
         ran.append(" ".join(cmd[3:5]))
     # The single-file lines of the README run on the shipped examples.
-    assert {"abdev validate", "abdev score", "gating check-cases", "gating score", "show abdev",
-            "history", "autogkb validate", "waza grade"} <= set(ran), ran
+    assert {"abdev validate", "gating score", "show abdev", "history", "autogkb validate",
+            "waza grade"} <= set(ran), ran

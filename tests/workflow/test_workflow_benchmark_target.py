@@ -31,7 +31,8 @@ def _own_file(workdir, model):
 
 def _show(workdir, *benchmarks):
     env = dict(os.environ, PYTHONPATH=str(workdir / "scripts"))
-    proc = subprocess.run([sys.executable, "-m", "scievals", "show", *benchmarks], cwd=workdir,
+    proc = subprocess.run([sys.executable, "-m", "scievals", "show", "--format", "markdown",
+                           *benchmarks], cwd=workdir,
                           env=env, capture_output=True, text=True, timeout=120, check=True)
     return proc.stdout
 

@@ -66,7 +66,8 @@ def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default
         columns = {column.strip() for part in leaderboard.split("\n## ")
                    if part.startswith(f"{bench.name} - dataset ")
                    for line in part.splitlines()
-                   if line.startswith(("| model |", "| rank | model |"))
+                   if line.startswith(("| model |", "| rank | model |", "| suite | model |",
+                                       "| rank | suite | model |"))
                    for column in line.strip("|").split("|")}
         assert set(bench.headline_metrics) <= columns, bench.name
 

@@ -98,14 +98,14 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
 
     # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
     # (and the suite comparisons, which read every model's per-task table)
-    assert planned_after("metrics", "waza-metrics-v2", "waza-metrics-v3") == [
+    assert planned_after("metrics", "waza-metrics-v3", "waza-metrics-v4") == [
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # a grader change: the score stage grades, so every score job and nothing else (no agent
     # or mock run, no import)
     assert planned_after("graders/base", "waza-graders-v3", "waza-graders-v4") == [
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # the agent loop: its 2 suites and its score, not the mock runs nor the import
-    assert planned_after("executors/agent", "waza-agent-v2", "waza-agent-v3") == [
+    assert planned_after("executors/agent", "waza-agent-v3", "waza-agent-v4") == [
         "summarize_benchmark", "waza_comparisons", "waza_predict_llm", "waza_predict_llm",
         "waza_score"]
     # the mock executor: its 2 suites and its score (the import only files own results)

@@ -15,6 +15,7 @@ import pandas as pd
 
 from scievals.abdev.constants import CV_DATASET, DATASETS, DEFAULT_FOLD_COL
 from scievals.common.errors import ScievalsError
+from scievals.common.output import add_json_flag, print_check
 from scievals.common.subcommands import benchmark_commands
 
 # Each command imports what it needs inside its own function: `python -m scievals` imports
@@ -33,25 +34,31 @@ example:
 """
 
 
-def _print_report(pred: str, report) -> None:
-    if report.ok:
-        print(f"\u2713 {pred} is valid")
-    else:
-        print(f"\u2717 {pred} has validation errors:")
-        for error in report.errors:
-            print(f"  - {error}")
-    if report.warnings:
-        print("warnings:")
-        for warning in report.warnings:
-            print(f"  ! {warning}")
+def default_truth() -> tuple[str | None, str]:
+    """The truth a prediction file is checked against without --truth: the workflow's copy
+    (what the workflow scores it against), else the embedded demo; (path, what it is)."""
+    from scievals.abdev.data import DEMO_CSV
+    from scievals.abdev.workflow import TRUTH
+
+    if Path(TRUTH).is_file():
+        return TRUTH, "the workflow's truth, what it scores own files against"
+    if DEMO_CSV.is_file():
+        return str(DEMO_CSV), ("the embedded GDPa1-demo (no workflow copy in data/raw/abdev yet); "
+                               "for real GDPa1 names pass --truth GDPa1_v1.2_20250814.csv")
+    return None, ""
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from scievals.abdev.validate import validate_prediction_file
 
-    report = validate_prediction_file(args.pred, args.truth, args.fold_col)
-    _print_report(args.pred, report)
-    return 0 if report.ok else 1
+    truth = args.truth
+    if truth is None:
+        truth, what = default_truth()
+        print(f"names and folds checked against {truth} ({what})" if truth else
+              "note: antibody names were not checked (no truth found; pass --truth FILE)",
+              file=sys.stderr)
+    report = validate_prediction_file(args.pred, truth, args.fold_col)
+    return print_check(args.pred, report.errors, report.warnings, as_json=args.json)
 
 
 def _warn_if_demo(truth: str) -> None:
@@ -134,8 +141,10 @@ def register(subparsers) -> None:
         "disagrees with the truth. Errors exit 1; warnings do not.",
     )
     p.add_argument("--pred", required=True, help="prediction CSV (antibody_name + property columns)")
-    p.add_argument("--truth", help="truth CSV (GDPa1) to check names and folds against")
+    p.add_argument("--truth", help="truth CSV (GDPa1) to check names and folds against (default: "
+                   "the workflow's data/raw/abdev/GDPa1.csv, else the embedded demo)")
     p.add_argument("--fold-col", default=DEFAULT_FOLD_COL, help="fold column (default: %(default)s)")
+    add_json_flag(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser(

@@ -49,9 +49,11 @@ from scievals.abdev.constants import (
 from scievals.common.errors import ScievalsError
 from scievals.common.stats import (
     cluster_bootstrap,
+    ess_quantile,
     expanded,
     percentile_interval,
     weighted_spearman,
+    wilson_ess_bounds,
 )
 
 log = logging.getLogger(__name__)
@@ -59,7 +61,7 @@ log = logging.getLogger(__name__)
 TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
-METRICS_VERSION = "abdev-metrics-v2"  # v2: ci_method column
+METRICS_VERSION = "abdev-metrics-v3"  # v3: recall intervals never zero-width
 # Spearman correlations and top-10 % recall (docs/statistics.md: ranges)
 METRIC_RANGES = {"*spearman*": (-1.0, 1.0), "*recall*": (0.0, 1.0)}
 
@@ -353,6 +355,37 @@ def tie_robust_recall(y_true, y_pred, axis: int = -1, frac: float = TOP_FRAC) ->
     return p_true.sum(axis=axis) / k
 
 
+def weighted_top_inclusion(values: np.ndarray, weights: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(B, n): for every resample given as row multiplicities ``weights`` (B, n), the chance
+    that one copy of row i is in the top ``k[b]`` of the repeated rows when ties (copies
+    included) are broken uniformly at random: with W the weight of row i's value and A the
+    weight of larger values, clip((k - A) / W, 0, 1) (:func:`top_inclusion_probability`
+    on the repeated rows, without building them)."""
+    order = np.argsort(-values, kind="stable")
+    _, starts, codes = np.unique(-values[order], return_index=True, return_inverse=True)
+    per_value = np.add.reduceat(weights[:, order], starts, axis=1).astype(float)  # (B, G)
+    above = np.cumsum(per_value, axis=1) - per_value
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.clip((k[:, None] - above) / per_value, 0.0, 1.0)
+    share = np.nan_to_num(share)  # a value no row of the resample has
+    return share[:, codes[np.argsort(order)]]
+
+
+def weighted_recall(pred: np.ndarray, true: np.ndarray, weights: np.ndarray,
+                    frac: float = TOP_FRAC) -> np.ndarray:
+    """Tie-robust top-10 % recall of every resample given as row multiplicities
+    ``weights`` (B, n) of oriented ``pred``/``true`` (larger is better): the same number as
+    :func:`tie_robust_recall` on the rows repeated that often (copies of a row tie), with
+    k = int(total weight * frac); NaN where k = 0. Vectorised over resamples, so the
+    comparison engine's shared-resample bootstrap costs one call per arm."""
+    w = np.atleast_2d(np.asarray(weights, dtype=np.int64))
+    k = (w.sum(axis=1) * frac).astype(np.int64)
+    hits = (w * weighted_top_inclusion(np.asarray(true, dtype=float), w, k)
+            * weighted_top_inclusion(np.asarray(pred, dtype=float), w, k)).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(k > 0, hits / k, np.nan)
+
+
 def recall_statistic(y_true, y_pred, axis: int = -1) -> np.ndarray:
     """Vectorised top-10 % recall with numpy argsort tie handling (oriented values)."""
     t = np.asarray(y_true)
@@ -515,6 +548,13 @@ def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
     low, high, _ = cluster_bootstrap(
         lambda weights: np.mean([f(w) for f, w in zip(statistics, weights)], axis=0),
         codes, bootstrap)
+    if metric != "spearman" and np.isfinite(low) and high - low <= 1e-12:
+        # every resample gave the same recall (e.g. no hit in any): a recall is a share of
+        # the K top places, so keep at least that share's effective-n Wilson interval at
+        # K = the top places of all subsets (docs/statistics.md) - never zero-width
+        top = sum(_top_k(len(p)) for p, _, _ in subsets)
+        wide_low, wide_high = wilson_ess_bounds(low, 0.0, top, ess_quantile(top))
+        low, high = min(low, float(wide_low)), max(high, float(wide_high))
     return (low, high)
 
 

@@ -22,11 +22,13 @@ from scievals.abdev.constants import CV_DATASET, PROPERTY_LIST, REFERENCE_CV_COL
 from scievals.abdev.csv_files import read_csv_checked
 from scievals.abdev.metrics import extended_table, merge_predictions, reference_rows
 from scievals.abdev.validate import ValidationReport, check_predictions, read_predictions
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.common.stats import interval_method
+from scievals.common.table_files import write_not_scored
 from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
 
 log = logging.getLogger(__name__)
@@ -209,11 +211,11 @@ def score_files(
         try:
             raise_on_errors(report)
         except ScievalsError as exc:
-            failures.append(exc)
+            failures.append((target, exc))
         else:
             loaded.append((target, preds))
-    if failures:
-        raise _invalid_files(failures, len(targets))
+    if failures and not loaded:
+        raise _invalid_files([exc for _, exc in failures], len(targets))
 
     results = []
     for target, preds in loaded:
@@ -240,6 +242,17 @@ def score_files(
         results.append((target, reference,
                         _long_table(extended, provenance, target.model, ci_method)))
 
+    # Invalid own files beside valid ones: the valid ones' tables are kept (a failed job would
+    # lose them), each invalid one gets its error where its table would be, so the summary
+    # job reading it fails the run with that line (common.table_files.write_not_scored).
+    scored = ", ".join(target.origin or target.pred for target, _ in loaded)
+    for target, exc in failures:
+        log.error(exc.one_line())
+        notices.record("not_scored", "abdev",
+                       f"{target.origin or target.pred} was not scored (its error ends the run); "
+                       f"the valid own files of its score job were: {scored}")
+        write_not_scored(target.reference, exc)
+        write_not_scored(target.table, exc)
     for target, reference, table in results:
         write_csv(target.reference, reference)
         write_result_table(target.table, table)

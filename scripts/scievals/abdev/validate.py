@@ -58,6 +58,20 @@ def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
     return len(errors) == 0, errors
 
 
+SEPARATORS = {";": ";", "tab": "\t", "|": "|"}
+
+
+def other_separator(header: list[str]) -> str | None:
+    """``';'``, ``'\\t'`` or ``'|'`` when a one-column header holds that separator (a CSV
+    written with another delimiter, as European spreadsheets write ``;``), else None."""
+    if len(header) != 1:
+        return None
+    for separator, name in ((";", ";"), ("\t", "tab"), ("|", "|")):
+        if separator in header[0]:
+            return name
+    return None
+
+
 def _flat(text) -> str:
     """One line: a quoted CSV field or a parser message may hold line breaks."""
     return " ".join(str(text).split()) if "\n" in str(text) or "\r" in str(text) else str(text)
@@ -273,6 +287,13 @@ def check_predictions(
     the checks against the truth; ``per_fold`` (cross-validation scoring, the workflow's)
     also asks for enough scorable antibodies in every fold.
     """
+    separator = other_separator(df.attrs.get("header") or [str(c) for c in df.columns])
+    if separator:  # one error, not the three the one merged column would raise
+        report.errors.append(
+            f"the file looks {separator}-separated (its header is one column: "
+            f"{_flat(df.columns[0])[:60]!r}); write it comma-separated, e.g. "
+            f"pandas.read_csv(f, sep={SEPARATORS[separator]!r}).to_csv(f, index=False)")
+        return report
     _, format_errors = validate_prediction_format(df)
     report.errors.extend(format_errors)
     if df.empty:  # one message, not one per column

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.common.output import add_json_flag, print_check
 from scievals.common.subcommands import benchmark_commands
 
 # Each command imports what it needs inside its own function: `python -m scievals` imports
@@ -95,14 +96,10 @@ def cmd_validate(args) -> int:
     from scievals.autogkb.predict import check_user_file
 
     errors, warnings = check_user_file(args.file, args.cases)
-    if errors:
-        print(f"{args.file}: INVALID (the workflow refuses it): " + "; ".join(errors)
-              + ("; also: " + "; ".join(warnings) if warnings else ""))
-        return 1
-    print(f"{args.file}: ok" + (f", with {len(warnings)} warning(s) (the workflow accepts "
-                                "the file and says these too): " + "; ".join(warnings)
-                                if warnings else ""))
-    return 0
+    detail = (f"{len(warnings)} warning(s): the workflow accepts the file and says these too"
+              if warnings else "")
+    return print_check(args.file, errors, warnings, detail=detail,
+                       why="the workflow refuses it", as_json=args.json)
 
 
 def cmd_parse(args) -> int:
@@ -140,6 +137,7 @@ def register(subparsers) -> None:
     p.add_argument("file", help="predictions/autogkb/<model>.json: PMCID -> list of annotations")
     p.add_argument("--cases", default="data/curated/autogkb/cases.jsonl",
                    help="curated cases (default: the workflow's; else the embedded PMCIDs)")
+    add_json_flag(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("parse", help="parse a raw model reply ('-' for stdin)")

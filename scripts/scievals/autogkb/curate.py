@@ -32,6 +32,7 @@ from scievals.common.io import (
     write_json,
     write_jsonl,
 )
+from scievals.common.selection import limited_label, limited_summary, say_limited, select
 
 TEXT_MODES = ("evidence", "fulltext")
 CASE_KEYS = ("case_id", "pmid", "title", "text_mode", "text", "text_licence", "truth")
@@ -89,7 +90,8 @@ def build_cases(articles: dict[str, dict], text_mode: str,
 
 
 def write_curation(cases: list[dict], excluded: list[dict], vocabulary: list[str],
-                   vocabulary_source: str, label: str, out_cases, out_report, out_vocab) -> dict:
+                   vocabulary_source: str, label: str, out_cases, out_report, out_vocab,
+                   limited: dict | None = None) -> dict:
     if not cases:
         raise ScievalsError(out_cases, "no case left after curation",
                             "check autogkb.text_mode and the download report (excluded: "
@@ -102,6 +104,7 @@ def write_curation(cases: list[dict], excluded: list[dict], vocabulary: list[str
         "licences": {c["case_id"]: c["text_licence"] for c in cases},
         "vocabulary": {"source": vocabulary_source, "n_drugs": len(vocabulary)},
         "cases_sha256": sha256_text(canonical_json(cases)),
+        **({"limited": limited} if limited else {}),  # a smoke run's cut (common.selection)
     }
     write_json(out_report, report)
     return report
@@ -117,8 +120,10 @@ def read_cases(path) -> list[dict]:
     return cases
 
 
-def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> dict:
-    """The curate step: embedded or ClinPGx annotations -> cases, vocabulary, report."""
+def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab,
+           chosen: dict | None = None) -> dict:
+    """The curate step: embedded or ClinPGx annotations -> cases, vocabulary, report;
+    ``chosen`` (:mod:`scievals.common.selection`) keeps some articles for a smoke run."""
     embedded = data.load_articles(data.DEMO_FILE)
     test_ids = data.test_pmcids(embedded)
     origin = download_report["origin"]
@@ -137,10 +142,14 @@ def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> 
         vocab_source = "embedded subset: annotations of the drug/FA-only articles (not tested)"
     text_mode = "fulltext" if download_report.get("articles") else "evidence"
     texts = {a["pmcid"]: a for a in download_report.get("articles") or []}
-    cases, excluded = build_cases(articles, text_mode, texts)
-    label = dataset_label(origin, text_mode)
+    every, excluded = build_cases(articles, text_mode, texts)
+    cases = select(every, chosen, lambda case: case["case_id"])
+    if len(cases) < len(every):
+        say_limited("autogkb", f"{len(cases)} of {len(every)} articles")
+    label = limited_label(dataset_label(origin, text_mode), chosen, len(cases), len(every))
     report = write_curation(cases, excluded, drug_vocabulary(vocab_rows), vocab_source, label,
-                            out_cases, out_report, out_vocab)
+                            out_cases, out_report, out_vocab,
+                            limited_summary(chosen, len(cases), len(every)))
     report_extra = {"fallback": download_report.get("fallback")}
     return {**report, **report_extra}
 
@@ -150,4 +159,4 @@ def curate(download_report: dict, raw_dir, out_cases, out_report, out_vocab) -> 
 def stage_curate(smk) -> None:
     """Annotations + texts -> cases, drug vocabulary and the curation report."""
     curate(read_json(smk.input.source), smk.params.raw_dir, smk.output.cases,
-           smk.output.report, smk.output.vocabulary)
+           smk.output.report, smk.output.vocabulary, getattr(smk.params, "selection", None))

@@ -38,6 +38,7 @@ from scievals.common.io import (
     write_jsonl,
 )
 from scievals.common.names import named_with_hints
+from scievals.llm.parsing import refuse_cut_short
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
 
@@ -70,6 +71,7 @@ def baseline_predictions(cases: list[dict], model: str, vocabulary: set[str]) ->
 def reply_record(case: dict, model: str, request, response) -> dict:
     parsed = (parse_reply(response.text) if response.error is None
               else ParseResult("failed", error=f"model error: {response.error}"))
+    parsed = refuse_cut_short(parsed, response.stop_reason, annotations=[])
     return _record(
         case["case_id"], model, case["text_mode"], parsed, sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,

@@ -1,8 +1,10 @@
 """autogkb's items for the report's sample viewer: one per (article, condition, sample).
 
 The input is the prompt (the article's evidence or full text and the task), the reply the
-raw text (a baseline's annotations), the metrics the article's row of its
-``per_case.csv``, and the parse error where the reply could not be read.
+raw text (a baseline's annotations), the expected answer the article's curated
+annotations (one block per annotation, the fields the scorer compares), the metrics the
+article's row of its ``per_case.csv``, the score its ``one_to_one_score`` (0-100), and the
+parse error where the reply could not be read.
 """
 
 from __future__ import annotations
@@ -10,12 +12,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.metrics import FIELDS
 from scievals.autogkb.prompts import build_prompt
 from scievals.autogkb.score import TABLE_METRICS
 from scievals.autogkb.workflow import CASES, PREDICTIONS, USAGE
 from scievals.common.samples import Sample, prediction_samples, pretty
 
 PER_CASE = "results/autogkb/scores/{model}.per_case.csv"
+SCORE = "one_to_one_score"
+
+
+def annotations_text(annotations) -> str:
+    """Curated annotations as ``#1`` blocks of ``field: value`` lines, the fields the scorer
+    compares (empty ones left out); anything that is not a list of objects as JSON text."""
+    if not isinstance(annotations, list) or not all(isinstance(a, dict) for a in annotations):
+        return pretty(annotations)
+    blocks = []
+    for number, annotation in enumerate(annotations, 1):
+        lines = [f"#{number}"] + [f"  {key}: {annotation[key]}" for key in FIELDS
+                                  if annotation.get(key) not in (None, "", [])]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def samples(root: str | Path, model: str) -> list[Sample]:
@@ -23,11 +40,14 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     cases = {c["case_id"]: c for c in read_cases(root / CASES)} \
         if (root / CASES).is_file() else {}
 
-    def describe(record: dict) -> tuple[str, str]:
+    def describe(record: dict) -> tuple[str, str, str]:
         case = cases.get(record["case_id"])
-        return (build_prompt(case) if case else f"(article not in {CASES})",
-                record.get("raw_text") or pretty(record.get("annotations")))
+        if case is None:
+            return (f"(article not in {CASES})", record.get("raw_text")
+                    or pretty(record.get("annotations")), f"(article not in {CASES})")
+        return (build_prompt(case), record.get("raw_text") or pretty(record.get("annotations")),
+                annotations_text(case.get("truth")))
 
     return prediction_samples(
         root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),
-        root / USAGE.format(model=model), TABLE_METRICS, describe)
+        root / USAGE.format(model=model), TABLE_METRICS, describe, SCORE)

@@ -5,6 +5,7 @@ full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
+from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
     Stage,
@@ -57,7 +58,8 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
             input={"source": SOURCE},
             output={"cases": CASES, "report": CURATION_REPORT, "vocabulary": VOCABULARY},
             resources={"mem_mb": 2000, "runtime": 10},
-            params={"raw_dir": folder_of("input", "source")},
+            params={"raw_dir": folder_of("input", "source"),
+                    **limited_params(selection(config, "autogkb", "articles"))},
         ),
         "predict_baseline": stage("autogkb", "predict_baseline", **predict),
         "predict_llm": stage("autogkb", "predict_llm", **predict),

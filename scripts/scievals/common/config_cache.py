@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from scievals.common.io import canonical_json, write_text
+from scievals.common.redaction import holds_credentials
 
 
 def cache_key(config: dict, sources: Iterable[str | Path]) -> str:
@@ -49,7 +50,8 @@ def validated(config: dict, check: Callable[[dict], dict], sources: Iterable[str
         config.update(filled)
         return config
     check(config)
-    if _plain(config):
+    # a config with credentials in a URL is checked every time: the cache would keep them
+    if _plain(config) and not holds_credentials(config):
         try:
             # key order kept: rule params print config sections, and Snakemake re-runs a
             # job whose params print differently

@@ -60,6 +60,7 @@ from scievals.common import notices  # noqa: E402
 from scievals.common.errors import ScievalsError, machine_error  # noqa: E402
 from scievals.common.extras import install_excepthook, missing_extra  # noqa: E402
 from scievals.common.jobs import jobs_from_snakemake  # noqa: E402
+from scievals.common.redaction import redact_text  # noqa: E402
 from scievals.common.workflow import stage_of_rule  # noqa: E402
 
 # Entry scripts import this module first: a missing extra imported after it (at the top
@@ -67,16 +68,39 @@ from scievals.common.workflow import stage_of_rule  # noqa: E402
 install_excepthook()
 
 
+class _RedactingFormatter(logging.Formatter):
+    """Log lines without URL credentials (an HTTP client's line names the URL it calls)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact_text(super().format(record))
+
+
+class _LogFileHandler(logging.FileHandler):
+    """The job's log file; when it cannot be written (a full disk, a quota), one line on
+    stderr says so once and the job goes on logging to stderr only, instead of logging's
+    ``--- Logging error ---`` traceback at every line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        exc = sys.exc_info()[1]
+        reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else repr(exc)
+        logging.getLogger().removeHandler(self)
+        try:
+            self.close()
+        except OSError:  # closing flushes the same full disk
+            pass
+        print(f"scievals: the log file {self.baseFilename} cannot be written ({reason}); "
+              "this job logs to stderr only (free space or fix the logs/ folder)",
+              file=sys.stderr)
+
+
 def setup_logging(log_path: str | None) -> None:
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:
-        handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
-    logging.basicConfig(
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        handlers=handlers,
-        force=True,
-    )
+        handlers.append(_LogFileHandler(log_path, mode="w", encoding="utf-8"))
+    formatter = _RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in handlers:
+        handler.setFormatter(formatter)
+    logging.basicConfig(level=logging.INFO, handlers=handlers, force=True)
     quiet_http_clients()
 
 
@@ -118,24 +142,33 @@ def run(snakemake: Any, function: Callable[[Any], Any]) -> None:
     try:
         function(snakemake)
     except ScievalsError as exc:
-        logging.getLogger("scievals").error(exc.one_line())
-        sys.exit(1)
+        _fail(exc.one_line())
     except ModuleNotFoundError as exc:
         message = missing_extra(exc)
         if message is None:
             raise
-        logging.getLogger("scievals").error(message)
-        sys.exit(1)
+        _fail(message)
     except OSError as exc:  # a full disk, a read-only folder: one line, not a traceback
         error = machine_error(exc)
         if error is None:
             raise
-        logging.getLogger("scievals").error(error.one_line())
-        sys.exit(1)
+        _fail(error.one_line())
+    except KeyboardInterrupt:  # Ctrl-C: one line, not the chained traceback of asyncio's
+        logging.getLogger("scievals").error("interrupted")
+        notices.record_error("interrupted", kind=notices.INTERRUPTED)
+        sys.exit(130)
     finally:
         notices.end_job()
     if IN_JOB:
         _exit_without_teardown()
+
+
+def _fail(message: str) -> None:
+    """End a failed job: its one-line error in the log and on stderr, and kept for the last
+    lines of the run (scievals.common.notices.report), then exit code 1."""
+    logging.getLogger("scievals").error(message)
+    notices.record_error(message)
+    sys.exit(1)
 
 
 def _exit_without_teardown() -> None:

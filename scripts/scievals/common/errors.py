@@ -10,6 +10,27 @@ from __future__ import annotations
 
 import errno
 import os
+import unicodedata
+
+# Characters a terminal does not show as themselves: format characters (right-to-left
+# overrides, zero-width spaces and joiners, the BOM), line and paragraph separators, lone
+# surrogates and control characters other than tab and newline. A refused name holding one
+# is printed with it escaped (\u202e), so the line shows what is wrong, not a reordered
+# or invisible name.
+_HIDDEN_CATEGORIES = {"Cf", "Zl", "Zp", "Cs", "Cc"}
+
+
+def visible(text: str) -> str:
+    """``text`` with every hidden character (see above) as a ``\\uXXXX`` escape."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(_escaped(c) if c not in "\t\n" and unicodedata.category(c)
+                   in _HIDDEN_CATEGORIES else c for c in text)
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 class ScievalsError(Exception):
@@ -29,7 +50,7 @@ class ScievalsError(Exception):
         text = f"{self.where}: {self.problem}"
         if self.fix:
             text += f" ({self.fix})"
-        return text
+        return visible(text)
 
     def naming(self, path: str, instead: str) -> ScievalsError:
         """The same error with ``path`` in ``where`` replaced by ``instead`` (a job that works
@@ -55,11 +76,21 @@ _MACHINE_ERRORS = {
 }
 
 
+# Errors of the side that writes: with two file names (a copy), they concern the second.
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
+
+
 def machine_error(exc: BaseException) -> ScievalsError | None:
     """A full disk, a read-only or forbidden path, too many open files as one
     :class:`ScievalsError` naming the file; None for any other exception (a real bug keeps
     its traceback)."""
     if not isinstance(exc, OSError) or exc.errno not in _MACHINE_ERRORS:
         return None
-    where = exc.filename if exc.filename is not None else "output"
-    return ScievalsError(where, os.strerror(exc.errno).lower(), _MACHINE_ERRORS[exc.errno])
+    problem = os.strerror(exc.errno).lower()
+    if exc.errno in _WRITE_ERRORS and exc.filename2 is not None:
+        # a copy that failed writing (shutil.copyfile names the source first): the
+        # destination is what is full or read-only, the source is intact
+        where, problem = exc.filename2, f"{problem}, writing a copy of {exc.filename}"
+    else:
+        where = exc.filename if exc.filename is not None else "output"
+    return ScievalsError(where, problem, _MACHINE_ERRORS[exc.errno])

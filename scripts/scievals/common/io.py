@@ -13,7 +13,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +69,15 @@ def write_json(path: str | os.PathLike, data: Any) -> None:
     write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def write_jsonl(path: str | os.PathLike, records: list[dict]) -> None:
-    write_text(path, "".join(json.dumps(r, sort_keys=True, default=str) + "\n" for r in records))
+def write_jsonl(path: str | os.PathLike, records: Iterable[dict]) -> int:
+    """Write one JSON object per line, atomically, as ``records`` yields them (a generator
+    is never held in memory whole); the number written."""
+    count = 0
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+            count += 1
+    return count
 
 
 def write_csv(path: str | os.PathLike, frame) -> None:
@@ -102,10 +109,12 @@ def user_file(path: str | os.PathLike) -> Path:
     return file
 
 
-def read_user_text(path: str | os.PathLike) -> str:
-    """The UTF-8 text of a file the user names (see :func:`user_file`)."""
+def read_user_text(path: str | os.PathLike, newline: str | None = None) -> str:
+    """The UTF-8 text of a file the user names (see :func:`user_file`); ``newline`` as
+    :func:`open`'s (``""``: line ends kept as they are, for a CSV reader)."""
     try:
-        return user_file(path).read_text(encoding="utf-8")
+        with open(user_file(path), encoding="utf-8", newline=newline) as handle:
+            return handle.read()
     except UnicodeDecodeError as exc:
         raise ScievalsError(
             path, f"not UTF-8 text (byte {exc.start})", "give a text file saved as UTF-8"
@@ -226,6 +235,8 @@ def _check_yaml_nodes(root) -> None:
                                    "remove it", node.start_mark)
             sizes[key] = 1
             continue
+        if node.id == "mapping":
+            _refuse_duplicate_keys(node)
         on_path.add(key)
         stack.append((node, True))
         stack.extend((child, False) for child in _yaml_children(node))
@@ -234,6 +245,25 @@ def _check_yaml_nodes(root) -> None:
         raise _YamlRefused(f"aliases expand to more than {YAML_ALIAS_BUDGET:,} extra nodes "
                            "(nested anchors, a YAML bomb?)",
                            "write the repeated parts out, or use fewer nested aliases")
+
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _refuse_duplicate_keys(mapping) -> None:
+    """A key written twice in one mapping is refused, as Go's YAML reader (waza) does: PyYAML
+    would keep the last value without a word, and which one the writer meant is a guess."""
+    seen: dict[tuple[str, str], int] = {}
+    for key_node, _ in mapping.value:
+        if key_node.id != "scalar" or key_node.tag == _MERGE_TAG:
+            continue
+        ident = (key_node.tag, key_node.value)
+        if ident in seen:
+            raise _YamlRefused(f"key {key_node.value!r} appears twice in one mapping (first on "
+                               f"line {seen[ident] + 1})",
+                               "keep one of the two (the last would silently win)",
+                               key_node.start_mark)
+        seen[ident] = key_node.start_mark.line
 
 
 @contextlib.contextmanager

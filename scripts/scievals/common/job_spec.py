@@ -3,32 +3,31 @@
 Snakemake's ``script:`` directive hands a job its facts as a pickled object, and unpickling
 it imports Snakemake in the job's process: 65 ms of CPU, about 30 ms of it beyond the
 standard modules our jobs load anyway, so 0.6-0.9 CPU-s over the default run's 32 jobs
-(README "Measured figures", side by side with the script directive). So the rules run
+(docs/performance.md; CHANGELOG for the side-by-side with the script directive). So the rules run
 ``scripts/job.py`` from a ``shell:`` command instead (:func:`job_command`), and pass what
-an entry script reads as one JSON param (:func:`job_param`: rule, input, output, params,
-wildcards; threads and log come on the command line, since the threads a job gets depend on
+an entry script reads as one JSON file, whose path is the job's param (:func:`job_param`:
+rule, input, output, params, wildcards; threads and log come on the command line, since the threads a job gets depend on
 ``--cores`` and must not change its params). :func:`decode` rebuilds an object with the
 attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``log``,
 ``threads``, ``rule``, ``scriptdir``), so the entry scripts read it as they read Snakemake's.
 
-A job whose facts outgrow a command line (a summary of 10,000 own files names 10,000 tables)
-gets them in a file instead: :func:`job_param` writes the JSON once to
-``.snakemake/scievals-jobs/<sha256>.json`` and the param is ``@`` and that path. The file
-name is a digest of the facts, so the param still changes exactly when they do (Snakemake
-re-runs a job whose params changed), and the number of files or models is bounded by disk,
-not by the 128 KiB Linux allows one argument.
+A job's facts have no size limit but the disk's: a summary of 10,000 own files names 10,000
+tables (350 KB), which no command line could carry (Linux caps one argument at 128 KiB).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from scievals.common.redaction import redact_data
 
 # The param every rule carries for scripts/job.py (left out of the params the job sees).
 JOB_PARAM = "job"
@@ -37,15 +36,8 @@ PYTHON_ENV = "SCIEVALS_JOB_PYTHON"
 RUNNER_ENV = "SCIEVALS_JOB_RUNNER"
 # The arguments a Snakemake params function may ask for, by name (what this module passes on).
 _FUNCTION_ARGS = ("wildcards", "input", "output")
-# The job param travels in the shell command, one string that Linux caps at 128 KiB
-# (MAX_ARG_STRLEN); the default run's largest is about 3 KB. Above this size the facts go in
-# a file (SPEC_DIR) and the command carries its path (a job log stays readable, too).
-MAX_INLINE_BYTES = 16_000
-# Where those files go, relative to the run's working directory (the one every job of the
-# run, local or on a cluster node, starts in); one per distinct spec, written at most once.
-SPEC_DIR = os.path.join(".snakemake", "scievals-jobs")
-# The first character of a param that names a spec file (JSON text starts with "{").
-FILE_MARK = "@"
+# Where the job files live (:func:`spec_file`): Snakemake's own folder of the working directory.
+SPEC_DIR = Path(".snakemake") / "scievals" / "jobs"
 
 
 def job_command() -> str:
@@ -76,7 +68,9 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
 
     def spec(wildcards, input, output) -> str:  # Snakemake's argument names
         given = {"wildcards": wildcards, "input": input, "output": output}
-        values = {name: _evaluated(value, given) for name, value in params.items()}
+        # credentials in a URL never travel in params (a job restores them from the
+        # environment: scievals.common.redaction)
+        values = redact_data({name: _evaluated(value, given) for name, value in params.items()})
         try:
             text = json.dumps({"rule": rule, "script": script,
                                "input": _files(input), "output": _files(output),
@@ -84,36 +78,46 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rule {rule}: a param is not plain data ({exc}); config values "
                              "must be strings, numbers, booleans, lists or mappings") from None
-        data = text.encode()
-        if len(data) <= MAX_INLINE_BYTES:
-            return text
-        return FILE_MARK + spec_file(rule, data)
+        try:
+            return spec_file(text)
+        except OSError as exc:
+            raise ValueError(f"rule {rule}: its job file could not be written under "
+                             f"{SPEC_DIR.as_posix()} ({exc.strerror or exc}); make that folder "
+                             "of the run's working directory writable") from None
 
     return spec
 
 
-def spec_file(rule: str, data: bytes) -> str:
-    """The path of the file holding ``data`` (a job spec) under :data:`SPEC_DIR`, named by
-    its SHA-256; written atomically the first time (a renamed temporary file, so a job
-    never reads half of one, and a parallel writer of the same spec writes the same bytes)."""
-    path = os.path.join(SPEC_DIR, hashlib.sha256(data).hexdigest() + ".json")
-    if os.path.exists(path):
-        return path
-    try:
-        os.makedirs(SPEC_DIR, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=SPEC_DIR, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise ValueError(f"rule {rule}: its job facts ({len(data) // 1024} KB, too long for a "
-                         f"command line) could not be written to {path}: {exc.strerror or exc}; "
-                         f"make {SPEC_DIR} in the run's working directory writable") from None
-    return path
+def spec_file(text: str, directory: str | os.PathLike = SPEC_DIR) -> str:
+    """The path of a file holding the job's JSON ``text``, named by its sha256 (written once).
+
+    The shell command carries this short path rather than the JSON itself: Snakemake prints
+    a failed job's whole command, and a 1,300-character line of JSON buried the job's one-line
+    error. The name is the content's hash, so the param still changes exactly when the job's
+    facts change (Snakemake's params trigger), and the same in every checkout."""
+    path = Path(directory) / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)  # atomic: a job never reads half a file
+    return path.as_posix()
+
+
+def redacted_param(value: Any) -> Any:
+    """A rule param as Snakemake may store it (its metadata under ``.snakemake/`` keeps every
+    param): ``value`` with URL credentials redacted, a function's result when it runs."""
+    if not callable(value):
+        return redact_data(value)
+
+    # with the wrapped function's signature (functools.wraps: inspect.signature follows
+    # __wrapped__): Snakemake passes what it names, and a function of the wildcards only
+    # stays one (Snakemake compares its value between runs, not a function of input/output)
+    @functools.wraps(value)
+    def evaluated(*args, **kwargs):
+        return redact_data(value(*args, **kwargs))
+
+    return evaluated
 
 
 def _evaluated(value: Any, given: Mapping[str, Any]) -> Any:
@@ -170,15 +174,13 @@ class Job:
 
 
 def decode(spec: str, threads: int, log: list[str], scriptdir: str) -> tuple[str, Job]:
-    """(entry script, job) of :func:`job_param`'s param ``spec``: JSON text, or
-    :data:`FILE_MARK` and the path of a file holding it."""
-    if spec.startswith(FILE_MARK):
-        path = spec[len(FILE_MARK):]
+    """(entry script, job) of :func:`job_param`'s ``spec``: the path of its JSON file (or the
+    JSON itself)."""
+    if not spec.lstrip().startswith("{"):
         try:
-            with open(path, encoding="utf-8") as handle:
-                spec = handle.read()
+            spec = Path(spec).read_text(encoding="utf-8")
         except OSError as exc:
-            raise SystemExit(f"error: {path}: this job's facts are gone "
+            raise SystemExit(f"error: {spec}: this job's facts are gone "
                              f"({exc.strerror or exc}); the workflow writes them when it builds "
                              "its jobs: run the same snakemake command again") from None
     data = json.loads(spec)

@@ -45,6 +45,12 @@ RUN_REPORT = Path("results/run_report.json")
 KINDS = ("fallback", "skipped_source", "skipped_case", "failed_request", "quality", "other")
 # The "benchmark" of a notice about the workflow as a whole (the history): always reported.
 WORKFLOW = "workflow"
+# The kind of a failed job's one-line error: said last, at the end of the run it failed.
+ERROR = "error"
+INTERRUPTED = "interrupted"
+RESUME = "fix it, then re-run the same command (finished jobs are kept)"
+RESUME_INTERRUPTED = ("interrupted: re-run the same command to resume (finished jobs and "
+                      "answered LLM requests are kept)")
 
 
 @dataclass
@@ -56,6 +62,9 @@ class Notice:
     details: dict = field(default_factory=dict)
     outputs: list[str] = field(default_factory=list)
     recorded_utc: str = ""
+    # said only at the end of the run that recorded it (news about that run, such as the
+    # models its summary lost), not again by a later run that reuses the job's output
+    once: bool = False
 
     def line(self) -> str:
         return f"[{self.benchmark}] {self.kind}: {self.message}" + (
@@ -110,33 +119,54 @@ def end_job() -> None:
     _current = None
 
 
-def record(kind: str, benchmark: str, message: str, *, details: dict | None = None) -> Notice:
-    """Record one notice for the end of the run (and log it as a warning now)."""
+def record(kind: str, benchmark: str, message: str, *, details: dict | None = None,
+           once: bool = False) -> Notice:
+    """Record one notice for the end of the run (and log it as a warning now); ``once``:
+    for this run's end only."""
     notice = Notice(kind=kind, benchmark=benchmark, message=" ".join(message.split()),
                     details=details or {},
-                    recorded_utc=now_utc())
+                    recorded_utc=now_utc(), once=once)
     log.warning("%s", notice.line())
+    _store(notice)
+    return notice
+
+
+def record_error(message: str, kind: str = "error") -> Notice:
+    """Keep a failed job's one-line error (already logged) for the last lines of this run
+    (``kind``: :data:`ERROR`, or :data:`INTERRUPTED` for Ctrl-C)."""
+    notice = Notice(kind=kind, benchmark=WORKFLOW, message=" ".join(message.split()),
+                    recorded_utc=now_utc(), once=True)
+    _store(notice)
+    return notice
+
+
+def _store(notice: Notice) -> None:
     job = _current
     if job is not None:
         notice.job, notice.outputs = job.name, job.outputs
         with _lock:
             existing = job.path.read_text(encoding="utf-8") if job.path.exists() else ""
             write_text(job.path, existing + json.dumps(asdict(notice), sort_keys=True) + "\n")
-    return notice
 
 
 def now_utc() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def collect(directory: str | os.PathLike = NOTICES_DIR, since: str = "") -> list[Notice]:
-    """Every notice of a job whose outputs still exist, or that was recorded at or after
-    ``since`` (a failed job of this run has lost its outputs), oldest first."""
+def collect(directory: str | os.PathLike = NOTICES_DIR, since: str = "",
+            in_run: set[str] | None = None) -> list[Notice]:
+    """Every notice recorded at or after ``since`` (a failed job of this run has lost its
+    outputs), and every notice of an earlier run's job whose outputs still exist and, given
+    ``in_run`` (the output files of every job this run's targets need, run now or up to
+    date), are among them: a gating-only run does not repeat an abdev job's fallback.
+    Oldest first."""
     found = []
     for path in sorted(Path(directory).glob("*.jsonl")):
         for notice in _read(path):
-            recent = bool(since) and notice.recorded_utc >= since
-            if recent or all(Path(o).exists() for o in notice.outputs):
+            this_run = bool(since) and notice.recorded_utc >= since
+            standing = (not notice.once and all(Path(o).exists() for o in notice.outputs)
+                        and (in_run is None or any(o in in_run for o in notice.outputs)))
+            if this_run or standing:
                 found.append(notice)
     return sorted(found, key=lambda n: (n.recorded_utc, n.benchmark, n.job))
 
@@ -168,22 +198,36 @@ def print_links(links: dict[str, str], heading: str = "where to look next",
 
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
            directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
-           stream=None, links: dict[str, str] | None = None) -> list[Notice]:
+           stream=None, links: dict[str, str] | None = None,
+           in_run: set[str] | None = None) -> list[Notice]:
     """Print every notice again and write the run report (the workflow's last words).
 
     ``status`` is ``success`` or ``error``; ``since`` the run's start (:func:`now_utc`);
     ``benchmarks`` the enabled ones (notices of others are left out; :data:`WORKFLOW`
     notices are always in); ``links`` what to look at next (label -> path or command),
-    printed last and kept in the report."""
+    printed last and kept in the report; ``in_run`` the outputs of this run's jobs
+    (:func:`collect`)."""
     stream = stream or sys.stderr
-    notices = [n for n in collect(directory, since)
+    notices = [n for n in collect(directory, since, in_run)
                if benchmarks is None or n.benchmark in (*benchmarks, WORKFLOW)]
-    if notices:
-        print(f"\nscievals: {len(notices)} notice(s) about this run "
+    errors = list(dict.fromkeys(n.message for n in notices if n.kind == ERROR))
+    interrupted = any(n.kind == INTERRUPTED for n in notices)
+    said = [n for n in notices if n.kind not in (ERROR, INTERRUPTED)]
+    if said:
+        print(f"\nscievals: {len(said)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
-        for notice in notices:
+        for notice in said:
             print(f"  - {notice.line()}", file=stream)
-    print_links(links or {}, stream=stream)
+    if status == "error" and interrupted and not errors:
+        print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
+    elif status == "error":  # the last lines: what failed, not where the (stale) results are
+        print("\nscievals: the run failed:", file=stream)
+        unexplained = "a job failed without a scievals error line: its log is named above"
+        for message in errors or [unexplained]:
+            print(f"  {message}", file=stream)
+        print(f"  {RESUME}", file=stream)
+    else:
+        print_links(links or {}, stream=stream)
     try:
         write_json(out_json, {
             "status": status,

@@ -28,6 +28,9 @@ class Sample:
     outcome: str  # what the viewer filters on: scored, parse failed, passed, failed, ...
     metrics: dict[str, float | None] = field(default_factory=dict)
     rationale: str = ""  # grader feedback / judge rationale, where there is one
+    expected: str = ""  # the answer key: truth tree, curated annotations, grader config, ...
+    score: float | None = None  # the item's headline score, what the viewer sorts on
+    score_name: str = ""  # what ``score`` is (a metric name, or how it was formed)
     tokens_in: int | None = None
     tokens_out: int | None = None
     cost_usd: float | None = None
@@ -83,34 +86,40 @@ def per_item_rows(path: str | Path) -> dict[tuple[str, str, int], dict]:
 
 
 def prediction_sample(record: Mapping, per_item: Mapping, usage: Mapping,
-                      metrics: Iterable[str], input: str, reply: str) -> Sample:
+                      metrics: Iterable[str], input: str, reply: str, expected: str = "",
+                      score: str = "") -> Sample:
     """The sample of one prediction record an LLM or baseline predictor wrote (gating,
     autogkb: ``case_id``, ``condition``, ``sample_index``, ``parse_status``, ``error``,
     ``parse_error``, tokens, ``latency_s``), with its ``per_case.csv`` row from ``per_item``
-    (:func:`per_item_rows`) and its cost at ``usage``'s prices."""
+    (:func:`per_item_rows`), its cost at ``usage``'s prices, and the metric named ``score``
+    as its headline score."""
     index = int(record.get("sample_index", 0))
     key = (record["case_id"], record.get("condition") or "", index)
     tokens_in, tokens_out = record.get("tokens_in"), record.get("tokens_out")
+    values = metric_values(per_item.get(key, {}), metrics)
     return Sample(
         item=record["case_id"] + (f"#{index}" if index else ""), condition=key[1],
         input=input, reply=reply, parse_status=str(record.get("parse_status") or "-"),
-        outcome=_prediction_outcome(record), metrics=metric_values(per_item.get(key, {}), metrics),
+        outcome=_prediction_outcome(record), metrics=values,
         rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
+        expected=expected, score=values.get(score), score_name=score,
         tokens_in=tokens_in, tokens_out=tokens_out,
         cost_usd=request_cost(tokens_in, tokens_out, usage), latency_s=record.get("latency_s"))
 
 
 def prediction_samples(predictions: Path, per_case: Path, usage: Path,
                        metrics: Iterable[str],
-                       describe: Callable[[dict], tuple[str, str]]) -> list[Sample]:
+                       describe: Callable[[dict], tuple[str, str, str]],
+                       score: str) -> list[Sample]:
     """:func:`prediction_sample` of every record of a ``predictions`` JSONL file (none when
     the file does not exist), with the rows of its ``per_case`` table and the prices of its
-    ``usage`` file; ``describe(record)`` gives the record's (input, reply)."""
+    ``usage`` file; ``describe(record)`` gives the record's (input, reply, expected answer),
+    ``score`` names the metric that is each item's headline score."""
     if not predictions.is_file():
         return []
     scores = per_item_rows(per_case)
     prices = read_usage(usage)
-    return [prediction_sample(record, scores, prices, metrics, *describe(record))
+    return [prediction_sample(record, scores, prices, metrics, *describe(record), score=score)
             for record in read_jsonl(predictions)]
 
 

@@ -1,15 +1,20 @@
 """95 % confidence intervals that hold at the benchmarks' sizes (docs/statistics.md).
 
-- per-item means (gating cases, autogkb articles, waza tasks): Student-t interval on the
-  per-item values (``method: auto``) or a seeded bootstrap (``bca``/``percentile``);
-- proportions over independent items (waza pass rates): Wilson score interval;
+- per-item means of a bounded metric (gating cases, autogkb articles, waza tasks): the
+  effective-n Wilson interval inside the metric's declared range (``wilson-ess``,
+  :func:`bounded_mean_interval`; ranges: :func:`metric_range`), never zero-width; an
+  unbounded metric the Student-t interval; or a seeded bootstrap (``bca``/``percentile``);
+- proportions over independent items (waza pass rates): Wilson score interval, or
+  Clopper-Pearson with ``bootstrap.proportion: clopper-pearson``;
 - statistics of a whole set (Spearman, top-10 % recall): seeded bootstrap resampling
   clusters of items (abdev's sequence clusters) within strata (CV folds); percentile by
-  default (``auto``), BCa on request.
+  default (``auto``), BCa on request;
+- repeated samples of one item: the within/between variance split (:func:`sample_spread`).
 
 Every interval comes with the label written to the tables' ``ci_method`` column. The
-``bootstrap:`` config section (``n_resamples``, ``seed``, ``method``) chooses the method.
-Also here: the unbiased pass@k / pass^k estimators for repeated pass/fail trials.
+``bootstrap:`` config section (``n_resamples``, ``seed``, ``method``, ``proportion``)
+chooses the method. Also here: the unbiased pass@k / pass^k estimators for repeated
+pass/fail trials.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from fnmatch import fnmatchcase
 
 import numpy as np
 
@@ -102,8 +108,6 @@ def metric_range(ranges: Mapping[str, tuple[float, float]] | None,
     patterns (``field_similarity.*``, ``*spearman*``) to ranges, first match wins (each
     benchmark's ``metrics.METRIC_RANGES``); the full name is tried, then the part after the
     last ``:`` (abdev's ``HIC:spearman``). (-inf, inf) when nothing matches (unbounded)."""
-    from fnmatch import fnmatchcase
-
     for name in dict.fromkeys((metric, metric.rpartition(":")[2])):
         for pattern, bounds in (ranges or {}).items():
             if fnmatchcase(name, pattern):
@@ -236,7 +240,7 @@ def sample_spread(per_sample, metrics: Sequence[str]) -> list[dict]:
         values = spread[metric].dropna()
         if not len(values):
             continue
-        n = int(len(values))
+        n = len(values)
         within = float((values ** 2).mean())
         case_means = means[metric].dropna()
         samples = counts[metric].reindex(case_means.index)
@@ -249,10 +253,10 @@ def sample_spread(per_sample, metrics: Sequence[str]) -> list[dict]:
         rows += [{"metric": f"{metric}:sample_sd", "value": float(values.mean()), "n": n},
                  {"metric": f"{metric}:within_var", "value": within, "n": n},
                  {"metric": f"{metric}:between_var", "value": between,
-                  "n": int(len(case_means))},
+                  "n": len(case_means)},
                  {"metric": f"{metric}:second_sample_gain",
                   "value": gain if math.isfinite(between) else math.nan,
-                  "n": int(len(case_means))}]
+                  "n": len(case_means)}]
     return rows
 
 

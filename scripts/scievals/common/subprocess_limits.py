@@ -5,7 +5,10 @@ Such a command gets:
 - a scrubbed environment: only :data:`ENV_KEEP` (never an API key), ``HOME`` = its
   working directory, plus what the caller adds;
 - its own session and process group, killed as a whole (``os.killpg``) on timeout *and*
-  when the command ends, so nothing it started in the background survives it;
+  when the command ends, so nothing it started in the background survives it; a process
+  that left the group (``setsid``, a double fork, reparented to init) is found by the
+  random :data:`TOKEN_VAR` value every descendant inherits in its environment and killed
+  too (:func:`sweep`: on Linux the environments of the pids newer than the command's);
 - OS limits set before the command starts: address space (``RLIMIT_AS``), CPU time
   (``RLIMIT_CPU``, a little over the wall-clock timeout) and no core files. Where
   util-linux's ``prlimit`` exists (Linux) it sets them and execs the command, so Python can
@@ -24,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import resource
+import secrets
 import selectors
 import shutil
 import signal
@@ -33,8 +37,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 # The variables a command may see: enough to find programs and print text, nothing secret.
 ENV_KEEP = ("PATH", "LANG", "LC_ALL", "TERM", "TZ")
+# Set to a fresh random value for each command: marks its descendants, even those that
+# leave its process group, so they can be found and killed when it ends.
+TOKEN_VAR = "SCIEVALS_RUN_TOKEN"
+SWEEP_ROUNDS = 5  # a process may fork while the sweep kills; look again until none is left
 DEFAULT_MEMORY_MB = 2048
 OUTPUT_CAP_BYTES = 1 << 20  # per stream; the rest is read and dropped
 # After the group is killed, how long to wait for its pipes to close: a process that left
@@ -118,6 +128,75 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def _marked(pids: Sequence[int], needle: bytes) -> list[int]:
+    """Those of ``pids`` whose environment (``/proc/<pid>/environ``) holds ``needle``."""
+    found = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                if needle in handle.read().split(b"\0"):
+                    found.append(pid)
+        except OSError:  # gone, or another user's
+            continue
+    return found
+
+
+def _newer_pids(leader: int) -> list[int] | None:
+    """The pids above ``leader``'s: every process started after it, as long as the pid
+    counter has not wrapped since (``ns_last_pid`` still above it); None when it has, or
+    without ``/proc``."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid", encoding="ascii") as handle:
+            last = int(handle.read())
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except (OSError, ValueError):
+        return None
+    return [pid for pid in pids if pid > leader] if last >= leader else None
+
+
+def _marked_anywhere(needle: bytes, since: float) -> list[int]:
+    """Every process started since ``since`` whose environment holds ``needle`` (psutil:
+    the slow path, for a wrapped pid counter or a system without ``/proc``)."""
+    name, _, value = needle.decode().partition("=")
+    found = []
+    for proc in psutil.process_iter(["create_time"]):
+        try:
+            if (proc.info["create_time"] or 0) >= since and proc.environ().get(name) == value:
+                found.append(proc.pid)
+        except (psutil.Error, OSError):  # gone, a zombie, or not ours to read
+            continue
+    return found
+
+
+def sweep(token: str, leader: int, since: float) -> int:
+    """SIGKILL every process started after ``leader`` (at ``since``) whose environment
+    carries ``TOKEN_VAR=token``, repeated until none is left; how many were killed. On
+    Linux only the pids above the leader's are read (a few files, not the whole table);
+    processes of other users (environment unreadable) are skipped."""
+    needle, me, killed = f"{TOKEN_VAR}={token}".encode(), os.getpid(), 0
+    for _ in range(SWEEP_ROUNDS):
+        newer = _newer_pids(leader)
+        found = [pid for pid in (_marked(newer, needle) if newer is not None
+                                 else _marked_anywhere(needle, since)) if pid != me]
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        if not found:
+            break
+    return killed
+
+
+def _started(pid: int) -> float:
+    """When ``pid`` started (psutil's create_time); 0 (look at everything) if unknown."""
+    try:
+        return psutil.Process(pid).create_time()
+    except psutil.Error:
+        return 0.0
+
+
 def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s: float,
                 input: bytes = b"", env: Mapping[str, str] | None = None,
                 memory_mb: int = DEFAULT_MEMORY_MB, shell: bool = False,
@@ -130,6 +209,7 @@ def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s:
     cwd = Path(cwd)
     cpu_s = max(1, math.ceil(timeout_s) + 1)
     env = dict(env) if env is not None else scrubbed_env(cwd)
+    token = env[TOKEN_VAR] = secrets.token_hex(8)
     command, preexec = _launch(argv, shell, cwd, env, memory_mb, cpu_s)
     proc = subprocess.Popen(
         command, shell=shell and preexec is not None, cwd=cwd, env=env,
@@ -137,6 +217,9 @@ def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s:
         stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
         start_new_session=True, preexec_fn=preexec, close_fds=True)
     deadline = time.monotonic() + timeout_s
+    # every descendant starts at or after the command itself (same clock, same ticks), so
+    # the sweep reads the environment of those processes only
+    since = _started(proc.pid)
     try:
         out, err, timed_out = _pump(proc, input, deadline)
         if proc.poll() is None and not timed_out:  # it closed its output but still runs
@@ -147,6 +230,7 @@ def run_limited(argv: Sequence[str] | str, *, cwd: str | os.PathLike, timeout_s:
     finally:
         kill_group(proc.pid)  # also on an exception here (KeyboardInterrupt included)
         proc.wait()
+        sweep(token, proc.pid, since)  # what left the group (setsid) is not left running
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None and not stream.closed:
                 stream.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 from collections.abc import Iterable
 
@@ -30,11 +31,28 @@ RESULT_COLUMNS = [
     "config_hash",
 ]
 SORT_KEY = ["benchmark", "dataset", "model", "condition", "metric"]
+# The first line of a score table an invalid own file got instead of its scores, when other
+# files of its score job were valid: the job keeps their tables (a failed job would lose them
+# all), and every reader of this one stops with the file's own one-line error.
+NOT_SCORED = "# scievals: not scored: "
+
+
+def write_not_scored(path: str | os.PathLike, error: ScievalsError) -> None:
+    """Put the one-line error of an invalid own file where its score table would be."""
+    write_text(path, NOT_SCORED + json.dumps([error.where, error.problem, error.fix]) + "\n")
+
+
+def raise_if_not_scored(path: str | os.PathLike, text: str) -> None:
+    """The stored error of a :func:`write_not_scored` table, raised again."""
+    if text.startswith(NOT_SCORED):
+        where, problem, fix = json.loads(text[len(NOT_SCORED):].splitlines()[0])
+        raise ScievalsError(where, problem, fix)
 
 
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     """A result table's rows as text cells, checked for the shared columns."""
     text = read_user_text(path)
+    raise_if_not_scored(path, text)
     if not text.strip():
         raise ScievalsError(path, "not a readable CSV (empty file)", "give a scievals result table")
     try:

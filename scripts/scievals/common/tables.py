@@ -19,7 +19,7 @@ from scievals.common import interrupts
 from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.provenance import Provenance
-from scievals.common.table_files import RESULT_COLUMNS
+from scievals.common.table_files import RESULT_COLUMNS, raise_if_not_scored
 
 
 def result_rows(
@@ -70,6 +70,8 @@ def check_result_table(frame: pd.DataFrame, where: str) -> pd.DataFrame:
 
 
 def read_result_table(path: str | os.PathLike) -> pd.DataFrame:
+    with open(user_file(path), encoding="utf-8", errors="replace") as handle:
+        raise_if_not_scored(path, handle.readline())  # the header line, or the stored error
     try:
         frame = pd.read_csv(
             user_file(path),

@@ -53,3 +53,19 @@ def check_targets(argv: Sequence[str], rules: Iterable[RuleLike], valid: Sequenc
             f"valid targets: {', '.join(valid)}, or any file a rule writes (e.g. "
             "results/<benchmark>/scores/<model>.csv); options such as --configfile take every "
             "word after them, so put the targets first")
+
+
+def report_is_missing_inputs(argv: Sequence[str], inputs: Iterable[str],
+                             exists: Callable[[str], bool] = os.path.exists) -> bool:
+    """True for a ``snakemake --report`` command line (without ``--report-after-run``, which
+    makes them first) while a file the report bundles is missing."""
+    # snakemake is present whenever a Snakefile is being read (as in command_line_targets)
+    from snakemake.cli import get_argument_parser
+
+    try:
+        args, _ = get_argument_parser().parse_known_args(list(argv))
+    except (SystemExit, Exception):  # noqa: BLE001 - Snakemake reports a bad command line
+        return False
+    if getattr(args, "report", None) is None or getattr(args, "report_after_run", False):
+        return False
+    return not all(exists(path) for path in inputs)

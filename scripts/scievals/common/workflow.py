@@ -55,6 +55,15 @@ def byo_prediction_models(predictions_dir: str, suffix: str, configured: list[st
                 path, "file name is not a valid model name",
                 "rename it to letters, digits, '.', '_' or '-' (it names the model in the tables)",
             )
+        if name in configured:
+            # Snakemake would see two rules making the model's predictions (import and
+            # predict) and stop with AmbiguousRuleException.
+            raise ScievalsError(
+                path, f"own file named like the configured model {name!r}, whose predictions "
+                "the workflow makes itself",
+                f"rename the file (e.g. {path.with_name('my_' + path.name).name}), or take "
+                f"{name!r} out of the benchmark's models",
+            )
         base, _, raw = name.rpartition(".")
         if base and raw.lower() in RESERVED_PARTS:
             raise ScievalsError(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -38,25 +39,32 @@ def save_figure(fig: Figure, out: str | os.PathLike) -> None:
 
 def _subtitle(fig: Figure, title: str, subtitle: str) -> None:
     """Title and provenance line above the axes, placed in points so they never overlap;
-    a figure whose provenance names demo data is marked as such (:func:`mark_demo`)."""
+    the provenance wraps at the figure's width (a long list of datasets would otherwise
+    widen the image far beyond its panels); a figure whose provenance names demo data is
+    marked as such (:func:`mark_demo`)."""
+    # 7.5-point text averages about 0.55 of its size per character
+    width = max(40, int(fig.get_figwidth() * 72 / (7.5 * 0.55)))
+    lines = textwrap.wrap(subtitle, width) or [""]
     above = offset_copy(fig.transFigure, fig=fig, y=4, units="points")
-    fig.text(0.01, 1.0, subtitle, fontsize=7.5, color="0.35", ha="left", va="bottom",
+    fig.text(0.01, 1.0, "\n".join(lines), fontsize=7.5, color="0.35", ha="left", va="bottom",
              transform=above)
-    higher = offset_copy(fig.transFigure, fig=fig, y=16, units="points")
+    raised = 9.5 * (len(lines) - 1)  # each further line of 7.5-point text, in points
+    higher = offset_copy(fig.transFigure, fig=fig, y=16 + raised, units="points")
     fig.text(0.01, 1.0, title, fontsize=12, fontweight="bold", ha="left", va="bottom",
              transform=higher)
     if "demo" in subtitle.lower():  # demo datasets carry "demo" in their label
-        mark_demo(fig)
+        mark_demo(fig, raised)
 
 
 DEMO_MARK = "DEMO DATA - not the real benchmark"
 DEMO_COLOUR = "#b00020"
 
 
-def mark_demo(fig: Figure) -> None:
+def mark_demo(fig: Figure, raised: float = 0.0) -> None:
     """Say DEMO in the image itself, so a figure copied out of the report cannot pass for
-    real results: a red label above the title and a faint diagonal watermark."""
-    top = offset_copy(fig.transFigure, fig=fig, y=32, units="points")
+    real results: a red label above the title (``raised`` points higher over a wrapped
+    provenance line) and a faint diagonal watermark."""
+    top = offset_copy(fig.transFigure, fig=fig, y=32 + raised, units="points")
     fig.text(0.01, 1.0, DEMO_MARK, fontsize=11, fontweight="bold", color=DEMO_COLOUR,
              ha="left", va="bottom", transform=top)
     fig.text(0.5, 0.5, "DEMO", fontsize=60, fontweight="bold", color=DEMO_COLOUR, alpha=0.12,
@@ -71,12 +79,30 @@ def plot_model_comparison(
     subtitle: str = "",
     metric_labels: Mapping[str, str] | None = None,
     xlim: tuple[float, float] | None = None,
+    legend_title: str = "condition",
 ) -> None:
     """One panel per metric: each model's value with its 95 % CI, one colour per condition.
 
     ``frame`` comes from :func:`frames.comparison_frame` (columns metric, condition, model,
     value, ci_low, ci_high). Rows without a CI are drawn as points only.
     """
+    fig = model_comparison_figure(frame, title=title, subtitle=subtitle,
+                                  metric_labels=metric_labels, xlim=xlim,
+                                  legend_title=legend_title)
+    save_figure(fig, out)
+
+
+# Height of one legend row (fontsize 8) and the gap under the tick labels, in inches.
+LEGEND_ROW_IN = 0.22
+LEGEND_GAP_IN = 0.15
+
+
+def model_comparison_figure(frame: pd.DataFrame, *, title: str, subtitle: str = "",
+                            metric_labels: Mapping[str, str] | None = None,
+                            xlim: tuple[float, float] | None = None,
+                            legend_title: str = "condition") -> Figure:
+    """The figure :func:`plot_model_comparison` saves. The colour legend sits in its own
+    strip under the panels, as tall as its rows, so it never covers the axes' labels."""
     metrics = list(frame["metric"].cat.categories) if hasattr(frame["metric"], "cat") else list(
         dict.fromkeys(frame["metric"])
     )
@@ -89,8 +115,12 @@ def plot_model_comparison(
     ncols = min(PANEL_COLUMNS, len(metrics))
     nrows = math.ceil(len(metrics) / ncols)
     height = max(1.6, 0.35 * len(models) * max(1, len(conditions)) ** 0.5 + 1.0)
+    legend_columns = min(len(conditions), 4)
+    legend_in = (LEGEND_ROW_IN * (math.ceil(len(conditions) / legend_columns) + 1)
+                 + LEGEND_GAP_IN) if len(conditions) > 1 else 0.0
     fig, axes = plt.subplots(
-        nrows, ncols, figsize=(4.2 * ncols, height * nrows + 0.9), squeeze=False, sharey=True
+        nrows, ncols, figsize=(4.2 * ncols, height * nrows + 0.9 + legend_in), squeeze=False,
+        sharey=True
     )
     colours = plt.get_cmap("tab10")
     offsets = np.linspace(-0.25, 0.25, len(conditions)) if len(conditions) > 1 else [0.0]
@@ -122,13 +152,19 @@ def plot_model_comparison(
         ax.invert_yaxis()
     for k in range(len(metrics), nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
+    bottom = legend_in / fig.get_figheight()
     if len(conditions) > 1:
-        handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=min(len(conditions), 4),
-                   fontsize=8, title="condition", title_fontsize=8, bbox_to_anchor=(0.5, -0.02))
-    fig.tight_layout(rect=(0, 0.04 if len(conditions) > 1 else 0, 1, 1))
+        # every condition, whichever panel drew it (the first may lack some)
+        found: dict[str, object] = {}
+        for ax in axes.flat:
+            for handle, label in zip(*ax.get_legend_handles_labels()):
+                found.setdefault(label, handle)
+        fig.legend(list(found.values()), list(found), loc="lower center", ncol=legend_columns,
+                   fontsize=8, title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.0),
+                   frameon=False)
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     _subtitle(fig, title, subtitle)
-    save_figure(fig, out)
+    return fig
 
 
 def plot_heatmap(

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_user_text
+from scievals.common.output import add_json_flag, print_check
 from scievals.common.subcommands import benchmark_commands
 from scievals.gating.records import DEEP_FIX
 from scievals.gating.tree import TOO_DEEP
@@ -104,30 +105,26 @@ def cmd_cases(args) -> int:
 
 def cmd_validate(args) -> int:
     """A prediction file against the truth cases, checked as the workflow's import checks it."""
-    from scievals.gating.predict import import_predictions
+    from scievals.gating.predict import imported_records
 
-    with tempfile.TemporaryDirectory() as tmp:
-        try:
-            records = import_predictions(args.file, args.cases, args.model, Path(tmp) / "p.jsonl")
-        except ScievalsError as exc:
-            print(f"{args.file}: INVALID: {exc.one_line()}")
-            return 1
-    unparsed = sum(r.get("parse_status") != "ok" for r in records)
-    note = f" ({unparsed} of {len(records)} not parseable: scored as failures)" if unparsed else ""
-    print(f"{args.file}: ok, {len(records)} prediction(s){note}")
-    return 0
+    count = unparsed = 0
+    try:  # one record at a time: memory does not grow with the file
+        for record in imported_records(args.file, args.cases, args.model):
+            count += 1
+            unparsed += record.get("parse_status") != "ok"
+    except ScievalsError as exc:
+        return print_check(args.file, [exc.one_line()], as_json=args.json)
+    note = f", {unparsed} of them not parseable: scored as failures" if unparsed else ""
+    return print_check(args.file, [], detail=f"{count} prediction(s){note}", as_json=args.json)
 
 
 def cmd_check_cases(args) -> int:
     from scievals.common.io import read_json
     from scievals.gating.cases import validation_problems
 
-    bad = 0
-    for path in args.files:
-        problems = validation_problems(read_json(path))
-        print(f"{path}: " + ("ok" if not problems else "INVALID: " + "; ".join(problems)))
-        bad += bool(problems)
-    return 1 if bad else 0
+    codes = [print_check(path, validation_problems(read_json(path)), as_json=args.json)
+             for path in args.files]
+    return max(codes, default=0)
 
 
 def cmd_prompt(args) -> int:
@@ -212,10 +209,12 @@ def register(subparsers) -> None:
     p.add_argument("--cases", default="data/curated/gating/cases.jsonl",
                    help="curated cases (default: the workflow's)")
     p.add_argument("--model", default="own", help="model name for records that name none")
+    add_json_flag(p)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("check-cases", help="check test-case (truth) JSON files")
     p.add_argument("files", nargs="+")
+    add_json_flag(p)
     p.set_defaults(func=cmd_check_cases)
 
     p = sub.add_parser("prompt", help="print the prompt of one case and condition")

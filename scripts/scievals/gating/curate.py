@@ -28,6 +28,7 @@ from scievals.common.io import (
     write_json,
     write_jsonl,
 )
+from scievals.common.selection import limited_label, limited_summary, say_limited, select
 from scievals.gating import tree as T
 from scievals.gating.cases import sorted_cases, summary_row, validation_problems
 from scievals.gating.paths import FLOWKIT_DIR, REPO_DIR, WORKSPACE_CONTEXT_FILE
@@ -197,12 +198,13 @@ def skipped_inputs(download: dict, workspace_records: list[dict]) -> list[dict]:
 
 
 def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
-                download_json=None) -> dict:
+                download_json=None, chosen: dict | None = None) -> dict:
     """Write the case file and the curation report; return the report.
 
     The dataset label gains ``+<n>-skipped`` when sources, workspaces or FCS files were
-    skipped (listed under ``skipped`` in the report), so a table row never looks like the
-    full data set when it is not."""
+    skipped (listed under ``skipped`` in the report), and `` (limited to N items)`` when the
+    config's item selection (``chosen``, :mod:`scievals.common.selection`) cut the cases, so a
+    table row never looks like the full data set when it is not."""
     cases: list[dict] = []
     rejected: list[dict] = []
     for folder in omip_dirs:
@@ -223,13 +225,15 @@ def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
                              "reasons": [f"duplicate test_case_id (kept {unique[cid]['source']['file']})"]})
             continue
         unique[cid] = case
-    final = sorted_cases(unique.values())
+    every = sorted_cases(unique.values())
+    final = select(every, chosen, lambda case: case["test_case_id"])
     if not final:
         log.warning("no valid test cases: the case file is empty")
     skipped = skipped_inputs(read_json(download_json) if download_json else {},
                              workspace_records)
     report = {
-        "dataset": dataset_label(final) + (f"+{len(skipped)}-skipped" if skipped else ""),
+        "dataset": limited_label(dataset_label(every) + (f"+{len(skipped)}-skipped" if skipped
+                                                         else ""), chosen, len(final), len(every)),
         "n_cases": len(final),
         "by_set": {s: sum(1 for c in final if c["case_set"] == s)
                    for s in sorted({c["case_set"] for c in final})},
@@ -239,6 +243,9 @@ def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
         "workspaces": [{"workspace": r["workspace"], "status": r.get("status"),
                         "reason": r.get("reason")} for r in workspace_records],
     }
+    if limited_summary(chosen, len(final), len(every)):
+        report["limited"] = limited_summary(chosen, len(final), len(every))
+        say_limited("gating", f"{len(final)} of {len(every)} cases")
     write_jsonl(out_cases_jsonl, final)
     write_json(report_json, report)
     log.info("%d cases (%s); %d rejected", len(final), report["dataset"], len(rejected))
@@ -250,4 +257,5 @@ def build_cases(omip_dirs: list, extracted_jsonl, out_cases_jsonl, report_json,
 def stage_curate(smk) -> None:
     """OMIP cases + extracted workspaces -> cases.jsonl and its curation report."""
     build_cases(list(smk.params.omip_dirs), smk.input.extracted, smk.output.cases,
-                smk.output.report, download_json=smk.input.source)
+                smk.output.report, download_json=smk.input.source,
+                chosen=getattr(smk.params, "selection", None))

@@ -17,6 +17,7 @@ tokens_out, latency_s, cache_hit, attempts.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import (
@@ -37,9 +38,10 @@ from scievals.gating.prompts import (
     build_request,
     condition_name,
 )
-from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
+from scievals.gating.records import DEEP_FIX, Duplicates, iter_lines
 from scievals.gating.task_failure import classify
 from scievals.gating.tree import TOO_DEEP, junk_names
+from scievals.llm.parsing import refuse_cut_short
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
 from scievals.llm.usage import summarize_usage
@@ -83,7 +85,10 @@ def reply_record(case_id: str, model: str, context: str, strategy: str, request,
     text = response.text
     parsed = parse_reply(text) if response.error is None else ParseResult(
         "failed", error=f"model error: {response.error}")
-    failure = classify(text, parsed.ok, response.error)
+    repaired = parsed.ok
+    parsed = refuse_cut_short(parsed, response.stop_reason, hierarchy=None)
+    failure = ("truncated" if repaired and not parsed.ok
+               else classify(text, parsed.ok, response.error))
     return _record(
         case_id, model, condition_name(context, strategy), parsed,
         context=context, strategy=strategy, sample_index=response.sample_index,
@@ -197,20 +202,38 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
     )
 
 
-def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[dict]:
-    """Validate and parse a user's prediction file into the standard record format."""
+def imported_records(user_jsonl, cases_jsonl, model: str) -> Iterator[dict]:
+    """A user's prediction file validated and parsed into the standard record format, one
+    record at a time (a file of 100,000 trees is never held whole); every problem is a
+    ScievalsError, duplicates once the whole file is read."""
     case_ids = {c["test_case_id"] for c in read_cases(cases_jsonl)}
-    lines = read_lines(user_jsonl)
-    if not lines:
-        raise ScievalsError(user_jsonl, "prediction file is empty", "one JSON object per line")
-    for i, raw in lines:  # text the score step could not write: refused here, in one line
+    duplicates = Duplicates()
+    empty = True
+    for i, raw in iter_lines(user_jsonl):
+        empty = False
+        # text the score step could not write: refused here, in one line
         refuse_unwritable_text(raw, f"{user_jsonl}:{i}")
-    numbered = [(i, normalise_user_record(r, f"{user_jsonl}:{i}", model, case_ids))
-                for i, r in lines]
-    refuse_duplicates(user_jsonl, numbered)
-    records = [r for _, r in numbered]
-    write_jsonl(out_jsonl, records)
+        record = normalise_user_record(raw, f"{user_jsonl}:{i}", model, case_ids)
+        duplicates.see(i, record)
+        yield record
+    if empty:
+        raise ScievalsError(user_jsonl, "prediction file is empty", "one JSON object per line")
+    duplicates.refuse(user_jsonl)
+
+
+def import_predictions(user_jsonl, cases_jsonl, model: str, out_jsonl) -> list[dict]:
+    """Validate and parse a user's prediction file into ``out_jsonl`` (written atomically,
+    so a refused file leaves nothing); the records, for callers that want them (the
+    workflow's import job streams instead: :func:`stage_import`)."""
+    records: list[dict] = []
+    write_jsonl(out_jsonl, _kept(imported_records(user_jsonl, cases_jsonl, model), records))
     return records
+
+
+def _kept(records: Iterator[dict], into: list[dict]) -> Iterator[dict]:
+    for record in records:
+        into.append(record)
+        yield record
 
 
 # The jobs of gating_predict_baseline/_llm and gating_import:
@@ -224,5 +247,5 @@ def stage_predict(smk) -> None:
 
 def stage_import(smk) -> None:
     """A user's own prediction file, validated and parsed."""
-    import_predictions(smk.input.user, smk.input.cases, smk.wildcards.model,
-                       smk.output.predictions)
+    write_jsonl(smk.output.predictions,
+                imported_records(smk.input.user, smk.input.cases, smk.wildcards.model))

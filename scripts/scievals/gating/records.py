@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from scievals.common.errors import ScievalsError
@@ -20,26 +21,30 @@ DEEP_FIX = "a gating hierarchy is a tree of at most a few dozen levels; check th
 
 def read_lines(path: str | os.PathLike) -> list[tuple[int, Any]]:
     """(line number, value) of every non-blank line."""
-    out = []
+    return list(iter_lines(path))
+
+
+def iter_lines(path: str | os.PathLike) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line in turn (one line in memory at a time)."""
     try:
         with open(path, encoding="utf-8") as handle:
             for lineno, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
                 try:
-                    out.append((lineno, json.loads(line)))
+                    value = json.loads(line)
                 except RecursionError:
                     raise ScievalsError(f"{path}:{lineno}", TOO_DEEP, DEEP_FIX) from None
                 except json.JSONDecodeError as exc:
                     raise ScievalsError(f"{path}:{lineno}", f"not valid JSON ({exc.msg})",
                                         "one JSON object per line") from None
+                yield lineno, value
     except FileNotFoundError:
         raise ScievalsError(path, "file not found", "check the path") from None
     except IsADirectoryError:
         raise ScievalsError(path, "is a directory", "give a .jsonl prediction file") from None
     except UnicodeDecodeError:
         raise ScievalsError(path, "not UTF-8 text", "save the file as UTF-8 JSON lines") from None
-    return out
 
 
 def refuse_duplicates(path, numbered: list[tuple[int, dict]]) -> None:
@@ -48,18 +53,32 @@ def refuse_duplicates(path, numbered: list[tuple[int, dict]]) -> None:
     ``numbered`` holds (line number, record) with those keys filled in; the message
     names the lines of the first clashes.
     """
-    first: dict[tuple, int] = {}
-    clashes: list[str] = []
+    duplicates = Duplicates()
     for lineno, record in numbered:
+        duplicates.see(lineno, record)
+    duplicates.refuse(path)
+
+
+class Duplicates:
+    """:func:`refuse_duplicates` one record at a time, for readers that stream a file: only
+    each (case, condition, sample) key and its first line are kept."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple, int] = {}
+        self.clashes: list[str] = []
+
+    def see(self, lineno: int, record: dict) -> None:
         key = (str(record["case_id"]), str(record["condition"]),
                str(record.get("sample_index") or 0))
-        if key in first:
+        if key in self.first:
             case_id, condition, sample = key
-            clashes.append(f"case_id {case_id!r} (condition {condition!r}, sample {sample}) "
-                           f"on lines {first[key]} and {lineno}")
+            self.clashes.append(f"case_id {case_id!r} (condition {condition!r}, sample "
+                                f"{sample}) on lines {self.first[key]} and {lineno}")
         else:
-            first[key] = lineno
-    if clashes:
-        more = f" (+{len(clashes) - 3} more)" if len(clashes) > 3 else ""
-        raise ScievalsError(path, "duplicate predictions: " + "; ".join(clashes[:3]) + more,
-                            "keep one line per case, condition and sample_index")
+            self.first[key] = lineno
+
+    def refuse(self, path) -> None:
+        if self.clashes:
+            more = f" (+{len(self.clashes) - 3} more)" if len(self.clashes) > 3 else ""
+            raise ScievalsError(path, "duplicate predictions: " + "; ".join(self.clashes[:3])
+                                + more, "keep one line per case, condition and sample_index")

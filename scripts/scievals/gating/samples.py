@@ -2,11 +2,14 @@
 
 The input is the prompt the model got (rebuilt from the case with the condition's context
 and strategy; a baseline's panel as the minimal context), the reply the raw text (a
-baseline's predicted hierarchy), and the metrics the case's row of ``per_case.csv``.
+baseline's predicted hierarchy, drawn as a tree), the expected answer the case's true
+gating tree, the metrics the case's row of ``per_case.csv``, and the score its
+``hierarchy_f1``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from scievals.common.io import read_jsonl
@@ -17,6 +20,7 @@ from scievals.gating.workflow import CASES, PREDICTIONS, USAGE
 
 PER_CASE = "results/gating/scores/{model}.per_case.csv"
 KEY = ("case_id", "condition", "sample_index")
+SCORE = "hierarchy_f1"
 
 
 def _input(case: dict | None, record: dict) -> str:
@@ -27,12 +31,45 @@ def _input(case: dict | None, record: dict) -> str:
     return context_block(case, "minimal")  # a baseline or own file: what the panel says
 
 
+def tree_text(tree) -> str:
+    """A gating hierarchy (``{"root": gate}`` or a gate) as one indented line per gate:
+    its name, its markers, and ``critical`` where the curators marked it so; "" when it is
+    not a tree of named gates."""
+    if isinstance(tree, Mapping) and isinstance(tree.get("root"), Mapping):
+        tree = tree["root"]
+    if not isinstance(tree, Mapping) or not tree.get("name"):
+        return ""
+    lines: list[str] = []
+
+    def walk(gate: Mapping, depth: int) -> None:
+        markers = gate.get("markers") or []
+        line = "  " * depth + str(gate.get("name"))
+        if markers:
+            line += "  [" + ", ".join(map(str, markers)) + "]"
+        if gate.get("is_critical"):
+            line += "  (critical)"
+        lines.append(line)
+        for child in gate.get("children") or []:
+            if isinstance(child, Mapping):
+                walk(child, depth + 1)
+
+    walk(tree, 0)
+    return "\n".join(lines)
+
+
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
     cases = {c["test_case_id"]: c for c in read_jsonl(root / CASES)} \
         if (root / CASES).is_file() else {}
+
+    def describe(record: dict) -> tuple[str, str, str]:
+        case = cases.get(record["case_id"])
+        reply = record.get("raw_text") or tree_text(record.get("hierarchy")) \
+            or pretty(record.get("hierarchy"))
+        expected = (tree_text(case.get("gating_hierarchy")) if case
+                    else f"(case {record['case_id']} is not in {CASES})")
+        return _input(case, record), reply, expected
+
     return prediction_samples(
         root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),
-        root / USAGE.format(model=model), TABLE_METRICS,
-        lambda record: (_input(cases.get(record["case_id"]), record),
-                        record.get("raw_text") or pretty(record.get("hierarchy"))))
+        root / USAGE.format(model=model), TABLE_METRICS, describe, SCORE)

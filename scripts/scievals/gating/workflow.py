@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
     Stage,
@@ -88,7 +89,8 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
             input={"omip": omip_files(section), "extracted": EXTRACTED,
                    "source": SOURCE},  # failed sources, for the dataset label
             output={"cases": CASES, "report": CURATION_REPORT},
-            params={"omip_dirs": omip_dirs(section)},
+            params={"omip_dirs": omip_dirs(section),
+                    **limited_params(selection(config, "gating", "cases"))},
         ),
         "predict_baseline": stage("gating", "predict_baseline", **predict),
         "predict_llm": stage("gating", "predict_llm", **predict),

@@ -6,6 +6,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from scievals.common.redaction import redact_text
+
 Provider = Literal["anthropic", "openai", "baseline", "mock"]
 
 
@@ -53,6 +55,11 @@ class ModelSpec(BaseModel):
                                              description="USD per million output tokens.")
     responses: dict[str, str] | None = Field(
         default=None, description="mock provider only: case_id -> scripted reply, '*' -> default.")
+
+    @property
+    def shown_url(self) -> str | None:
+        """``base_url`` as printed and written: its credentials, if any, as ``***``."""
+        return None if self.base_url is None else redact_text(self.base_url)
 
     @property
     def is_llm(self) -> bool:

@@ -2,8 +2,9 @@
 
 The key is sha256 over the canonical JSON of everything that decides a reply:
 provider, model id, base_url, messages, sampling parameters, sample index and
-the caller's scope (benchmark + prompt version). It never includes the API key,
-the registry name, timeouts or connection limits. Files live at
+the caller's scope (benchmark + prompt version). It never includes the API key, the
+credentials of a ``base_url`` (``http://user:pass@host`` is keyed and stored as
+``http://***@host``), the registry name, timeouts or connection limits. Files live at
 ``<cache_dir>/<provider>/<model slug>/<key[:2]>/<key>.json``, so ``llm cache
 clear --model`` and ``stats`` work from the folder layout alone. Errors are never
 cached; a reply cut short by ``max_tokens`` is a real reply and is cached.
@@ -55,7 +56,9 @@ def key_material(
         "format": CACHE_FORMAT,
         "provider": spec.provider,
         "model": spec.model,
-        "base_url": (spec.base_url or "").rstrip("/") or None,
+        # credentials in the URL are not part of the key, as the API key is not: a new
+        # password keeps the cache; the entry never holds them
+        "base_url": (spec.shown_url or "").rstrip("/") or None,
         "messages": [m.model_dump() for m in request.messages],
         "params": params.model_dump(),
         "sample_index": request.sample_index,

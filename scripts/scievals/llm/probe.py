@@ -21,7 +21,7 @@ PROBE_TIMEOUT_S = 15.0
 
 
 def describe(spec: ModelSpec) -> str:
-    return f"{spec.provider} {spec.model}" + (f" at {spec.base_url}" if spec.base_url else "")
+    return f"{spec.provider} {spec.model}" + (f" at {spec.shown_url}" if spec.base_url else "")
 
 
 def probe(spec: ModelSpec, timeout_s: float = PROBE_TIMEOUT_S) -> str:

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from scievals.common.errors import ScievalsError, pydantic_error
+from scievals.common.redaction import restore_url
 from scievals.llm.base import ModelSpec
 from scievals.llm.keys import DEFAULT_KEY_ENV
 
@@ -28,6 +29,8 @@ def model_spec(name: str, config: dict) -> ModelSpec:
         )
     entry = dict(registry[name] or {})
     entry.pop("name", None)
+    if isinstance(entry.get("base_url"), str):  # a job's params carry it redacted
+        entry["base_url"] = restore_url(name, entry["base_url"])
     try:
         spec = ModelSpec(name=name, **entry)
     except ValidationError as exc:
@@ -87,14 +90,14 @@ def _host_port(spec: ModelSpec) -> tuple[str, int]:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ScievalsError(
             f"config: models.{spec.name}.base_url",
-            f"{spec.base_url!r} is not an http(s) URL",
+            f"{spec.shown_url!r} is not an http(s) URL",
             "write it like http://localhost:8000/v1",
         )
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
         raise ScievalsError(
-            f"config: models.{spec.name}.base_url", f"{spec.base_url!r} has a bad port"
+            f"config: models.{spec.name}.base_url", f"{spec.shown_url!r} has a bad port"
         ) from None
     return parts.hostname, port
 
@@ -109,7 +112,7 @@ def check_reachable(spec: ModelSpec, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> 
         reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
         raise ScievalsError(
             f"model {spec.name!r}",
-            f"base_url {spec.base_url} is not reachable ({reason})",
+            f"base_url {spec.shown_url} is not reachable ({reason})",
             "start the server or fix models." + spec.name + ".base_url",
         ) from None
 

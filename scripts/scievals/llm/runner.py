@@ -47,6 +47,7 @@ from scievals.llm.base import (
     TransientError,
 )
 from scievals.llm.cache import ResponseCache, cache_key, key_material
+from scievals.llm.parsing import is_truncated
 from scievals.llm.progress import Progress
 from scievals.llm.providers import create_api, provider_class
 from scievals.llm.providers._sdk_errors import redact
@@ -95,7 +96,7 @@ def sample_params(spec: ModelSpec, sample_index: int) -> GenerateParams:
 def _where(spec: ModelSpec) -> str:
     return (
         f"model {spec.name!r} ({spec.provider}"
-        + (f" at {spec.base_url}" if spec.base_url else "")
+        + (f" at {spec.shown_url}" if spec.base_url else "")
         + ")"
     )
 
@@ -330,6 +331,7 @@ async def run_batch_async(
     if records_path is not None:
         append_records(Path(records_path), spec, scope, label, samples, final)
     check_failures(spec, final, settings, scope, label)
+    check_truncated(spec, final, scope, label)
     return BatchResult(responses=final, usage=usage)
 
 
@@ -363,6 +365,22 @@ def check_failures(
         details={"model": spec.name, "label": label, "failed": len(failed),
                  "requests": len(responses), "retry": True},
     )
+
+
+def check_truncated(spec: ModelSpec, responses: list[LLMResponse], scope: str,
+                    label: str) -> None:
+    """A notice when replies were cut at max_tokens: what they hold is not the model's whole
+    answer (a parser that repairs the cut JSON counts them as failed, llm.parsing)."""
+    cut = [r for r in responses if r.error is None and is_truncated(r.stop_reason)]
+    if not cut:
+        return
+    answered = sum(1 for r in responses if r.error is None)
+    message = (f"{spec.name}: {len(cut)} of {answered} replies were truncated at max_tokens "
+               f"({spec.params.max_tokens}) ({label}): raise models.{spec.name}.params."
+               "max_tokens")
+    notices.record("truncated_replies", scope.split("/")[0], message,
+                   details={"model": spec.name, "label": label, "truncated": len(cut),
+                            "replies": answered, "max_tokens": spec.params.max_tokens})
 
 
 def run_batch(

@@ -30,6 +30,7 @@ from scievals import benchmarks as registry
 from scievals.common.io import sha256_file, write_json, write_text
 from scievals.common.notices import now_utc
 from scievals.common.provenance import git_commit
+from scievals.common.redaction import redact_data
 from scievals.results.history_cli import RUN_RECORD_SUFFIX
 
 log = logging.getLogger(__name__)
@@ -122,17 +123,20 @@ def prompt_templates(benchmark_names: Iterable[str]) -> dict[str, dict[str, str]
 
 def build_manifest(status: str, started_utc: str, command: list[str], targets: Iterable[str],
                    config: Mapping, benchmark_names: list[str],
-                   results_dir: str | Path = "results") -> dict:
+                   results_dir: str | Path = "results", in_run: set[str] | None = None) -> dict:
+    """The record; ``in_run`` (the output files of this run's jobs, run or up to date) keeps
+    the LLM models to those this run used, not every ``usage.json`` an earlier run left."""
     results = Path(results_dir)
     summaries = [results / "summary.csv"] + [results / b / "summary.csv"
                                              for b in benchmark_names]
     usage_files = [p for b in benchmark_names
-                   for p in (results / b / "predictions").rglob("*usage.json")]
+                   for p in (results / b / "predictions").rglob("*usage.json")
+                   if in_run is None or str(p) in in_run]
     return {
         "status": status,
         "started_utc": started_utc,
         "finished_utc": now_utc(),
-        "command": list(command),
+        "command": redact_data(list(command)),  # `--config models=...` may hold a URL
         "targets": sorted(targets),
         "scievals_version": __version__,
         "git_commit": git_commit(),
@@ -141,7 +145,7 @@ def build_manifest(status: str, started_utc: str, command: list[str], targets: I
         "datasets": datasets(summaries),
         "llm_models": llm_models(usage_files),
         "prompt_templates": prompt_templates(benchmark_names),
-        "config": json.loads(json.dumps(config, default=str)),
+        "config": redact_data(json.loads(json.dumps(config, default=str))),  # no credentials
         "packages": package_versions(),
     }
 
@@ -172,10 +176,11 @@ def manifest_for(history_dir: str | Path, entry_file: str) -> Path:
 
 def write_manifest(status: str, started_utc: str, command: list[str], targets: Iterable[str],
                    config: Mapping, benchmark_names: list[str],
-                   out: str | Path = MANIFEST, history_dir: str | Path = HISTORY_DIR) -> Path:
+                   out: str | Path = MANIFEST, history_dir: str | Path = HISTORY_DIR,
+                   in_run: set[str] | None = None) -> Path:
     """Write the run record (atomically) and keep a copy with the history; its path."""
     manifest = build_manifest(status, started_utc, command, targets, config, benchmark_names,
-                              Path(out).parent)
+                              Path(out).parent, in_run)
     write_json(out, manifest)
     keep_with_history(Path(out), history_dir)
     return Path(out)

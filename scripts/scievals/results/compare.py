@@ -12,6 +12,7 @@ as notes.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ KEY = ["benchmark", "dataset", "model", "condition", "metric"]
 RESULT_FIELDS = ["value", "ci_low", "ci_high", "n"]
 PROVENANCE = ["scievals_version", "git_commit", "config_hash"]
 DIFFERENCE_COLUMNS = KEY + ["field", "a", "b", "delta"]
+SUMMARY_COLUMNS = ["benchmark", "models added", "models removed", "rows added", "rows removed",
+                   "rows changed"]
 
 
 @dataclass
@@ -38,6 +41,26 @@ class Comparison:
         columns=DIFFERENCE_COLUMNS))  # differences in bookkeeping rows: listed, never a change
     provenance: list[str] = field(default_factory=list)
     datasets: list[str] = field(default_factory=list)  # benchmarks scored on different data
+    # benchmark -> (its models in A, its models in B), for the opening summary
+    models: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
+
+    def by_benchmark(self) -> pd.DataFrame:
+        """One line per benchmark of either side: models added and removed, rows added,
+        removed and changed (a changed row: any of value, ci_low, ci_high, n differs)."""
+        lines = []
+        for benchmark, (models_a, models_b) in sorted(self.models.items()):
+            def rows_of(frame: pd.DataFrame, name: str = benchmark) -> int:
+                return int((frame["benchmark"] == name).sum())
+
+            changed = self.differences[self.differences["benchmark"] == benchmark]
+            lines.append({
+                "benchmark": benchmark,
+                "models added": ", ".join(sorted(models_b - models_a)) or "-",
+                "models removed": ", ".join(sorted(models_a - models_b)) or "-",
+                "rows added": rows_of(self.only_b), "rows removed": rows_of(self.only_a),
+                "rows changed": len(changed.drop_duplicates(KEY)),
+            })
+        return pd.DataFrame(lines, columns=SUMMARY_COLUMNS)
 
     @property
     def changed(self) -> pd.DataFrame:
@@ -92,12 +115,22 @@ def provenance_notes(both: pd.DataFrame) -> list[str]:
     return sorted(notes)
 
 
-def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0) -> Comparison:
+def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0,
+            benchmarks: list[str] | None = None) -> Comparison:
+    """Line up two summaries; ``benchmarks``: only these benchmarks' rows (each must be in
+    one of the two summaries)."""
     if not tolerance >= 0:  # also refuses NaN
         raise ScievalsError(
             "--tolerance", f"{tolerance} is not a tolerance", "give 0 or a positive number"
         )
     a, b = _read(path_a), _read(path_b)
+    if benchmarks:
+        present = sorted(set(a["benchmark"].astype(str)) | set(b["benchmark"].astype(str)))
+        unknown = [name for name in benchmarks if name not in present]
+        if unknown:
+            raise ScievalsError("--benchmark", f"no rows of {', '.join(unknown)} in either "
+                                "summary", f"pick from: {', '.join(present) or '(none)'}")
+        a, b = a[a["benchmark"].isin(benchmarks)], b[b["benchmark"].isin(benchmarks)]
     merged = a.merge(b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True)
     both = merged[merged["_merge"] == "both"]
     kept = ~both["metric"].isin(BOOKKEEPING_METRICS)
@@ -109,7 +142,13 @@ def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0) -> C
         bookkeeping=field_differences(both[~kept], tolerance),
         provenance=provenance_notes(both),
         datasets=dataset_differences(a, b),
+        models={name: (_models(a, name), _models(b, name))
+                for name in set(a["benchmark"].astype(str)) | set(b["benchmark"].astype(str))},
     )
+
+
+def _models(frame: pd.DataFrame, benchmark: str) -> set[str]:
+    return set(frame.loc[frame["benchmark"].astype(str) == benchmark, "model"].astype(str))
 
 
 def _table(frame: pd.DataFrame) -> str:
@@ -124,16 +163,29 @@ def _counts(differences: pd.DataFrame) -> str:
 def format_comparison(result: Comparison, label_a: str, label_b: str) -> str:
     lines = [datasets_line(result.datasets)] if result.datasets else []
     lines += [f"A: {label_a}", f"B: {label_b}"]
+    summary = result.by_benchmark()
+    if not summary.empty:
+        lines += ["", "Per benchmark (B against A):", summary.to_string(index=False)]
     if result.identical:
         lines.append("No result changed (value, ci_low, ci_high, n and datasets are the same).")
     if not result.differences.empty:
         lines.append(f"\n{len(result.differences)} result difference(s) "
                      f"({_counts(result.differences)}):")
         lines.append(_table(result.differences))
-    for label, frame in (("only in A", result.only_a), ("only in B", result.only_b)):
-        if not frame.empty:
-            lines.append(f"\n{len(frame)} row(s) {label}:")
-            lines.append(frame.to_string(index=False))
+    for label, frame, side in (("only in A", result.only_a, 0), ("only in B", result.only_b, 1)):
+        # rows of a model the other side lacks altogether are counted above, not listed
+        whole = [(b, m) for b, models in result.models.items()
+                 for m in models[side] - models[1 - side]]
+        of_whole = pd.Series([(b, m) in set(whole) for b, m in
+                              zip(frame["benchmark"], frame["model"])], index=frame.index,
+                             dtype=bool)
+        listed = frame[~of_whole]
+        if not listed.empty:
+            lines.append(f"\n{len(listed)} row(s) {label}:")
+            lines.append(listed.to_string(index=False))
+        if of_whole.any():
+            lines.append(f"\n{int(of_whole.sum())} row(s) {label} belong to models "
+                         f"{'removed' if side == 0 else 'added'} (counted above, not listed).")
     if not result.bookkeeping.empty:
         lines.append(f"\nBookkeeping, not results ({', '.join(sorted(BOOKKEEPING_METRICS))}):")
         lines.append(_table(result.bookkeeping))
@@ -141,3 +193,15 @@ def format_comparison(result: Comparison, label_a: str, label_b: str) -> str:
         lines.append("\nProvenance differences:")
         lines.extend(f"  {note}" for note in result.provenance)
     return "\n".join(lines)
+
+
+def comparison_json(result: Comparison, label_a: str, label_b: str) -> dict:
+    """``compare --json``: the same content as :func:`format_comparison`, as plain data."""
+    def records(frame: pd.DataFrame) -> list[dict]:
+        return json.loads(frame.to_json(orient="records"))
+
+    return {"a": label_a, "b": label_b, "identical": result.identical,
+            "datasets_differ": result.datasets, "by_benchmark": records(result.by_benchmark()),
+            "differences": records(result.differences), "only_in_a": records(result.only_a),
+            "only_in_b": records(result.only_b), "bookkeeping": records(result.bookkeeping),
+            "provenance": result.provenance}

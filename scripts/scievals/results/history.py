@@ -155,6 +155,8 @@ def _record(summary_path: Path, history_dir: Path, now: datetime) -> Path | None
         return snapshot
     if len(index) and _only_bookkeeping_differs(summary_path, history_dir, index.iloc[-1]):
         return None
+    if len(index):
+        say_model_changes(summary_path, history_dir, index.iloc[-1])
     commit = git_commit()
     snapshot = history_dir / f"{_stamp(now)}_{re.sub(r'[^A-Za-z0-9._-]', '_', commit)}.csv"
     with atomic_path(snapshot) as tmp:
@@ -162,6 +164,53 @@ def _record(summary_path: Path, history_dir: Path, now: datetime) -> Path | None
     row = _index_row(snapshot, now, commit, digest)
     write_csv(history_dir / "index.csv", pd.concat([index, pd.DataFrame([row])], ignore_index=True))
     return snapshot
+
+
+def model_changes(new: pd.DataFrame, old: pd.DataFrame) -> dict[str, dict[str, list]]:
+    """benchmark -> {"lost": [(model, rows)], "gained": [model]} between two summaries
+    (benchmarks without a change left out)."""
+    def rows_by_model(table: pd.DataFrame) -> dict[tuple[str, str], int]:
+        counts = table.groupby(["benchmark", "model"]).size()
+        return {(str(b), str(m)): int(n) for (b, m), n in counts.items()}
+
+    before, after = rows_by_model(old), rows_by_model(new)
+    changes: dict[str, dict[str, list]] = {}
+    for (bench, model), rows in sorted(before.items()):
+        if (bench, model) not in after:
+            changes.setdefault(bench, {"lost": [], "gained": []})["lost"].append((model, rows))
+    for bench, model in sorted(set(after) - set(before)):
+        changes.setdefault(bench, {"lost": [], "gained": []})["gained"].append(model)
+    return changes
+
+
+def say_model_changes(summary_path: Path, history_dir: Path, newest: pd.Series) -> None:
+    """A notice for this run's end when the new summary lost or gained models against the
+    newest history entry (say, a run without the --configfile that added an LLM): which,
+    and where the lost ones' tables still are. Never fails the summary."""
+    snapshot = history_dir / newest["file"]
+    if snapshot_state(snapshot, newest["sha256"]) != "ok":
+        return
+    try:
+        changes = model_changes(read_result_table(summary_path), read_result_table(snapshot))
+    except (ScievalsError, OSError, KeyError, ValueError) as exc:
+        log.warning("history: models not compared with %s (%s)", snapshot, exc)
+        return
+    for bench, change in changes.items():
+        parts = []
+        if change["lost"]:
+            where = [f"results/{bench}/scores/{m}.csv" for m, _ in change["lost"]
+                     if Path(f"results/{bench}/scores/{m}.csv").is_file()]
+            lost = ", ".join(f"{m} ({n} rows)" for m, n in change["lost"])
+            parts.append(f"no longer has {lost}; their rows are "
+                         f"still in {snapshot}" + (f" and {', '.join(where)}" if where else ""))
+        if change["gained"]:
+            parts.append(f"gained {', '.join(change['gained'])}")
+        notices.record("models_changed", bench,
+                       f"{summary_path} {'; '.join(parts)} (against history entry "
+                       f"{newest['file']})",
+                       details={"lost": [m for m, _ in change["lost"]],
+                                "gained": change["gained"], "previous": str(snapshot)},
+                       once=True)
 
 
 def results_only(table: pd.DataFrame) -> pd.DataFrame:

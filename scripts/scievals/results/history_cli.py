@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
-from scievals.results.compare import compare, format_comparison
+from scievals.common.errors import ScievalsError
+from scievals.common.io import write_json
+from scievals.common.redaction import has_userinfo, redact_data
+from scievals.results.compare import compare, comparison_json, format_comparison
 from scievals.results.history import read_index, resolve, snapshot_state
 
 DEFAULT_HISTORY = "results/history"
@@ -33,25 +38,42 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="exit 2 when any result differs: a value, CI bound or n beyond the "
                      "tolerance, a row on one side only, or a dataset (name or sha256); "
                      "bookkeeping rows and provenance columns do not count")
+    cmp.add_argument("--benchmark", action="append", metavar="NAME",
+                     help="compare only this benchmark's rows (repeat for several)")
+    cmp.add_argument("--json", action="store_true",
+                     help="print the comparison as JSON (per-benchmark summary, differences, "
+                     "one-sided rows) instead of text")
     cmp.set_defaults(func=_compare)
 
     hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")
     hist.add_argument("--history-dir", default=DEFAULT_HISTORY)
+    hist.add_argument("--json", action="store_true", help="print the list as JSON records")
+    hist.add_argument("--scrub", action="store_true",
+                      help="rewrite the run records kept with the history (and "
+                      "results/run_manifest.json beside it) without URL credentials "
+                      "(records written before scievals redacted them)")
     hist.set_defaults(func=_history)
 
 
 def _compare(args: argparse.Namespace) -> int:
+    warn_credentials(args.history_dir)
     path_a = resolve(args.a, args.history_dir)
     path_b = resolve(args.b, args.history_dir)
-    result = compare(path_a, path_b, args.tolerance)
-    print(format_comparison(result, str(path_a), str(path_b)))
+    result = compare(path_a, path_b, args.tolerance, args.benchmark)
+    if args.json:
+        print(json.dumps(comparison_json(result, str(path_a), str(path_b)), indent=1))
+    else:
+        print(format_comparison(result, str(path_a), str(path_b)))
     return 2 if args.fail_on_change and not result.identical else 0
 
 
 def _history(args: argparse.Namespace) -> int:
+    if args.scrub:
+        return _scrub(args.history_dir)
+    warn_credentials(args.history_dir)
     index = read_index(args.history_dir)
     if index.empty:
-        print(f"No summaries recorded in {args.history_dir} yet.")
+        print("[]" if args.json else f"No summaries recorded in {args.history_dir} yet.")
         return 0
     index.insert(0, "ref", [f"@{i}" for i in range(len(index))])
     index["run_record"] = [_run_record(args.history_dir, name) for name in index["file"]]
@@ -60,7 +82,8 @@ def _history(args: argparse.Namespace) -> int:
         snapshot_state(Path(args.history_dir) / name, digest)
         for name, digest in zip(index["file"], index["sha256"])
     ]
-    print(index.to_string(index=False))
+    print(json.dumps(json.loads(index.to_json(orient="records")), indent=1) if args.json
+          else index.to_string(index=False))
     return 0
 
 
@@ -68,3 +91,49 @@ def _run_record(history_dir: str, entry_file: str) -> str:
     """The run record kept beside a history entry (scievals.report.run_manifest), or "-"."""
     record = Path(history_dir) / (Path(entry_file).stem + RUN_RECORD_SUFFIX)
     return record.name if record.is_file() else "-"
+
+
+def _run_records(history_dir: str | Path) -> list[Path]:
+    """The run records kept with the history, and the newest one beside the history folder."""
+    folder = Path(history_dir)
+    latest = folder.parent / "run_manifest.json"
+    found = sorted(folder.glob(f"*{RUN_RECORD_SUFFIX}")) if folder.is_dir() else []
+    return found + ([latest] if latest.is_file() else [])
+
+
+def _with_credentials(history_dir: str | Path) -> list[Path]:
+    out = []
+    for record in _run_records(history_dir):
+        try:
+            if has_userinfo(record.read_text(encoding="utf-8", errors="replace")):
+                out.append(record)
+        except OSError:  # unreadable: the history's own checks say so
+            continue
+    return out
+
+
+def warn_credentials(history_dir: str | Path) -> None:
+    """One warning when run records written before redaction hold URL credentials."""
+    found = _with_credentials(history_dir)
+    if found:
+        print(f"warning: {len(found)} run record(s) in {history_dir} and beside it hold "
+              f"credentials in a URL (e.g. {found[0].name}; written before scievals redacted "
+              f"them): run `python -m scievals history --scrub --history-dir {history_dir}` "
+              "to rewrite them, and change that password", file=sys.stderr)
+
+
+def _scrub(history_dir: str | Path) -> int:
+    """Rewrite every run record that holds URL credentials, redacted (atomically)."""
+    found = _with_credentials(history_dir)
+    for record in found:
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ScievalsError(str(record), f"not JSON ({exc})",
+                                "delete the file (a run record explains, it holds no "
+                                "results)") from None
+        write_json(record, redact_data(data))
+        print(f"scrubbed {record}")
+    print(f"{len(found)} run record(s) rewritten without URL credentials"
+          + ("" if found else " (none held any)"))
+    return 0

@@ -13,7 +13,8 @@ result DataFrame in, Markdown text out. ``python -m scievals show``, the workflo
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, replace
 from html import escape
 
 import pandas as pd
@@ -190,15 +191,24 @@ class Section:
     # the ranking metric's paired comparisons, shown by the HTML report under the table
     pairs: pd.DataFrame | None = None
     n_meaning: str = "scored items"
+    # rows left out by the top-N limit (0: the table is complete)
+    hidden: int = 0
+    # a benchmark shown in one table over its datasets (registry ``dataset_column``): the
+    # column's name and every (dataset, sha256) in the table
+    dataset_column: str | None = None
+    datasets: tuple[tuple[str, str], ...] = ()
+    # the shown rows' raw headline values (benchmark, dataset, rank, model, condition, metric,
+    # value, ci_low, ci_high, n, ci_method): ``show --format csv|json``
+    values: pd.DataFrame | None = None
 
     @property
     def demo(self) -> bool:
-        return is_demo(self.dataset)
+        return is_demo(self.dataset) or any(is_demo(d) for d, _ in self.datasets)
 
 
 INTRO = ("value [95 % CI]; n = scored items (each table says which); best first by the "
-         "first column; rank: shared (1=) where paired differences are not significant after "
-         "Holm correction (docs/statistics.md); parsed, failed requests, tokens, cost and mean "
+         "first column; rank: an arm is ranked above another only where it is significantly "
+         "better after Holm correction, tied ranks are written 1= (docs/statistics.md); parsed, failed requests, tokens, cost and mean "
          "latency summed or averaged over the model's conditions, where the benchmark has "
          "them.")
 
@@ -212,12 +222,20 @@ DEMO_NOTE = ("DEMO DATA: embedded synthetic/demo data, not the real dataset; the
              "say nothing about the models on real data.")
 
 
+# Rows a leaderboard table shows by default (per table, and per dataset of a one-table
+# benchmark); ``python -m scievals show --all`` shows every row.
+TOP_ROWS = 20
+ALL_ROWS_HINT = "python -m scievals show --all {}"
+
+
 def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
              source: str = "results/summary.csv",
-             comparisons: pd.DataFrame | None = None) -> list[Section]:
+             comparisons: pd.DataFrame | None = None,
+             top: int | None = TOP_ROWS) -> list[Section]:
     """One leaderboard section per (benchmark, dataset) of ``summary`` (a checked result
-    table, see ``scievals.common.tables.read_result_table``); ``comparisons`` (the rows of
-    the benchmarks' comparisons.csv) adds ranks and footers."""
+    table, see ``scievals.common.tables.read_result_table``), or one per benchmark whose
+    registry entry sets ``dataset_column``; ``comparisons`` (the rows of the benchmarks'
+    comparisons.csv) adds ranks and footers; ``top`` rows per table (None: all), best first."""
     present = list(dict.fromkeys(summary["benchmark"].astype(str)))
     wanted = benchmarks or present
     unknown = [b for b in wanted if b not in present]
@@ -228,17 +246,136 @@ def sections(summary: pd.DataFrame, benchmarks: list[str] | None = None,
     for benchmark in wanted:
         rows = summary[summary["benchmark"].astype(str) == benchmark]
         headline = headline_for(benchmark, rows)
-        for (dataset, sha256), group in rows.groupby(["dataset", "dataset_sha256"], sort=False):
-            table, footer, pairs = benchmark_table(group, headline), None, None
-            if comparisons is not None:
-                pairs = comparisons[(comparisons["benchmark"] == benchmark)
-                                    & (comparisons["dataset"] == str(dataset))]
-                table, footer = ranked(table, group, headline, pairs, _item_noun(benchmark))
-                pairs = comparison_rows(pairs, table, headline)
-            out.append(Section(benchmark, str(dataset), str(sha256), headline.condition,
-                               with_quality(table, group), footer, pairs,
-                               n_meaning=n_meaning(benchmark)))
+        parts = [_dataset_part(benchmark, str(dataset), str(sha256), group, headline,
+                               comparisons)
+                 for (dataset, sha256), group in rows.groupby(["dataset", "dataset_sha256"],
+                                                              sort=False)]
+        column = _dataset_column(benchmark)
+        if column is not None and len(parts) > 1:
+            out.append(_one_table(benchmark, column, parts, rows, headline, top))
+        else:
+            out += [_limited(part, top) for part in parts]
     return out
+
+
+def _dataset_part(benchmark: str, dataset: str, sha256: str, group: pd.DataFrame,
+                  headline: Headline, comparisons: pd.DataFrame | None) -> Section:
+    """The complete section of one dataset of a benchmark (ranked where compared)."""
+    table, footer, pairs = benchmark_table(group, headline), None, None
+    if comparisons is not None:
+        pairs = comparisons[(comparisons["benchmark"] == benchmark)
+                            & (comparisons["dataset"] == dataset)]
+        table, footer = ranked(table, group, headline, pairs, _item_noun(benchmark))
+        pairs = comparison_rows(pairs, table, headline)
+    return Section(benchmark, dataset, sha256, headline.condition, with_quality(table, group),
+                   footer, pairs, n_meaning=n_meaning(benchmark),
+                   values=headline_values(group, headline, table))
+
+
+def headline_values(rows: pd.DataFrame, headline: Headline,
+                    table: pd.DataFrame) -> pd.DataFrame:
+    """The raw headline rows behind ``table``, in its row order, with its rank."""
+    keys = [k for k in ("model", "condition") if k in table.columns]
+    values = headline_rows(rows, headline)
+    if not keys:  # an empty table
+        return values.iloc[0:0].assign(rank="")
+    order = table[keys].astype(str).assign(
+        _row=range(len(table)), rank=table["rank"] if "rank" in table.columns else "")
+    merged = values.assign(**{k: values[k].astype(str) for k in keys}).merge(order, on=keys)
+    position = {m: i for i, m in enumerate(headline.metrics)}
+    merged = merged.assign(_metric=merged["metric"].map(position))
+    merged = merged.sort_values(["_row", "_metric"], kind="stable")
+    columns = ["benchmark", "dataset", "rank", "model", "condition", "metric", "value",
+               "ci_low", "ci_high", "n", "ci_method"]
+    return merged[columns].reset_index(drop=True)
+
+
+def _limited(part: Section, top: int | None) -> Section:
+    """``part`` with only its first ``top`` rows (and its raw values of those rows)."""
+    if top is None or len(part.table) <= top:
+        return part
+    keep = part.table.iloc[:top]
+    return replace(part, table=keep.reset_index(drop=True), hidden=len(part.table) - top,
+                   values=_values_of(part.values, keep))
+
+
+def _values_of(values: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame | None:
+    if values is None:
+        return None
+    shown = set(map(tuple, table[["model"]].astype(str).to_numpy()))
+    if "condition" in table.columns:
+        shown = set(zip(table["model"].astype(str), table["condition"].astype(str)))
+        return values[[(m, c) in shown for m, c in zip(values["model"], values["condition"])]]
+    return values[[(m,) in shown for m in values["model"].astype(str)]]
+
+
+def _one_table(benchmark: str, column: str, parts: list[Section], rows: pd.DataFrame,
+               headline: Headline, top: int | None) -> Section:
+    """Every dataset of a benchmark in one table: a ``column`` naming the dataset (ranks are
+    within it: the comparisons pair models on one dataset's items), then a pooled row per
+    model that ran several."""
+    limited = [_limited(part, top) for part in parts]
+    tables = [part.table.assign(**{column: part.dataset}) for part in limited]
+    pooled = pooled_rows(rows, headline, column)
+    if top is not None and len(pooled) > top:
+        hidden_pooled, pooled = len(pooled) - top, pooled.iloc[:top]
+    else:
+        hidden_pooled = 0
+    table = pd.concat([*tables, pooled], ignore_index=True).fillna("-")
+    if not any("rank" in t.columns for t in tables):
+        table = table.drop(columns="rank", errors="ignore")
+    lead = [c for c in ("rank", column, "model", "condition") if c in table.columns]
+    table = table[lead + [c for c in table.columns if c not in lead]]
+    footers = [f"{part.dataset}: {part.footer}" for part in parts if part.footer]
+    pairs = [part.pairs.assign(**{column: part.dataset}) for part in parts
+             if part.pairs is not None and not part.pairs.empty]
+    values = [part.values for part in limited if part.values is not None]
+    return Section(
+        benchmark, f"{len(parts)} {column}s", "", headline.condition, table,
+        footer=" ".join(footers) or None,
+        pairs=pd.concat(pairs, ignore_index=True) if pairs else None,
+        n_meaning=n_meaning(benchmark),
+        hidden=sum(part.hidden for part in limited) + hidden_pooled,
+        dataset_column=column,
+        datasets=tuple((part.dataset, part.sha256) for part in parts),
+        values=pd.concat(values, ignore_index=True) if values else None)
+
+
+POOLED = "pooled ({} {}s)"
+
+
+def pooled_rows(rows: pd.DataFrame, headline: Headline, column: str) -> pd.DataFrame:
+    """Per model (x condition) that has a headline metric on two or more datasets: each
+    metric's mean over every item of those datasets (the datasets' values weighted by their
+    n) and the summed n; no interval (the datasets are different populations). Best first."""
+    values = headline_rows(rows, headline)
+    values = values[values["value"].notna() & (values["n"].fillna(0) > 0)]
+    keys = row_keys(values) if len(values) else ["model"]
+    metrics = [m for m in headline.metrics if m in set(values["metric"])]
+    out = []
+    for key, group in values.groupby(keys, sort=False):
+        datasets = group["dataset"].nunique()
+        if datasets < 2:
+            continue
+        line = {**dict(zip(keys, key if isinstance(key, tuple) else (key,))),
+                column: POOLED.format(datasets, column), "rank": "-"}
+        for metric in metrics:
+            part = group[group["metric"] == metric]
+            weights = part["n"].astype(float)
+            pooled = float((part["value"].astype(float) * weights).sum() / weights.sum()) \
+                if len(part) else math.nan
+            line[metric] = "-" if math.isnan(pooled) else f"{pooled:.3f}"
+            line[f"_{metric}"] = pooled
+        line["n"] = format_n(group.groupby("metric")["n"].sum())
+        out.append(line)
+    if not out:
+        return pd.DataFrame()
+    table = best_first(pd.DataFrame(out), metrics)
+    return table.drop(columns=[f"_{m}" for m in metrics]).reset_index(drop=True)
+
+
+def _dataset_column(benchmark: str) -> str | None:
+    return benchmarks.get(benchmark).dataset_column if benchmark in benchmarks.NAMES else None
 
 
 def _item_noun(benchmark: str) -> str:
@@ -313,32 +450,50 @@ def _rank_number(rank: str) -> float:
 
 def _blocks(section: Section) -> list[tuple[str, object]]:
     """What a section shows, in order, as (kind, content) for the renderers below."""
-    title = f"{section.benchmark} - dataset {section.dataset} (sha256 {section.sha256[:12]})"
+    if section.dataset_column:
+        title = f"{section.benchmark} - dataset per {section.dataset_column} ({section.dataset})"
+    else:
+        title = f"{section.benchmark} - dataset {section.dataset} (sha256 {section.sha256[:12]})"
     blocks: list[tuple[str, object]] = [("title", title)]
     if section.demo:
         blocks.append(("demo", DEMO_NOTE))
+    if section.dataset_column:
+        blocks.append(("datasets", f"{section.dataset_column.capitalize()}s (dataset sha256): "
+                       + ", ".join(f"{d} ({h[:12]})" for d, h in section.datasets)
+                       + f"; ranks are within a {section.dataset_column}; a pooled row "
+                       f"is the model's mean over every item of its {section.dataset_column}s "
+                       "(their values weighted by n), without an interval."))
     if section.condition is not None:
         blocks.append(("condition", section.condition))
     blocks.append(("n", section.n_meaning))
     blocks.append(("table", section.table))
+    if section.hidden:
+        blocks.append(("hidden", hidden_note(section)))
     if section.footer:
         blocks.append(("footer", section.footer))
     return blocks
 
 
+def hidden_note(section: Section) -> str:
+    per = f" per {section.dataset_column}" if section.dataset_column else ""
+    return (f"Top {TOP_ROWS} rows{per} shown, {section.hidden} more not shown; every row: "
+            + ALL_ROWS_HINT.format(section.benchmark))
+
+
 def _html_pairs(section: Section) -> str:
     if section.pairs is None or section.pairs.empty:
         return ""
-    return ("<details><summary>Paired comparisons (results/{}/comparisons.csv)</summary>{}"
-            "</details>").format(escape(section.benchmark),
-                                 section.pairs.to_html(index=False, border=1))
+    table = section.pairs.to_html(index=False, border=1)
+    return (f"<details><summary>Paired comparisons (results/{escape(section.benchmark)}/"
+            f"comparisons.csv)</summary>{table}</details>")
 
 
 def _markdown_block(kind: str, content) -> str:
     if kind == "table":
         return markdown_table(content) if len(content) else "(no headline metrics)"
     return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`.",
-            "n": "n = {}.", "footer": "{}"}[kind].format(content)
+            "n": "n = {}.", "footer": "{}", "datasets": "{}",
+            "hidden": "*{}*"}[kind].format(content)
 
 
 def _html_block(kind: str, content) -> str:
@@ -346,7 +501,8 @@ def _html_block(kind: str, content) -> str:
         return f'<div class="wide">{content.to_html(index=False, border=1)}</div>'
     return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
             "condition": "<p>Condition <code>{}</code>.</p>",
-            "n": "<p>n = {}.</p>", "footer": "<p><em>{}</em></p>"}[kind].format(escape(content))
+            "n": "<p>n = {}.</p>", "footer": "<p><em>{}</em></p>", "datasets": "<p>{}</p>",
+            "hidden": "<p><strong>{}</strong></p>"}[kind].format(escape(content))
 
 
 def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
@@ -374,28 +530,150 @@ FRAGMENT_STYLE = (
     ".scievals-leaderboard td:first-child{text-align:left}")
 
 
-def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv") -> str:
-    """The leaderboard as an HTML fragment to embed in another page (the report's first)."""
+# What each ``ci_method`` of a result table means, in a phrase (docs/statistics.md has more).
+CI_METHODS = {
+    "t": "the Student-t interval of a mean over items",
+    "wilson": "the Wilson score interval of a proportion (pass rates)",
+    "percentile-cluster": "a percentile bootstrap resampling sequence clusters",
+    "bca-cluster": "a BCa bootstrap resampling sequence clusters",
+    "percentile": "a percentile bootstrap",
+    "bca": "a BCa bootstrap",
+}
+
+
+def interval_note(summary: pd.DataFrame, bootstrap: dict | None = None) -> str:
+    """Which interval methods the summary's rows actually use (``ci_method``), with their
+    row counts: the report's "About" text, never a claim about a method nobody used."""
+    methods = summary["ci_method"].fillna("").astype(str)
+    with_interval = summary["ci_low"].notna() & summary["ci_high"].notna()
+    counts = methods[with_interval].value_counts()
+    parts = []
+    for method, count in counts.items():
+        meaning = CI_METHODS.get(method, "see docs/statistics.md") if method else "not recorded"
+        if "bootstrap" in meaning and bootstrap:
+            meaning += (f" ({bootstrap.get('n_resamples')} resamples, seed "
+                        f"{bootstrap.get('seed')})")
+        parts.append(f"{method or '(none)'} in {count} rows: {meaning}")
+    if not parts:
+        return "No row of this summary has an interval."
+    text = "Every interval is a 95 % interval; the methods in these tables: " + "; ".join(parts)
+    without = int((~with_interval).sum())
+    if without:
+        text += f"; {without} rows (counts, costs, single values) have no interval"
+    return text + ". What each method means and how it was checked: docs/statistics.md."
+
+
+def leaderboard_fragment(parts: list[Section], source: str = "results/summary.csv",
+                         about: str | None = None) -> str:
+    """The leaderboard as an HTML fragment to embed in another page (the report's first);
+    ``about`` (:func:`interval_note`) closes it."""
     body = [f"<p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
     body += _html_sections(parts)
+    if about:
+        body.append(f"<h2>About the intervals</h2><p>{escape(about)}</p>")
     return (f'<style>{FRAGMENT_STYLE}</style><div class="scievals-leaderboard">'
             f"{''.join(body)}</div>\n")
 
 
-def _html_sections(parts: list[Section]) -> list[str]:
-    """Every section's blocks, each followed by its paired comparisons (folded)."""
+def _html_sections(parts: list[Section], links: bool = False) -> list[str]:
+    """Every section's blocks, each followed by its paired comparisons (folded); with
+    ``links`` every model name opens that model's items in the sample viewer (a page beside
+    this one in results/report/)."""
     body = []
     for section in parts:
-        body += [_html_block(*block) for block in _blocks(section)]
+        body += [_linked_table(section, content) if links and kind == "table" and len(content)
+                 else _html_block(kind, content) for kind, content in _blocks(section)]
         body.append(_html_pairs(section))
     return body
 
 
+def _linked_table(section: Section, table: pd.DataFrame) -> str:
+    """The table's HTML with each model cell a link to its items in the sample viewer
+    (:func:`scievals.report.viewer.item_link`; every other cell escaped by pandas)."""
+    from scievals.report.viewer import item_link  # the HTML page's only use of the viewer
+
+    marked = table.copy()
+    markers = {}
+    for i, row in enumerate(marked.itertuples(index=False)):
+        model = getattr(row, "model", None)
+        if model is None:
+            continue
+        condition = getattr(row, "condition", None)
+        key = f"@@scievals-link-{i}@@"
+        href = item_link(section.benchmark, str(model), str(condition) if condition else None)
+        markers[key] = f'<a href="{escape(href)}">{escape(str(model))}</a>'
+        marked.iloc[i, marked.columns.get_loc("model")] = key
+    html = marked.to_html(index=False, border=1)
+    for key, link in markers.items():
+        html = html.replace(key, link)
+    return f'<div class="wide">{html}</div>'
+
+
 def leaderboard_html(parts: list[Section], source: str = "results/summary.csv") -> str:
     body = [f"<h1>Leaderboard</h1><p>From <code>{escape(source)}</code>: {escape(INTRO)}</p>"]
-    body += _html_sections(parts)
+    body += _html_sections(parts, links=True)
     style = ("body{font-family:sans-serif;margin:1em} table{border-collapse:collapse}"
              " td,th{padding:2px 6px;text-align:right} td:first-child{text-align:left}"
              " .wide{max-width:100%;overflow-x:auto} th,td{white-space:nowrap}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard</title>"
             f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+# ``python -m scievals show``'s terminal form: aligned columns, wrapped to the terminal's
+# width with the row names repeated in every block (pandas ``to_string``), instead of
+# Markdown lines hundreds of characters long.
+def leaderboard_text(parts: list[Section], source: str = "results/summary.csv",
+                     width: int = 100) -> str:
+    lines = textwrap.wrap(f"Leaderboard of {source}: value [95 % CI], best first; an arm "
+                          "is ranked above another only where it is significantly better, "
+                          "1= is shared (docs/statistics.md).",
+                          width)
+    for section in parts:
+        for kind, content in _blocks(section):
+            if kind == "title":
+                lines += ["", f"== {content} =="]
+            elif kind == "table":
+                lines.append(_text_table(content, section.dataset_column, width)
+                             if len(content) else "(no headline metrics)")
+            elif kind == "demo":
+                lines += textwrap.wrap("DEMO DATA: not the real dataset; these numbers say "
+                                       "nothing about the models on real data.", width)
+            elif kind == "condition":
+                lines.append(f"condition {content}")
+            elif kind == "n":
+                lines.append(f"n = {content}")
+            else:
+                lines += textwrap.wrap(str(content), width)
+    return "\n".join(lines) + "\n"
+
+
+def _text_table(table: pd.DataFrame, dataset_column: str | None, width: int) -> str:
+    """Aligned columns, two spaces apart; where the row is wider than ``width`` the value
+    columns go on in further blocks, each repeating the row's names (rank, dataset column,
+    model, condition)."""
+    text = table.astype(str)
+    keys = [c for c in ("rank", dataset_column, "model", "condition") if c in text.columns]
+    size = {c: max(len(c), *(len(v) for v in text[c])) for c in text.columns}
+    blocks, current, used = [], [], sum(size[k] + 2 for k in keys)
+    for column in [c for c in text.columns if c not in keys]:
+        if current and used + size[column] > width:
+            blocks.append(current)
+            current, used = [], sum(size[k] + 2 for k in keys)
+        current.append(column)
+        used += size[column] + 2
+    blocks.append(current)
+    out = []
+    for block in blocks:
+        columns = keys + block
+        out.append("  ".join(c.ljust(size[c]) for c in columns).rstrip())
+        out += ["  ".join(row[c].ljust(size[c]) for c in columns).rstrip()
+                for _, row in text.iterrows()]
+    return "\n".join(out)
+
+
+def leaderboard_records(parts: list[Section]) -> pd.DataFrame:
+    """The shown rows' raw headline values, long format (``show --format csv|json``)."""
+    frames = [section.values for section in parts if section.values is not None]
+    columns = ["benchmark", "dataset", "rank", "model", "condition", "metric", "value",
+               "ci_low", "ci_high", "n", "ci_method"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

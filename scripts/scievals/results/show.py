@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -11,33 +13,59 @@ from scievals.common.comparisons import read_comparisons
 from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import (
+    TOP_ROWS,
+    interval_note,
     leaderboard_fragment,
     leaderboard_html,
     leaderboard_markdown,
+    leaderboard_records,
+    leaderboard_text,
     sections,
 )
 
 DEFAULT_SUMMARY = "results/summary.csv"
 
 
+FORMATS = ("table", "markdown", "csv", "json")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     show = sub.add_parser(
         "show",
         help="leaderboard: models x headline metrics per benchmark, from results/summary.csv",
-        description="Print the leaderboard of a result summary (the same text the workflow "
-        "writes to results/leaderboard.md): per benchmark and dataset, models x headline "
-        "metrics as value [95 % CI], with n; demo data are flagged.",
+        description="Print the leaderboard of a result summary: per benchmark and dataset, "
+        "models x headline metrics as value [95 % CI], with n and rank; demo data are "
+        f"flagged. Each table shows its top {TOP_ROWS} rows unless --all; csv and json give "
+        "the shown rows' raw values (one line per model and metric).",
     )
     show.add_argument("benchmark", nargs="*", help="benchmark(s) to show (default: all)")
     show.add_argument("--summary", default=DEFAULT_SUMMARY, help=f"default {DEFAULT_SUMMARY}")
+    show.add_argument("--format", choices=FORMATS, default="table",
+                      help="table: aligned columns for a terminal (default); markdown: the "
+                      "text of results/leaderboard.md; csv, json: raw values")
+    show.add_argument("--json", action="store_const", const="json", dest="format",
+                      help="the same as --format json")
+    show.add_argument("--all", action="store_true",
+                      help=f"every row (default: the top {TOP_ROWS} of each table)")
     show.set_defaults(func=_show)
 
 
 def _show(args: argparse.Namespace) -> int:
     summary = read_result_table(args.summary)
     pairs = load_comparisons(comparisons_beside(args.summary, summary))
-    print(leaderboard_markdown(sections(summary, args.benchmark, args.summary, pairs),
-                               args.summary), end="")
+    parts = sections(summary, args.benchmark, args.summary, pairs,
+                     top=None if args.all else TOP_ROWS)
+    if args.format == "markdown":
+        print(leaderboard_markdown(parts, args.summary), end="")
+    elif args.format == "table":
+        width = shutil.get_terminal_size((100, 24)).columns
+        print(leaderboard_text(parts, args.summary, width=max(width, 60)), end="")
+    else:
+        records = leaderboard_records(parts)
+        if args.format == "csv":
+            records.to_csv(sys.stdout, index=False, lineterminator="\n")
+        else:
+            print(records.to_json(orient="records", indent=1))
     return 0
 
 
@@ -57,10 +85,12 @@ def load_comparisons(paths) -> pd.DataFrame | None:
 
 def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None = None,
                       html_out: str | Path | None = None,
-                      fragment_out: str | Path | None = None, comparisons=None) -> None:
+                      fragment_out: str | Path | None = None, comparisons=None,
+                      bootstrap: dict | None = None) -> None:
     """Write the leaderboard of ``summary_path`` as Markdown, an HTML page and/or an HTML
-    fragment for the report's first page (atomically); ``comparisons`` (comparisons.csv
-    paths) add the rank column and footers."""
+    fragment for the report's first page (atomically; it ends with the intervals' methods,
+    ``bootstrap`` the config's settings); ``comparisons`` (comparisons.csv paths) add the
+    rank column and footers."""
     summary = read_result_table(summary_path)
     pairs = load_comparisons(comparisons if comparisons is not None
                              else comparisons_beside(summary_path, summary))
@@ -70,4 +100,5 @@ def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None 
     if html_out:
         write_text(html_out, leaderboard_html(parts, str(summary_path)))
     if fragment_out:
-        write_text(fragment_out, leaderboard_fragment(parts, str(summary_path)))
+        write_text(fragment_out, leaderboard_fragment(parts, str(summary_path),
+                                                      about=interval_note(summary, bootstrap)))

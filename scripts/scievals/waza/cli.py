@@ -25,6 +25,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_json, write_text
+from scievals.common.output import add_json_flag, print_check
 from scievals.common.subcommands import benchmark_commands
 from scievals.waza import gate, metrics, reporters
 from scievals.waza.executors.mock import MOCK_MODEL
@@ -34,6 +35,7 @@ from scievals.waza.own_results import read_results
 from scievals.waza.predict import executor_for, run_suite
 from scievals.waza.redact import redact_keys
 from scievals.waza.runs import grader_options, regrade, transcript_files
+from scievals.waza.suite_paths import output_path
 from scievals.waza.suites import check_report, load_suite
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[3] / "config" / "config.yaml"
@@ -125,7 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             folder = Path(args.transcript_dir) / (model if len(models) > 1 else "")
             files = redact_keys(transcript_files(outcome, prompts), config)  # prompts too
             for name, content in files.items():
-                write_json(folder / name, content)
+                write_json(output_path(folder, name, f"{suite.path}: transcript"), content)
         code = max(code, metrics.exit_code(outcome))
     return code
 
@@ -154,21 +156,14 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     problems, warnings = check_report(args.path, args.context_dir, strict=args.strict)
-    for warning in warnings:
-        print(f"warning: {warning}")
-    for problem in problems:
-        print(problem)
-    if not problems:
-        print(f"{args.path}: valid")
-    return 1 if problems else 0
+    return print_check(args.path, problems, warnings, as_json=args.json)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
     """waza's exit codes: 0 pass, 1 regression, 2 golden failure, 3 config error."""
     try:
-        options = gate.GateOptions(args.max_regression_pct, args.golden_must_pass,
-                                   args.on_new_tasks, args.on_removed_tasks)
-        options.check()
+        options = gate.GateOptions.from_flags(args.max_regression_pct, args.golden_must_pass,
+                                              args.on_new_tasks, args.on_removed_tasks)
         if args.format not in gate.GATE_FORMATS:
             raise ScievalsError(f"--format {args.format}", "unknown format",
                                 f"use one of {', '.join(gate.GATE_FORMATS)}")
@@ -201,14 +196,6 @@ def _guard(function):
             print(f"error: {exc.one_line()}", file=sys.stderr)
             return EXIT_ERROR
     return wrapped
-
-
-def _boolean(text: str) -> bool:
-    if text.lower() in ("true", "1", "yes"):
-        return True
-    if text.lower() in ("false", "0", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"{text!r} is not true or false")
 
 
 def register(subparsers) -> None:
@@ -261,14 +248,16 @@ def register(subparsers) -> None:
     p.add_argument("--context-dir", help="fixtures folder (default: <suite>/fixtures)")
     p.add_argument("--strict", action="store_true",
                    help="unknown keys of a schemaVersion 1.x suite are errors, not warnings")
+    add_json_flag(p)
     p.set_defaults(func=_guard(cmd_check))
 
     p = sub.add_parser("gate", help="regression gate: current results against a baseline")
     p.add_argument("--baseline", required=True, help="baseline results JSON")
     p.add_argument("--current", required=True, help="current results JSON")
-    p.add_argument("--max-regression-pct", type=float, default=0.0,
+    # read as text and checked by the gate: a bad value is exit 3, not argparse's 2
+    p.add_argument("--max-regression-pct", default="0",
                    help="allowed drop of success_rate in percentage points (default 0)")
-    p.add_argument("--golden-must-pass", type=_boolean, default=True,
+    p.add_argument("--golden-must-pass", default="true",
                    help="golden tasks must pass in the current run (default true)")
     p.add_argument("--on-new-tasks", default="allow", help="allow|warn|fail (default allow)")
     p.add_argument("--on-removed-tasks", default="warn", help="allow|warn|fail (default warn)")

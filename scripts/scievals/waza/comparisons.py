@@ -36,9 +36,12 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  bootstrap: Mapping | None = None, ranges: Mapping | None = None,
                  ) -> list[ItemMetric]:
     suites = read_json(inputs["download"][0]).get("suites", {})
+    datasets = {}  # a smoke run's labels, as the score job wrote them (waza.score)
     rows = []
     for model, path in zip(models, inputs["graded"]):
-        for suite, outcome in read_json(path)["suites"].items():
+        graded = read_json(path)
+        datasets.update(graded.get("datasets") or {})
+        for suite, outcome in graded["suites"].items():
             rows += task_rows(Arm(model, model), suite, outcome)
             if outcome.get("baseline_outcome"):
                 rows += task_rows(Arm(f"{model} [{BASELINE_ARM}]", model, BASELINE_ARM), suite,
@@ -48,7 +51,7 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
     tasks = pd.DataFrame(rows)
     out = []
     for suite, group in tasks.groupby("suite", sort=True):
-        dataset = suites.get(suite, {}).get("dataset", suite)
+        dataset = datasets.get(suite) or suites.get(suite, {}).get("dataset", suite)
         for metric in headline:
             if metric in ITEM_VALUES:
                 values = group.assign(arm=group["arm"].map(lambda a: a.label)).pivot_table(

@@ -37,4 +37,5 @@ def suite_comparison(inputs: Mapping[str, Sequence[str]], out: str) -> None:
     plot_model_comparison(
         frame, out, title="waza: pass rate and weighted score per suite and model "
         "(95 % CI when tasks ran >= 2 times)",
-        subtitle=provenance_line(table), metric_labels=LABELS, xlim=(-0.05, 1.05))
+        subtitle=provenance_line(table), metric_labels=LABELS, xlim=(-0.05, 1.05),
+        legend_title="suite")

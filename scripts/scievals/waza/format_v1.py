@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import csv
 import functools
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ import yaml
 from jsonschema import Draft7Validator
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import parse_yaml_node, read_user_text
+from scievals.common.io import parse_yaml_node, read_user_text, user_file
 from scievals.waza.data import DEMO_DIR
 
 SCHEMA_DIR = DEMO_DIR / "schemas-current"
@@ -85,6 +86,76 @@ def schema_version(path: Path) -> Version | None:
                             "supported (2.0 scenario evals are out of scope for scievals)",
                             "write a 1.x eval (waza migrate keeps 1.x as is)")
     return version
+
+
+# What waza reads a missing schemaVersion as (v0.39-v0.40.1; specs/waza-current.md §1.1).
+IMPLIED_VERSION = Version("1.4", 1, 4)
+# Eval keys the v0.23 schema lists but only the current loader honours.
+CURRENT_EVAL_KEYS = ("hooks", "tasks_from", "inputs", "range", "baseline")
+
+
+def _grader_config(prefix: tuple, name: Any) -> bool:
+    return name == "config" and bool(prefix) and prefix[-1] == "graders"
+
+
+def _schema_paths(schema: dict) -> set[str]:
+    """Every key path a schema names (``a.b.c``; list items are transparent, a grader's
+    ``config`` is not entered: its keys depend on the grader type)."""
+    defs, found = schema.get("$defs") or {}, set()
+
+    def walk(node: Any, prefix: tuple, depth: int) -> None:
+        if depth > 12 or not isinstance(node, dict):
+            return
+        if isinstance(node.get("$ref"), str):
+            walk(defs.get(node["$ref"].rsplit("/", 1)[-1]), prefix, depth + 1)
+        for key in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(key) or []:
+                walk(sub, prefix, depth + 1)
+        for name, sub in (node.get("properties") or {}).items():
+            found.add(".".join((*prefix, name)))
+            if not _grader_config(prefix, name):
+                walk(sub, (*prefix, name), depth + 1)
+        walk(node.get("items"), prefix, depth + 1)
+
+    walk(schema, (), 0)
+    return found
+
+
+@functools.cache
+def current_only_paths(name: str) -> frozenset[str]:
+    """Key paths of the current schema (and waza's loader) that v0.23's schema lacks."""
+    with open(DEMO_DIR / "schemas" / f"{name}.schema.json", encoding="utf-8") as handle:
+        old = _schema_paths(json.load(handle))
+    new = _schema_paths(published_schema(name)) | set(LOADER_ONLY)
+    return frozenset(new - old - {"schemaVersion"})
+
+
+def _raw_paths(data: Any, prefix: tuple = ()) -> set[str]:
+    found = set()
+    if isinstance(data, list):
+        for item in data:
+            found |= _raw_paths(item, prefix)
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            path = (*prefix, str(key))
+            found.add(".".join(path))
+            if not _grader_config(prefix, key):
+                found |= _raw_paths(value, path)
+    return found
+
+
+def current_keys_used(raw_eval: Any, raw_tasks: list[Any]) -> list[str]:
+    """The current-format keys a suite without ``schemaVersion`` uses (``eval.yaml:
+    hooks``, ``task.yaml: expected.output_contains_any``...): waza reads such a suite as
+    the current version, so it is read as 1.x, not refused as v0.23."""
+    used = []
+    if isinstance(raw_eval, dict):
+        used += [f"eval.yaml: {k}" for k in CURRENT_EVAL_KEYS if raw_eval.get(k)]
+        used += [f"eval.yaml: {p}" for p in sorted(_raw_paths(raw_eval)
+                                                    & current_only_paths("eval"))]
+    for raw in raw_tasks:
+        used += [f"task: {p}" for p in sorted(_raw_paths(raw) & current_only_paths("task"))]
+    return list(dict.fromkeys(used))
 
 
 def gated_problems(raw: dict, version: Version, where: str, executor: str) -> list[str]:
@@ -200,10 +271,20 @@ def render(template: str, variables: dict[str, str], fields: dict[str, Any],
                             "use {{.Vars.<column or input>}}, {{.TaskName}}, {{.JobID}}, "
                             "{{.Timestamp}}, {{.Iteration}} or {{.Attempt}}")
 
-    rendered = TEMPLATE_ACTION.sub(action, template)
-    if "{{" in rendered:
+    # One pass over the template text: a value put in is never read as a template again
+    # (Go's text/template inserts it verbatim, ``{{ name }}`` inside a CSV value included).
+    pieces, last = [], 0
+    for match in TEMPLATE_ACTION.finditer(template):
+        pieces += [_literal(template[last:match.start()], where), action(match)]
+        last = match.end()
+    pieces.append(_literal(template[last:], where))
+    return "".join(pieces)
+
+
+def _literal(text: str, where: str) -> str:
+    if "{{" in text:
         raise ScievalsError(where, "unclosed template action", "close it with }}")
-    return rendered
+    return text
 
 
 @dataclass
@@ -226,20 +307,40 @@ def inside(folder: Path, relative: str, where: str, key: str) -> Path:
     return path
 
 
+def read_csv(path: Path) -> tuple[list[list[str]], list[int]]:
+    """The records of a CSV file as Go's ``encoding/csv`` reads them (RFC 4180): the whole
+    text goes to the CSV reader, so a quoted newline, U+2028 or form feed stays in its
+    field (splitting lines first would cut them); ``\\r\\n`` becomes ``\\n``, empty lines
+    are skipped, a stray quote after a quoted field is an error. Also the line each
+    record starts on, for error messages."""
+    reader = csv.reader(io.StringIO(read_user_text(path, newline=""), newline=""),
+                        strict=True)
+    rows, lines, line = [], [], 1
+    try:
+        for row in reader:
+            if row:
+                rows.append([field.replace("\r\n", "\n") for field in row])
+                lines.append(line)
+            line = reader.line_num + 1
+    except csv.Error as exc:
+        raise ScievalsError(f"{path}:{reader.line_num}", f"not valid CSV: {exc}",
+                            "quote a field holding a comma, quote or newline, and double "
+                            "the quotes inside it") from None
+    return rows, lines
+
+
 def csv_tasks(suite_dir: Path, tasks_from: str, inputs: dict[str, str],
               row_range: list[int] | None, where: str, fields: dict[str, Any]) -> list[CsvRow]:
     """One task per data row of the ``tasks_from`` CSV (§2.3): ``id`` = the ``id``
     column, else ``name``, else ``row-N``; prompt = the ``prompt`` column rendered with
     ``inputs`` merged with the row (the row wins)."""
-    path = inside(suite_dir, tasks_from, where, "tasks_from")
-    if not path.is_file():
-        raise ScievalsError(f"{where}: tasks_from", f"{path} does not exist",
-                            "give a CSV file inside the suite folder")
-    rows = list(csv.reader(read_user_text(path).splitlines()))
+    path = _named_file(inside(suite_dir, tasks_from, where, "tasks_from"),
+                       f"{where}: tasks_from", "give a CSV file inside the suite folder")
+    rows, lines = read_csv(path)
     if not rows:
         raise ScievalsError(path, "no header row", "the first row names the columns")
     header, data = rows[0], rows[1:]
-    for number, row in enumerate(data, start=2):
+    for number, row in zip(lines[1:], data, strict=True):
         if len(row) != len(header):
             raise ScievalsError(f"{path}:{number}", f"{len(row)} fields, the header has "
                                 f"{len(header)}", "give every row the header's columns")
@@ -258,16 +359,24 @@ def csv_tasks(suite_dir: Path, tasks_from: str, inputs: dict[str, str],
         name = row.get("name") or f"row-{number}"
         task_id = row.get("id") or row.get("name") or f"row-{number}"
         prompt = render(row.get("prompt", ""), {**inputs, **row},
-                        {**fields, "TaskName": name}, f"{path}:{index + 2}: prompt")
-        tasks.append(CsvRow(task_id, name, prompt, index + 2))
+                        {**fields, "TaskName": name}, f"{path}:{lines[index + 1]}: prompt")
+        tasks.append(CsvRow(task_id, name, prompt, lines[index + 1]))
     return tasks
 
 
 def read_prompt_file(task_path: Path, relative: str) -> str:
     """``inputs.prompt_file``: relative to the task file's folder, read at load time."""
-    path = inside(task_path.parent, relative, str(task_path), "inputs.prompt_file")
-    if not path.is_file():
-        raise ScievalsError(f"{task_path}: inputs.prompt_file", f"{path} does not exist",
-                            "give a file relative to the task file's folder")
+    path = _named_file(inside(task_path.parent, relative, str(task_path), "inputs.prompt_file"),
+                       f"{task_path}: inputs.prompt_file",
+                       "give a file relative to the task file's folder")
     return read_user_text(path)
+
+
+def _named_file(path: Path, where: str, fix: str) -> Path:
+    """``path`` when it is a readable regular file; else one line saying what it is (a
+    folder, a named pipe, missing), never reading it (a pipe would block)."""
+    try:
+        return user_file(path)
+    except ScievalsError as exc:
+        raise ScievalsError(where, f"{path}: {exc.problem}", fix) from None
 

@@ -12,6 +12,7 @@ another schemaVersion major).
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -37,10 +38,29 @@ class GateOptions:
     on_new_tasks: str = "allow"
     on_removed_tasks: str = "warn"
 
+    @classmethod
+    def from_flags(cls, max_regression_pct: str, golden_must_pass: str, on_new_tasks: str,
+                   on_removed_tasks: str) -> GateOptions:
+        """The options from the flags' text; a bad value is a config error (exit 3), not
+        argparse's exit 2, which is the golden-failure code."""
+        try:
+            pct = float(max_regression_pct)
+        except ValueError:
+            raise ScievalsError("--max-regression-pct", f"{max_regression_pct!r} is not a "
+                                "number", "give percentage points >= 0, e.g. 5") from None
+        words = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+        if golden_must_pass.lower() not in words:
+            raise ScievalsError("--golden-must-pass", f"{golden_must_pass!r} is not true or "
+                                "false", "give true or false")
+        options = cls(pct, words[golden_must_pass.lower()], on_new_tasks, on_removed_tasks)
+        options.check()
+        return options
+
     def check(self) -> None:
-        if self.max_regression_pct < 0:
-            raise ScievalsError("--max-regression-pct", f"{self.max_regression_pct} < 0",
-                                "give percentage points >= 0")
+        # NaN compares false with everything: "regression > nan" would pass any regression
+        if not math.isfinite(self.max_regression_pct) or self.max_regression_pct < 0:
+            raise ScievalsError("--max-regression-pct", f"{self.max_regression_pct} is not "
+                                "a finite number >= 0", "give percentage points >= 0, e.g. 5")
         for flag, value in (("--on-new-tasks", self.on_new_tasks),
                             ("--on-removed-tasks", self.on_removed_tasks)):
             if value not in POLICIES:
@@ -52,10 +72,21 @@ def _tasks(results: Mapping) -> dict[str, Mapping]:
     return {str(t["test_id"]): t for t in results["tasks"]}
 
 
-def _rate(results: Mapping) -> float:
+def _rate(results: Mapping, where: str = "results") -> float:
+    """``summary.success_rate``, else the share of passed tasks. A value that is not a
+    number in [0, 1] (NaN, "abc", null) is a config error: NaN would pass any gate."""
     summary = results.get("summary") or {}
+    if not isinstance(summary, Mapping):
+        raise ScievalsError(f"{where}: summary", f"{summary!r} is not an object",
+                            "give the results file waza wrote")
     if "success_rate" in summary:
-        return float(summary["success_rate"])
+        value = summary["success_rate"]
+        if (isinstance(value, bool) or not isinstance(value, int | float)
+                or not math.isfinite(value) or not 0 <= value <= 1):
+            raise ScievalsError(f"{where}: summary.success_rate", f"{value!r} is not a "
+                                "number in [0, 1]", "give the results file waza wrote, or "
+                                "fix the value")
+        return float(value)
     tasks = results["tasks"]
     return sum(1 for t in tasks if t.get("status") == "passed") / len(tasks) if tasks else 0.0
 
@@ -64,7 +95,8 @@ def gate(baseline: Mapping, current: Mapping, options: GateOptions, baseline_fil
          current_file: str = "") -> dict:
     """waza's gate report (its JSON keys) with ``exit_code`` and ``outcome``."""
     base_tasks, cur_tasks = _tasks(baseline), _tasks(current)
-    base_rate, cur_rate = _rate(baseline), _rate(current)
+    base_rate = _rate(baseline, baseline_file or "baseline")
+    cur_rate = _rate(current, current_file or "current")
     regression = max(0.0, (base_rate - cur_rate) * 100)
     exceeds = regression > options.max_regression_pct
     golden_ids = [i for i in dict.fromkeys([*base_tasks, *cur_tasks])
@@ -172,7 +204,7 @@ def compare(files: Sequence[str | Path]) -> dict:
     loaded = [load_results(f) for f in files]
     runs = [{"file": str(f), "eval_name": r.get("eval_name", ""),
              "model": (r.get("config") or {}).get("model_id", ""),
-             "success_rate": _rate(r),
+             "success_rate": _rate(r, str(f)),
              "aggregate_score": (r.get("summary") or {}).get("aggregate_score"),
              "weighted_score": (r.get("summary") or {}).get("weighted_score"),
              "tasks": len(r["tasks"])} for f, r in zip(files, loaded, strict=True)]

@@ -8,7 +8,7 @@
 - :func:`check_coverage` and :func:`fill_missing`: an imported file covers the suite:
   every suite task appears once, with at most the suite's trials runs; a task it leaves
   out counts as failed (as a missing gating case does), so holding back failing tasks
-  cannot raise the pass rate.
+  cannot raise the pass rate. The same holds for the no-skill arm (``baseline_tasks``).
 """
 
 from __future__ import annotations
@@ -166,14 +166,32 @@ def results_problem(data: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _check_tasks(tasks: Any, path: str, key: str) -> None:
+    """``tasks`` (or ``baseline_tasks``): a list of {test_id, runs[]}, each run sound."""
+    if not isinstance(tasks, list):
+        raise ScievalsError(f"{path}: {key}", "must be a list", "use waza's results format")
+    for index, task in enumerate(tasks):
+        if not isinstance(task, dict) or not isinstance(task.get("test_id"), str) or not (
+                isinstance(task.get("runs"), list)):
+            raise ScievalsError(f"{path}: {key}[{index}]", "a task needs test_id (a string) "
+                                "and runs[]", "use waza's results format")
+        for number, run in enumerate(task["runs"]):
+            where = f"{path}: {key}[{index}] ({task['test_id']!r}) runs[{number}]"
+            if not isinstance(run, dict):
+                raise ScievalsError(where, "a run must be an object", "use waza's results format")
+            problem = run_problem(run)
+            if problem:
+                raise ScievalsError(where, problem, FIX)
+
+
 def check_coverage(results: Mapping[str, Any], task_ids: list[str], trials: int,
-                   where: str) -> list[str]:
-    """The suite tasks ``results`` leaves out; a task listed twice, one of more runs than
-    ``trials`` or one the suite lacks is refused (naming it)."""
+                   where: str, key: str = "tasks") -> list[str]:
+    """The suite tasks ``results[key]`` leaves out; a task listed twice, one of more runs
+    than ``trials`` or one the suite lacks is refused (naming it)."""
     seen: set[str] = set()
-    for index, task in enumerate(results["tasks"]):
+    for index, task in enumerate(results[key]):
         test_id = task["test_id"]
-        at = f"{where}: tasks[{index}] ({test_id!r})"
+        at = f"{where}: {key}[{index}] ({test_id!r})"
         if test_id not in task_ids:
             raise ScievalsError(at, "no such task in the suite", f"task ids: {', '.join(task_ids)}")
         if test_id in seen:
@@ -187,13 +205,14 @@ def check_coverage(results: Mapping[str, Any], task_ids: list[str], trials: int,
     return [task_id for task_id in task_ids if task_id not in seen]
 
 
-def fill_missing(results: dict, tasks: list, missing: list[str], trials: int) -> dict:
+def fill_missing(results: dict, tasks: list, missing: list[str], trials: int,
+                 key: str = "tasks") -> dict:
     """``results`` with an entry for every missing task id, in the suite's task order
     (``tasks`` being the suite's): ``trials`` runs recorded as ``error`` without a verdict,
     which grading keeps as failed runs (an error run is never graded)."""
     if not missing:
         return results
-    by_id = {t["test_id"]: t for t in results["tasks"]}
+    by_id = {t["test_id"]: t for t in results[key]}
     for task in tasks:
         if task.id in missing:
             by_id[task.id] = {"test_id": task.id, "display_name": task.name, "runs": [
@@ -201,7 +220,7 @@ def fill_missing(results: dict, tasks: list, missing: list[str], trials: int) ->
                  "duration_ms": 0, "final_output": "", "transcript": [], "validations": {},
                  "skill_invocations": [], "session_digest": None}
                 for number in range(1, trials + 1)]}
-    return {**results, "tasks": [by_id[t.id] for t in tasks if t.id in by_id]}
+    return {**results, key: [by_id[t.id] for t in tasks if t.id in by_id]}
 
 
 def read_results(path: str | Path) -> dict:
@@ -220,20 +239,9 @@ def check_results(data, path: str) -> dict:
     if version and version.split(".")[0] != "1":  # current waza: another major is refused
         raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
                             "use results written by waza 1.x")
-    if not isinstance(data["tasks"], list):
-        raise ScievalsError(f"{path}: tasks", "must be a list", "use waza's results format")
-    for index, task in enumerate(data["tasks"]):
-        if not isinstance(task, dict) or not isinstance(task.get("test_id"), str) or not (
-                isinstance(task.get("runs"), list)):
-            raise ScievalsError(f"{path}: tasks[{index}]", "a task needs test_id (a string) "
-                                "and runs[]", "use waza's results format")
-        for number, run in enumerate(task["runs"]):
-            where = f"{path}: tasks[{index}] ({task['test_id']!r}) runs[{number}]"
-            if not isinstance(run, dict):
-                raise ScievalsError(where, "a run must be an object", "use waza's results format")
-            problem = run_problem(run)
-            if problem:
-                raise ScievalsError(where, problem, FIX)
+    _check_tasks(data["tasks"], path, "tasks")
+    if data.get("baseline_tasks") is not None:  # the no-skill arm: checked as strictly
+        _check_tasks(data["baseline_tasks"], path, "baseline_tasks")
     problem = results_problem(data)
     if problem:
         raise ScievalsError(path, problem, FIX)

@@ -320,9 +320,11 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     options = _grading().grader_options(config, suite, records) if needs_verdicts else None
     baseline = executor_for(model, config, suite, records, skills=False)[0] \
         if suite.baseline else None
+    limit = config.get("limit")  # a smoke run (common.selection): the suite's first N tasks
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                          trials=section.get("trials"), options=options, threads=threads,
-                         baseline_executor=baseline)
+                         baseline_executor=baseline,
+                         task_filter=[t.id for t in suite.tasks[:limit]] if limit else None)
     # as the score stage does with its results: no configured key value in a recorded run
     write_json(out, redact_keys(recorded, config))
     if usage_path and isinstance(executor, AgentExecutor):
@@ -364,12 +366,19 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
                                 "keep one per suite")
         suite = loaded[name]
         allowed = trials or int(suite.config.get("trials_per_task") or 1)
-        missing = check_coverage(item, [t.id for t in suite.tasks], allowed, where)
-        if missing:
-            notices.record("skipped_case", "waza", f"{where}: suite {name}: task(s) "
-                           f"{', '.join(missing)} missing; counted as failed",
-                           details={"suite": name, "missing": missing})
-        filed[name] = fill_missing(item, suite.tasks, missing, allowed)
+        # the with-skill tasks and, when the file has one, the no-skill arm: each must
+        # cover the suite once (a repeated task would weigh twice)
+        arms = ["tasks"] + (["baseline_tasks"] if item.get("baseline_tasks") is not None
+                            else [])
+        for key in arms:
+            missing = check_coverage(item, [t.id for t in suite.tasks], allowed, where, key)
+            if missing:
+                arm = "" if key == "tasks" else " (no-skill arm, baseline_tasks)"
+                notices.record("skipped_case", "waza", f"{where}: suite {name}{arm}: task(s) "
+                               f"{', '.join(missing)} missing; counted as failed",
+                               details={"suite": name, "missing": missing, "arm": key})
+            item = fill_missing(item, suite.tasks, missing, allowed, key)
+        filed[name] = item
     write_json(out, {"suites": filed})
     return filed
 

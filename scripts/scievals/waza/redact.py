@@ -9,6 +9,7 @@ JSON is written, every configured key value found in its text is replaced by
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from scievals.llm.keys import DEFAULT_KEY_ENV
@@ -32,6 +33,20 @@ def key_values(config: dict) -> dict[str, str]:
     that contains another is replaced whole)."""
     found = {name: os.environ.get(name, "").strip() for name in key_names(config)}
     found = {name: value for name, value in found.items() if len(value) >= MIN_KEY_LENGTH}
+    return dict(sorted(found.items(), key=lambda item: -len(item[1])))
+
+
+# Variables whose names say they hold a secret, whichever tool reads them.
+SECRET_NAME = re.compile(r"(API_?KEY|_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$",
+                         re.IGNORECASE)
+
+
+def secret_values(config: dict | None = None) -> dict[str, str]:
+    """:func:`key_values` plus every variable whose name says it is a secret
+    (``GITHUB_TOKEN``, ``DB_PASSWORD``): for what a hook prints, which may be anything."""
+    found = {name: value.strip() for name, value in os.environ.items()
+             if SECRET_NAME.search(name) and len(value.strip()) >= MIN_KEY_LENGTH}
+    found.update(key_values(config or {}))
     return dict(sorted(found.items(), key=lambda item: -len(item[1])))
 
 

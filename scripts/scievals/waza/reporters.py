@@ -9,6 +9,7 @@ outcome, which is what a CI job needs to show the failures.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 
@@ -81,6 +82,32 @@ def junit_xml(outcome: Mapping) -> str:
             ET.SubElement(case, "error", {"message": message, "type": "ExecutionError"})
         elif task["status"] == "skipped":
             ET.SubElement(case, "skipped", {"message": "grading skipped"})
+    return xml_document(root)
+
+
+# ANSI escape sequences (colours, cursor moves) that pytest and npm print, and every
+# character XML 1.0 forbids (its Char production: tab, LF, CR, U+0020-U+D7FF,
+# U+E000-U+FFFD, U+10000 and above). One such character makes the whole file unreadable
+# to CI parsers.
+ANSI_SEQUENCE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` as XML 1.0 may hold it: ANSI sequences removed, any other forbidden
+    character shown as ``\\xNN``/``\\uNNNN`` (so the reader still sees it was there)."""
+    return XML_FORBIDDEN.sub(lambda m: ascii(m.group())[1:-1],
+                             ANSI_SEQUENCE.sub("", text))
+
+
+def xml_document(root: ET.Element) -> str:
+    """The one place XML is written: every text, tail and attribute made XML 1.0-safe
+    (ElementTree escapes ``<&"`` but writes control characters as they are)."""
+    for element in root.iter():
+        for attr in (a for a in ("text", "tail") if getattr(element, a)):
+            setattr(element, attr, xml_text(getattr(element, attr)))
+        for key, value in element.attrib.items():
+            element.set(key, xml_text(value))
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 

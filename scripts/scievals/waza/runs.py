@@ -28,6 +28,7 @@ from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
 from scievals.waza.graders.judge import LLMJudge
 from scievals.waza.graders.registry import build, grade_all
 from scievals.waza.recording import run_entry
+from scievals.waza.suite_paths import file_name_part
 from scievals.waza.suites import Checkpoint, GraderSpec, Suite, Task
 
 # The results format written: current waza's, with schema 1.5's statistics (pass_rate_ci,
@@ -172,15 +173,20 @@ def outcome(suite: Suite, tasks: list[dict], *, model_id: str, engine: str, tria
 
 def transcript_files(outcome: Mapping, prompts: Mapping[str, str]) -> dict[str, dict]:
     """Go's ``--transcript-dir`` files: ``<task>-<YYYYmmdd-HHMMSS>[-run<n>].json`` -> content
+    (``<task>`` the task id as a safe file-name part, :func:`suite_paths.file_name_part`)
     (``task_id, task_name, status, started_at, completed_at, duration_ms, prompt,
     final_output, transcript, validations, session, error_msg``). Runs of one task share the
     timestamp, so every run after the first gets a ``-run<n>`` suffix."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    files = {}
+    files, used = {}, set()
     for task in outcome["tasks"]:
+        base = file_name_part(task["test_id"])  # an id is suite content: never a path
+        while base in used:  # ids that differ only in dropped characters ("A", "a")
+            base += "_"
+        used.add(base)
         for run in task["runs"]:
             suffix = "" if run["run_number"] == 1 else f"-run{run['run_number']}"
-            files[f"{task['test_id']}-{stamp}{suffix}.json"] = {
+            files[f"{base}-{stamp}{suffix}.json"] = {
                 "task_id": task["test_id"], "task_name": task.get("display_name", ""),
                 "status": run["status"], "started_at": outcome.get("timestamp", ""),
                 "completed_at": outcome.get("timestamp", ""),

@@ -1,8 +1,10 @@
 """waza's items for the report's sample viewer: one per task run.
 
 The input is the task's prompt (the curated case), the reply the agent's final output and
-its session transcript, the metrics each grader's score, the rationale each grader's
-feedback (an LLM judge's reasoning included), and the tokens the agent's turns used.
+its session transcript, the expected answer what the task's graders check (each grader's
+type, weight and configuration, read from the suite), the metrics each grader's score,
+the score the run's weighted grader score, the rationale each grader's feedback (an LLM
+judge's reasoning included), and the tokens the agent's turns used.
 Results are the score stage's graded file (recorded and imported runs with their verdicts),
 else the recorded runs as the prediction step wrote them.
 """
@@ -10,13 +12,74 @@ else the recorded runs as the prediction step wrote them.
 from __future__ import annotations
 
 import json
+import logging
+from contextlib import contextmanager
 from pathlib import Path
 
+from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.common.samples import Sample, number, read_usage, request_cost
-from scievals.waza.workflow import CASES, GRADED, IMPORTED, USAGE
+from scievals.waza import suites
+from scievals.waza.metrics import weighted_run_score
+from scievals.waza.suites import GraderSpec
+from scievals.waza.workflow import CASES, GRADED, IMPORTED, SUITES_DIR, USAGE
 
 PREDICTIONS_DIR = "results/waza/predictions/{model}"
+SCORE = "weighted grader score"
+
+
+def grader_text(graders: list[GraderSpec], expected: dict | None = None) -> str:
+    """What each grader checks: name, type and weight, then its configuration as JSON;
+    first the task's own ``expected`` block, where it has one."""
+    blocks = [f"expected\n{json.dumps(expected, indent=2, ensure_ascii=False)}"] \
+        if expected else []
+    for grader in graders:
+        weight = "" if grader.weight is None else f", weight {grader.weight:g}"
+        head = f"{grader.name} ({grader.kind or 'grader'}{weight})"
+        config = json.dumps(grader.config, indent=2, ensure_ascii=False, sort_keys=True) \
+            if grader.config else "(no configuration)"
+        blocks.append(head + "\n" + config)
+    return "\n\n".join(blocks) or "(no graders)"
+
+
+@contextmanager
+def _quiet(logger: logging.Logger):
+    """Without ``logger``'s warnings: a suite's notes were said when it was curated
+    (waza_curate); the viewer, reading it again, does not repeat them."""
+    drop = logging.Filter()
+    drop.filter = lambda record: record.levelno > logging.WARNING
+    logger.addFilter(drop)
+    try:
+        yield
+    finally:
+        logger.removeFilter(drop)
+
+
+def expectations(root: Path) -> dict[tuple[str, str], str]:
+    """(suite, task id) -> :func:`grader_text` of the suite's and the task's graders, for
+    every suite under ``SUITES_DIR``, keyed by its folder, eval name and skill (the results
+    name a suite by either). A suite that does not load gives its error as the text."""
+    found: dict[tuple[str, str], str] = {}
+    folder = root / SUITES_DIR
+    for path in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
+        try:
+            with _quiet(suites.log):
+                suite = suites.load_suite(path)
+        except ScievalsError as exc:
+            found[(path.name, "*")] = f"(suite did not load: {exc.one_line()})"
+            continue
+        for task in suite.tasks:
+            text = grader_text(suite.graders + task.graders, task.raw.get("expected"))
+            for name in {path.name, suite.name, suite.skill} - {""}:
+                found[(name, task.id)] = text
+    return found
+
+
+def _run_score(validations: dict) -> float | None:
+    """:func:`weighted_run_score` of a graded run; None when a grader has no score."""
+    if not validations or any(number(v.get("score")) is None for v in validations.values()):
+        return None
+    return weighted_run_score(validations)
 
 
 def _suites(data) -> list[dict]:
@@ -76,6 +139,7 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     if (root / CASES).is_file():
         prompts = {(c["suite"], c["task_id"]): c.get("prompt", "") for c in
                    read_jsonl(root / CASES)}
+    expected = expectations(root)
     out = []
     for result in _results(root, model):
         suite = result.get("skill") or result.get("eval_name") or ""
@@ -93,6 +157,9 @@ def samples(root: str | Path, model: str) -> list[Sample]:
                     metrics={name: number(v.get("score")) for name, v in validations.items()},
                     rationale="\n".join(f"{name}: {v.get('feedback', '')}"
                                         for name, v in validations.items()),
+                    expected=expected.get((suite, task_id)) or expected.get(
+                        (suite, "*"), f"(task {suite}/{task_id} is not in {SUITES_DIR})"),
+                    score=_run_score(validations), score_name=SCORE,
                     tokens_in=tokens_in, tokens_out=tokens_out,
                     cost_usd=request_cost(tokens_in, tokens_out, usage),
                     latency_s=(run.get("duration_ms") or 0) / 1000))

@@ -28,6 +28,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, write_csv, write_json, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
+from scievals.common.selection import limited_label, say_limited
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 from scievals.waza import metrics, recording, runs
@@ -99,7 +100,7 @@ def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
     frames, cases = [], []
     for suite, outcome in sorted(outcomes.items()):
         entry = downloaded.get(suite, {})
-        provenance = Provenance(benchmark="waza", dataset=entry.get("dataset", suite),
+        provenance = Provenance(benchmark="waza", dataset=outcome_dataset(job, suite, outcome),
                                 dataset_sha256=entry.get("sha256", ""),
                                 config_hash=job.config_hash)
         rows = metrics.suite_metrics(outcome, job.bootstrap)
@@ -118,9 +119,29 @@ def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
     return table
 
 
+def outcome_dataset(job: ScoreJob, suite: str, outcome: Mapping) -> str:
+    """The suite's dataset label; `` (limited to N items)`` when a smoke run's limit
+    (``job.settings["limit"]``) ran fewer tasks than the suite has."""
+    entry = read_json(job.truth["source"])["suites"].get(suite, {})
+    dataset = entry.get("dataset", suite)
+    limit = job.settings.get("limit")
+    if not limit:
+        return dataset
+    n_all = len(load_suite(Path(job.truth["suites"]) / suite).tasks)
+    return limited_label(dataset, {"limit": limit}, len(outcome.get("tasks") or []), n_all)
+
+
 def score(job: ScoreJob) -> pd.DataFrame:
     """Grade every recorded run of ``job``'s model, then write its tables."""
     outcomes = grade(job)
+    if job.settings.get("limit"):
+        labels = [outcome_dataset(job, s, o) for s, o in outcomes.items()]
+        if any(label.endswith((" items)", " item)")) for label in labels):
+            say_limited("waza", f"the first {job.settings['limit']} task(s) of each suite")
     if "graded" in job.outputs:
-        write_json(job.outputs["graded"], {"suites": outcomes})
+        # the dataset labels go along, for the comparisons job (a smoke run's differ)
+        write_json(job.outputs["graded"], {
+            "suites": outcomes,
+            **({"datasets": {s: outcome_dataset(job, s, o) for s, o in outcomes.items()}}
+               if job.settings.get("limit") else {})})
     return tables(job, outcomes)

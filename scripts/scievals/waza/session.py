@@ -2,8 +2,11 @@
 
 Mirrors Go (specs/waza.md §4): the final output is the ``content`` of every
 ``assistant.message``/``assistant.message_delta`` joined with no separator; the digest
-pairs ``tool.execution_start``/``complete`` by ``toolCallId`` (``report_intent``
-dropped), ``tools_used`` holds one name per call; skills come from ``skill.invoked``.
+pairs ``tool.execution_start``/``complete`` (or ``partial_result``) by ``toolCallId``,
+``tools_used`` holds one name per call, ``tool_calls[].result`` is Copilot's result
+object ``{content, detailedContent?}``; skills come from ``skill.invoked``. As Go's
+event collector, every event of a ``report_intent`` call (its start, progress, request,
+result) is dropped before anything else sees the events (:func:`without_intents`).
 """
 
 from __future__ import annotations
@@ -29,25 +32,55 @@ def skill_invocations(events: Sequence[Mapping]) -> list[SkillInvocation]:
             for e in events if e.get("type") == "skill.invoked"]
 
 
-def _result(data: Mapping) -> Any:
+# The events of one tool call that Go's collector drops for a report_intent call.
+CALL_EVENTS = ("tool.execution_progress", "tool.user_requested", "tool.execution_complete",
+               "tool.execution_partial_result")
+RESULT_EVENTS = ("tool.execution_complete", "tool.execution_partial_result")
+
+
+def without_intents(events: Sequence[Mapping]) -> list[Mapping]:
+    """``events`` without ``report_intent`` calls: its start (by name) and the events
+    that carry its ``toolCallId``, as Go's collector skips them."""
+    intents, kept = set(), []
+    for event in events:
+        kind, data = event.get("type"), event.get("data") or {}
+        if kind == "tool.execution_start" and data.get("toolName") in IGNORED_TOOLS:
+            if data.get("toolCallId") is not None:
+                intents.add(str(data["toolCallId"]))
+            continue
+        if kind in CALL_EVENTS and data.get("toolCallId") is not None and (
+                str(data["toolCallId"]) in intents):
+            continue
+        kept.append(event)
+    return kept
+
+
+def _result(data: Mapping) -> dict | None:
+    """Copilot's tool result object as Go keeps it: ``{content, detailedContent}`` (the
+    second only when given); a bare string (older recordings) is its ``content``."""
     result = data.get("result")
-    if isinstance(result, Mapping) and "content" in result:
-        return result["content"]
-    return result
+    if result is None:
+        return None
+    if not isinstance(result, Mapping):
+        return {"content": str(result)}
+    shaped = {"content": str(result.get("content") or "")}
+    if result.get("detailedContent"):
+        shaped["detailedContent"] = str(result["detailedContent"])
+    return shaped
 
 
 def digest(events: Sequence[Mapping], session_id: str = "") -> SessionDigest:
     calls: dict[str, ToolCall] = {}
     order: list[str] = []
     usage: dict[str, Any] | None = None
-    for event in events:
+    for event in without_intents(events):
         kind, data = event.get("type"), event.get("data") or {}
-        if kind == "tool.execution_start" and data.get("toolName") not in IGNORED_TOOLS:
+        if kind == "tool.execution_start":
             call_id = str(data.get("toolCallId", len(order)))
             calls[call_id] = ToolCall(name=str(data.get("toolName", "")),
                                       arguments=dict(data.get("arguments") or {}))
             order.append(call_id)
-        elif kind == "tool.execution_complete" and str(data.get("toolCallId")) in calls:
+        elif kind in RESULT_EVENTS and str(data.get("toolCallId")) in calls:
             call = calls[str(data["toolCallId"])]
             call.result = _result(data)
             call.success = bool(data.get("success", False))
@@ -65,7 +98,7 @@ def transcript(events: Sequence[Mapping]) -> list[dict]:
     """Serialized transcript events ``{type, content?, message?, arguments?, success?,
     tool_call_id?, tool_name?, tool_result?}``."""
     out = []
-    for event in events:
+    for event in without_intents(events):
         data = event.get("data") or {}
         item: dict[str, Any] = {"type": event.get("type", "")}
         for key, source in (("content", "content"), ("message", "message"),

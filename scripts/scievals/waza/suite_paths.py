@@ -11,7 +11,10 @@ resolving symlinks.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+
+from scievals.common.errors import ScievalsError
 
 FIX = "move it into the suite folder: the suite's checksum covers only that folder"
 
@@ -30,6 +33,25 @@ def outside(path: str | os.PathLike, roots: list[Path], where: str, what: str) -
     target = "" if str(shown) == os.path.abspath(path) else f" (resolves to {shown})"
     return (f"{where}: {what} {str(path)!r}{target} is outside the suite folder "
             f"{Path(roots[0]).resolve()} ({FIX})")
+
+
+def file_name_part(text: str) -> str:
+    """``text`` as one safe file-name part, as waza's transcript writer makes it: lower
+    case, spaces as ``-``, everything but ``[a-z0-9_-]`` dropped, ``unnamed`` if nothing
+    is left. A task id such as ``../../x`` or ``/etc/x`` can then not leave the folder
+    it is written to."""
+    name = re.sub(r"[^a-z0-9_-]", "", text.strip().lower().replace(" ", "-"))
+    return name or "unnamed"
+
+
+def output_path(folder: str | os.PathLike, name: str, where: str) -> Path:
+    """``folder/name`` for a file named from suite content, refused (one line) unless it
+    stays inside ``folder``: what a downloaded suite names is written only where asked."""
+    path = Path(folder) / name
+    if Path(name).is_absolute() or not is_inside(path, folder) or Path(name).name != name:
+        raise ScievalsError(where, f"file name {name!r} would be written outside {folder}",
+                            "give the task an id without '/', '\\\\' or '..'")
+    return path
 
 
 def links_leaving(folder: str | os.PathLike) -> list[str]:

@@ -191,6 +191,16 @@ def _published_schema(name: str) -> dict:
 
 
 @functools.cache
+def _check_schema(name: str) -> dict:
+    """The published schema ``waza check`` applies, plus the Python-era config keys the
+    loader accepts (``max_workers``, ``verbose``): check and run agree on them."""
+    schema = copy.deepcopy(_published_schema(name))
+    if name == "eval":
+        schema["$defs"]["config"]["properties"].update(LEGACY_CONFIG_KEYS)
+    return schema
+
+
+@functools.cache
 def _loader_schema(name: str) -> dict:
     """The published schema relaxed exactly where Go's loader (not ``check``) is."""
     schema = copy.deepcopy(_published_schema(name))
@@ -257,6 +267,20 @@ def eval_path(path: str | Path) -> Path:
     if not path.is_file():
         raise ScievalsError(path, "no eval.yaml here", "give a suite folder or its eval.yaml")
     return path
+
+
+def _current_keys(spec: Path, raw: Any) -> list[str]:
+    """:func:`format_v1.current_keys_used` of the eval and the task files its globs name
+    (inside the suite folder; a problem there is reported by the real load)."""
+    globs = raw.get("tasks") if isinstance(raw, dict) else None
+    tasks = []
+    if isinstance(globs, list) and all(isinstance(g, str) for g in globs):
+        for task_path in _task_paths(spec, globs, []):
+            try:
+                tasks.append(read_yaml(task_path))
+            except ScievalsError:
+                continue
+    return format_v1.current_keys_used(raw, tasks)
 
 
 def _task_paths(spec: Path, patterns: list[str], problems: list[str]) -> list[Path]:
@@ -406,6 +430,15 @@ def _collect(path: str | Path, context_dir: str | Path | None, published: bool,
     spec = eval_path(path)
     version = format_v1.schema_version(spec)
     raw = read_yaml(spec)
+    if version is None and (used := _current_keys(spec, raw)):
+        # waza reads a missing version as the current one: a suite written for it (its
+        # own examples/code-explainer) is read as 1.x instead of refused as v0.23
+        suite, problems, warnings = _collect_v1(spec, raw, format_v1.IMPLIED_VERSION,
+                                                context_dir, published, strict)
+        note = (f"{spec}: no schemaVersion, but current-format keys ({', '.join(used[:4])}"
+                f"{', ...' if len(used) > 4 else ''}): read as schemaVersion "
+                f"{format_v1.IMPLIED_VERSION.text}, as waza reads a missing version")
+        return suite, problems, [note, *warnings]
     if version is not None:
         return _collect_v1(spec, raw, version, context_dir, published, strict)
     problems: list[str] = []
@@ -417,7 +450,7 @@ def _collect(path: str | Path, context_dir: str | Path | None, published: bool,
                    for i, g in enumerate(raw.get("graders") or [])]
         problems += grader_problems(graders)
     if published:
-        for problem in schema_problems(raw, _published_schema("eval"), str(spec)):
+        for problem in schema_problems(raw, _check_schema("eval"), str(spec)):
             if problem not in problems:
                 problems.append(problem)
     globs = raw.get("tasks") if isinstance(raw, dict) else None
@@ -449,13 +482,6 @@ def _collect(path: str | Path, context_dir: str | Path | None, published: bool,
     if problems:
         return None, problems, []
     config = {**DEFAULT_CONFIG, **(raw.get("config") or {})}
-    if raw.get("hooks") or raw.get("tasks_from") or raw.get("inputs") or raw.get("range"):
-        problems.append(f"{spec}: hooks/tasks_from/inputs/range are not supported by scievals "
-                        "(remove them, or run the suite with the Go tool)")
-    if raw.get("baseline"):
-        problems.append(f"{spec}: baseline: true (A/B runs) is not supported by scievals")
-    if problems:
-        return None, problems, []
     suite = Suite(path=spec, name=raw.get("name") or spec.parent.name, skill=raw["skill"],
                   config=config, graders=graders, metrics=list(raw.get("metrics") or []),
                   tasks=tasks, fixtures_dir=fixtures, description=raw.get("description") or "",

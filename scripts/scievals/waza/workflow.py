@@ -10,6 +10,7 @@ either and keeps the graded results in ``results/waza/graded/<model>.json``.
 
 from __future__ import annotations
 
+from scievals.common.selection import item_limit
 from scievals.common.workflow import BenchmarkModels, Stage, own_file, score_outputs, stage
 
 SUITES_DIR = "data/raw/waza/suites"
@@ -38,8 +39,10 @@ def predict_config(config: dict, model: str) -> dict:
     entries it may use (the model and a judge); API keys stay in the environment."""
     section = config["waza"]
     names = [model] + [section["judge_model"]] if section.get("judge_model") else [model]
+    limit = item_limit(config, "waza")  # a smoke run: the first N tasks of each suite
     return {"waza": section, "llm": config.get("llm") or {},
-            "models": {n: config["models"][n] for n in names if n in config["models"]}}
+            "models": {n: config["models"][n] for n in names if n in config["models"]},
+            **({"limit": limit} if limit is not None else {})}
 
 
 def score_settings(config: dict) -> dict:
@@ -52,7 +55,9 @@ def score_settings(config: dict) -> dict:
         grading.update(llm=config.get("llm") or {},
                        models={judge: config["models"][judge]} if judge in config["models"]
                        else {})
-    return {"seed": int(section.get("seed") or 0), "config": grading}
+    limit = item_limit(config, "waza")  # labels a smoke run's tables
+    return {"seed": int(section.get("seed") or 0), "config": grading,
+            **({"limit": limit} if limit is not None else {})}
 
 
 def score_inputs(model: str, suites: list[str], byo: list[str], llms: list[str]) -> dict:

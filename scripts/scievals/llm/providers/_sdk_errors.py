@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from scievals.common.redaction import redact_text
 from scievals.llm.base import RequestRejected, TransientError
 from scievals.llm.retry import is_retryable_status, parse_retry_after
 
@@ -28,10 +29,9 @@ def _server_message(exc: Exception) -> str:
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with the API key replaced by ``***`` (some servers echo the key in errors)."""
-    if secret and len(secret) >= 4:
-        return text.replace(secret, "***")
-    return text
+    """``text`` with the API key and any URL credentials replaced by ``***`` (some servers
+    echo the key in errors; a connection error may name the URL)."""
+    return redact_text(text, [secret])
 
 
 def translate(exc: Exception, sdk: ModuleType, secret: str | None = None) -> Exception:

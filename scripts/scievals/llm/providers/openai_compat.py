@@ -6,6 +6,8 @@ OpenRouter all speak this protocol; ``base_url`` picks the server.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -15,7 +17,7 @@ from scievals.llm.base import (
     Usage,
 )
 from scievals.llm.providers import SdkClientAPI, require_sdk
-from scievals.llm.providers._sdk_errors import translate
+from scievals.llm.providers._sdk_errors import MAX_MESSAGE_CHARS, translate
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 # Local servers accept any key, but the SDK insists on one.
@@ -65,13 +67,17 @@ class OpenAICompatAPI(SdkClientAPI):
             )
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
             raise translate(exc, self._sdk, self._secret) from exc
+        error = getattr(response, "error", None)  # an extra field: the SDK keeps it
+        if error:
+            # a 200 that says it failed (LiteLLM and some proxies put it beside the choices)
+            raise TransientError(f"the server answered 200 with an error: {_error_text(error)}")
         choices = getattr(response, "choices", None)
         if not choices:
             raise TransientError("reply has no choices")
         choice = choices[0]
         usage = getattr(response, "usage", None)
         return ProviderReply(
-            text=(choice.message.content if choice.message else None) or "",
+            text=message_text(choice.message.content if choice.message else None),
             usage=Usage(
                 tokens_in=(usage.prompt_tokens or 0) if usage else 0,
                 tokens_out=(usage.completion_tokens or 0) if usage else 0,
@@ -81,3 +87,30 @@ class OpenAICompatAPI(SdkClientAPI):
             response_model=getattr(response, "model", None),
             system_fingerprint=getattr(response, "system_fingerprint", None),
         )
+
+
+def message_text(content: Any) -> str:
+    """The text of a reply's ``content``: a string, or a list of parts (several servers send
+    ``[{"type": "text", "text": ...}]``, as the API accepts in requests) whose text parts
+    are joined; other parts (images, refusals' metadata) carry no answer text."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif isinstance(getattr(part, "text", None), str):
+                texts.append(part.text)
+        return "".join(texts)
+    raise TransientError(f"unreadable reply content (a {type(content).__name__})")
+
+
+def _error_text(error: Any) -> str:
+    if isinstance(error, dict):
+        error = error.get("message") or error
+    return str(error)[:MAX_MESSAGE_CHARS]

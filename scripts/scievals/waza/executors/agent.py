@@ -20,9 +20,13 @@ off when ``allow_shell`` is false) and ``skill`` (loads a SKILL.md body).
 
 from __future__ import annotations
 
+import errno
 import json
+import math
+import os
 import re
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Sequence
@@ -41,12 +45,15 @@ if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG buil
 
 # The predict_llm rule's code version (system prompt, tools, loop, what a run records).
 # v2: runs are recorded (final workspace files included) and graded in the score stage.
-PROMPT_VERSION = "waza-agent-v2"
+# v3: file tools refuse pipes, sockets and devices; the task timeout bounds a shell command;
+# tool_calls[].result is Go's {content, detailedContent}, report_intent events dropped.
+PROMPT_VERSION = "waza-agent-v3"
 # The LLM cache scope: changes only when the conversation changes (prompt, tools, loop),
 # so recording more of a run re-uses every cached reply.
 CACHE_SCOPE = "waza/waza-agent-v1"
 TOOL_BLOCK = re.compile(r"```tool\s*\n(.*?)\n?```", re.DOTALL)
 MAX_TOOL_OUTPUT = 8000
+MAX_READ_BYTES = 1 << 20  # a read returns at most MAX_TOOL_OUTPUT characters anyway
 
 
 @dataclass
@@ -129,6 +136,7 @@ class Workspace:
     def __init__(self, root: Path, settings: AgentSettings) -> None:
         self.root = root.resolve()
         self.settings = settings
+        self.deadline = math.inf  # time.monotonic() at which the task's timeout ends
 
     def _path(self, relative: str) -> Path:
         path = (self.root / (relative or ".")).resolve()
@@ -136,13 +144,36 @@ class Workspace:
             raise ValueError(f"path {relative!r} is outside the workspace")
         return path
 
+    def _open(self, path: str, flags: int) -> int:
+        """A descriptor of a regular file in the workspace. Opened non-blocking and checked
+        after opening (no race): a named pipe would block the read (or write) until the
+        end of time, a device never ends, a socket is no file."""
+        target = self._path(path)
+        try:
+            fd = os.open(target, flags | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            if exc.errno == errno.ENXIO:  # a pipe without a reader (to write), a socket
+                raise ValueError(f"{path!r} is a named pipe, socket or device, not a regular "
+                                 "file") from None
+            raise
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            kind = "a folder (use list)" if stat.S_ISDIR(mode) else (
+                "a named pipe, socket or device")
+            raise ValueError(f"{path!r} is {kind}, not a regular file")
+        return fd
+
     def read(self, path: str) -> str:
-        return self._path(path).read_text(encoding="utf-8", errors="replace")
+        with os.fdopen(self._open(path, os.O_RDONLY), "rb") as handle:
+            data = handle.read(MAX_READ_BYTES)
+        return data.decode("utf-8", errors="replace")
 
     def write(self, path: str, content: str) -> str:
         target = self._path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        with os.fdopen(self._open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as out:
+            out.write(content.encode("utf-8"))
         return f"wrote {len(content)} characters to {path}"
 
     def list(self, path: str = ".") -> str:
@@ -152,11 +183,16 @@ class Workspace:
     def shell(self, command: str) -> str:
         if not self.settings.allow_shell:
             raise ValueError("the shell tool is turned off (waza.agent.allow_shell)")
-        # Scrubbed env, own process group (killed at the end too), memory/CPU limits.
+        # Scrubbed env, own process group (killed at the end too), memory/CPU limits; the
+        # task's timeout holds during the command too, not only between turns.
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise ValueError("the task's time is up")
+        limit = min(self.settings.shell_timeout_s, left)
         done = run_limited(command, shell=True, cwd=self.root, merge_stderr=True,
-                           timeout_s=self.settings.shell_timeout_s)
+                           timeout_s=limit)
         if done.timed_out:
-            raise ValueError(f"command timed out after {self.settings.shell_timeout_s:g} s")
+            raise ValueError(f"command timed out after {limit:g} s")
         output = done.stdout.decode("utf-8", "replace")
         return f"exit code {done.returncode}\n{output}"
 
@@ -253,6 +289,7 @@ class Agent:
         from scievals.llm.runner import run_batch
 
         started = time.monotonic()
+        workspace.deadline = started + timeout_s
         for turn in range(self.settings.max_turns):
             if time.monotonic() - started > timeout_s:
                 return f"timed out after {timeout_s:g} s"

@@ -1,0 +1,176 @@
+"""``python -m scievals plan BENCHMARK --diff 0.05``: how many items an experiment needs.
+
+Answers "how many cases / articles / tasks / antibodies would it take to detect a true
+difference of ``--diff`` between two models with 80 % power at the 5 % level", with the test
+the comparisons actually use (docs/statistics.md, "Planning"):
+
+- per-item means (sign-flip test): the smallest n whose minimum detectable difference
+  ``sign_flip_mdd_factor(n) * sd`` is at most the difference, sd the standard deviation of
+  the per-item differences;
+- pass/fail (exact McNemar): the smallest n whose :func:`mcnemar_mdd` at the discordant
+  share psi is at most the difference;
+- set statistics (abdev's cluster bootstrap): the standard error scales as 1 / sqrt(n), so
+  n = n_run ((z_0.975 + z_0.8) SE_run / diff)^2.
+
+The spread comes from the last run's ``results/<benchmark>/comparisons.csv`` (per-item
+means: each pair's sd of differences read back from its ``mdd`` column; set statistics: the
+standard error off each pair's interval, width / (2 * 1.96); pass/fail: psi from the arms'
+pass rates as if they erred independently; the median over the metric's pairs) or, without
+it, from a stated default (``--sd``, ``--discordant``), and the answer says which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scievals import benchmarks
+from scievals.common.errors import ScievalsError
+from scievals.common.paired import mcnemar_mdd, sign_flip_mdd_factor
+
+DEFAULT_SD = 0.25          # sd of per-item differences of a [0, 1] score, as a share of the range
+DEFAULT_DISCORDANT = 0.3   # share of items on which two pass/fail arms disagree
+MAX_ITEMS = 5000
+Z_SUM = 1.959964 + 0.841621  # z(0.975) + z(0.80)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    plan = sub.add_parser(
+        "plan",
+        help="how many items (cases, articles, tasks) detect a difference at 80 % power",
+        description="Size an experiment before paying for it: the number of items at which "
+        "the benchmark's paired test detects a true difference of --diff between two models "
+        "with 80 %% power at the 5 %% level, from the last run's comparisons.csv (or a "
+        "stated default spread).",
+    )
+    plan.add_argument("benchmark", choices=benchmarks.NAMES)
+    plan.add_argument("--diff", type=float, required=True,
+                      help="the true difference to detect, in the metric's units")
+    plan.add_argument("--metric", help="metric (default: the benchmark's first headline metric)")
+    plan.add_argument("--results", default="results", help="results folder (default results)")
+    plan.add_argument("--sd", type=float,
+                      help="sd of per-item differences to assume (default: observed, else "
+                      f"{DEFAULT_SD} x the metric's range)")
+    plan.add_argument("--discordant", type=float,
+                      help="share of items two pass/fail arms disagree on (default: observed, "
+                      f"else {DEFAULT_DISCORDANT})")
+    plan.set_defaults(func=_plan)
+
+
+def _plan(args: argparse.Namespace) -> int:
+    print(plan_text(args.benchmark, args.diff, args.metric, Path(args.results), args.sd,
+                    args.discordant))
+    return 0
+
+
+def plan_text(benchmark: str, diff: float, metric: str | None = None,
+              results: Path = Path("results"), sd: float | None = None,
+              discordant: float | None = None) -> str:
+    """The plan's answer as text (see the module docstring)."""
+    entry = benchmarks.get(benchmark)
+    metric = metric or entry.headline_metrics[0]
+    if not diff > 0:
+        raise ScievalsError("--diff", f"{diff} is not a positive difference",
+                            "give the true difference to detect, e.g. --diff 0.05")
+    pairs = _pairs(results / benchmark / "comparisons.csv", metric)
+    kind = _kind(pairs, benchmark, metric)
+    noun = entry.item_noun
+    if kind == "pass_fail":
+        share, source = _discordant(pairs, discordant)
+        n = _smallest(lambda k: mcnemar_mdd(k, round(share * k)) <= diff)
+        test = f"exact McNemar, {share:.2f} of {noun} discordant ({source})"
+    elif kind == "set":
+        if pairs is None:
+            raise ScievalsError(results / benchmark / "comparisons.csv", "not found",
+                                "run the workflow first: a set statistic's spread is read "
+                                "from its paired bootstrap")
+        se = float(np.median((pairs["ci_high"] - pairs["ci_low"]) / (2 * 1.959964)))
+        n_run = int(pairs["n"].median())
+        n = math.ceil(n_run * (Z_SUM * se / diff) ** 2)
+        test = (f"paired cluster bootstrap, standard error {se:.3g} at {n_run} {noun} "
+                f"(median of {len(pairs)} pairs, {results / benchmark / 'comparisons.csv'})")
+    else:
+        spread, source = _sd(pairs, sd, benchmark, metric)
+        n = _smallest(lambda k: spread * sign_flip_mdd_factor(k) <= diff) if spread > 0 else 6
+        test = f"sign-flip, sd of per-item differences {spread:.3g} ({source})"
+    if n is None:
+        return (f"{benchmark} {metric}: a difference of {diff:g} is not detectable with "
+                f"80 % power at any n up to {MAX_ITEMS} {noun} ({test}).")
+    return (f"{benchmark} {metric}: about {n} {noun} detect a true difference of {diff:g} "
+            f"with 80 % power at the 5 % level ({test}).")
+
+
+def _pairs(path: Path, metric: str) -> pd.DataFrame | None:
+    if not path.exists():
+        return None
+    try:
+        frame = pd.read_csv(path, dtype={"metric": str, "method": str})
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ScievalsError(path, f"not a readable CSV ({exc})", "re-run the workflow") from None
+    missing = [c for c in ("metric", "n", "ci_low", "ci_high", "method") if c not in frame]
+    if missing:
+        raise ScievalsError(path, f"lacks columns {missing}", "re-run the workflow")
+    for column in ("n", "ci_low", "ci_high", "value_a", "value_b"):
+        if column in frame:
+            frame[column] = pd.to_numeric(frame[column], errors="coerce")
+    rows = frame[(frame["metric"] == metric) & np.isfinite(frame["ci_low"])
+                 & np.isfinite(frame["ci_high"]) & (frame["n"] > 0)]
+    return rows if len(rows) else None
+
+
+def _kind(pairs: pd.DataFrame | None, benchmark: str, metric: str) -> str:
+    if pairs is not None:
+        method = str(pairs["method"].iloc[0])
+        if "McNemar" in method:
+            return "pass_fail"
+        if method.startswith(("sign-flip", "paired t")):
+            return "mean"
+        return "set"
+    if benchmark == "abdev":
+        return "set"
+    return "pass_fail" if metric == "pass_rate" else "mean"
+
+
+def _sd(pairs, sd, benchmark, metric) -> tuple[float, str]:
+    if sd is not None:
+        return float(sd), "given"
+    if pairs is not None and "mdd" in pairs:
+        # each pair's mdd is sign_flip_mdd_factor(n) * sd: read sd back where it is finite
+        mdd = pd.to_numeric(pairs["mdd"], errors="coerce").to_numpy(float)
+        n = pairs["n"].to_numpy(int)
+        spread = [m / sign_flip_mdd_factor(int(k)) for m, k in zip(mdd, n)
+                  if np.isfinite(m) and math.isfinite(sign_flip_mdd_factor(int(k)))]
+        if spread:
+            source = f"median of {len(spread)} pairs of the last run, n = {int(np.median(n))}"
+            return float(np.median(spread)), source
+    span = 100.0 if metric in ("score", "one_to_one_score") else 1.0
+    why = "no comparisons.csv" if pairs is None else "no pair with 6 or more items"
+    return DEFAULT_SD * span, f"{why}: the default {DEFAULT_SD} x range {span:g}"
+
+
+def _discordant(pairs, discordant) -> tuple[float, str]:
+    if discordant is not None:
+        return float(discordant), "given"
+    if pairs is not None and {"value_a", "value_b"} <= set(pairs.columns):
+        a, b = pairs["value_a"].to_numpy(float), pairs["value_b"].to_numpy(float)
+        share = float(np.nanmedian(a * (1 - b) + b * (1 - a)))
+        return share, f"from the last run's pass rates, median of {len(pairs)} pairs"
+    return DEFAULT_DISCORDANT, "the default"
+
+
+def _smallest(detects) -> int | None:
+    """The smallest n in 2..MAX_ITEMS with detects(n) (monotone: doubling, then bisection)."""
+    high = 2
+    while not detects(high):
+        high *= 2
+        if high > MAX_ITEMS:
+            return None
+    low = high // 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (low, mid) if detects(mid) else (mid, high)
+    return high if not detects(low) or low < 2 else low

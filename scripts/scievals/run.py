@@ -1,0 +1,165 @@
+"""``python -m scievals run BENCHMARK``: the workflow for one benchmark, with a model and an
+item limit from the command line.
+
+It writes a config overlay (``.scievals/run/<benchmark>.yaml``, git-ignored) holding the
+model's registry entry, the benchmark's models (its configured baselines plus that model)
+and the limit, then runs the same Snakemake workflow for the benchmark's target:
+
+    snakemake BENCHMARK --cores N [extra args] --configfile [yours...] OVERLAY
+
+The target comes first and ``--configfile`` last, so neither ``--configfile`` nor a
+``--forcerun`` given after ``--`` can swallow the target (both take every word after them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from scievals import benchmarks
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_yaml, write_text
+
+WORKFLOW_DIR = Path(__file__).resolve().parents[2]
+OVERLAY_DIR = Path(".scievals") / "run"
+PROVIDERS = ("anthropic", "openai", "mock")
+RESUME = "re-run the same command to resume (finished requests come from the cache)"
+
+
+def model_name(model_id: str) -> str:
+    """A registry name for a provider's model id (``llama3.1:8b`` -> ``llama3.1-8b``)."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-._")
+    if not name:
+        raise ScievalsError("--model", f"{model_id!r} gives no usable model name",
+                            "use PROVIDER/MODEL, e.g. openai/gpt-4o-mini")
+    return name
+
+
+def merged_config(configfiles: list[str]) -> dict:
+    """config/config.yaml with the user's config files merged over it (as Snakemake does)."""
+    def merge(base: dict, over: dict) -> dict:
+        for key, value in over.items():
+            base[key] = (merge(dict(base[key]), value)
+                         if isinstance(value, dict) and isinstance(base.get(key), dict)
+                         else value)
+        return base
+
+    config = read_yaml(WORKFLOW_DIR / "config" / "config.yaml") or {}
+    for path in configfiles:
+        config = merge(config, read_yaml(path) or {})
+    return config
+
+
+def overlay(args: argparse.Namespace, config: dict) -> dict:
+    """The config keys this run sets over the user's config."""
+    bench = benchmarks.get(args.benchmark)
+    out: dict = {}
+    section: dict = {}
+    if args.model:
+        registry = config.get("models") or {}
+        provider, slash, model_id = args.model.partition("/")
+        if slash:
+            if provider not in PROVIDERS:
+                raise ScievalsError("--model", f"unknown provider {provider!r}",
+                                    f"use one of {', '.join(PROVIDERS)} (PROVIDER/MODEL)")
+            name = model_name(model_id)
+            entry = {"provider": provider, "model": model_id}
+            if args.base_url:
+                entry["base_url"] = args.base_url
+            if args.api_key_env:
+                entry["api_key_env"] = args.api_key_env
+            out["models"] = {name: entry}
+        elif args.model in registry:  # a registry entry of the user's config
+            name = args.model
+        else:
+            raise ScievalsError("--model", f"{args.model!r} is neither PROVIDER/MODEL nor a "
+                                "model of the config's registry",
+                                f"use PROVIDER/MODEL or one of {sorted(registry)}")
+        configured = (config.get(bench.name) or {}).get("models") or list(bench.baselines)
+        baselines = [m for m in configured
+                     if (registry.get(m) or {}).get("provider", "baseline") == "baseline"
+                     and m != name]
+        section["models"] = [*baselines, name]  # the free baselines to compare with
+    elif args.base_url or args.api_key_env:
+        raise ScievalsError("--base-url/--api-key-env", "given without --model",
+                            "add --model PROVIDER/MODEL")
+    if args.limit is not None:
+        if "limit" not in (read_yaml(bench.schema) or {}).get("properties", {}):
+            raise ScievalsError("--limit", f"{bench.name} has no item limit (it sends no item "
+                                "to a model: every item is scored in a few seconds)",
+                                "run it without --limit")
+        section["limit"] = args.limit
+    if section:
+        out[bench.name] = section
+    return out
+
+
+def snakemake_command(args: argparse.Namespace, overlay_file: Path | None) -> list[str]:
+    configfiles = [*args.configfile, *([str(overlay_file)] if overlay_file else [])]
+    command = [sys.executable, "-m", "snakemake", args.benchmark,
+               "--snakefile", str(WORKFLOW_DIR / "Snakefile"), "--cores", str(args.cores),
+               *args.extra]
+    if configfiles:
+        command += ["--configfile", *configfiles]  # last: it takes every word after it
+    return command
+
+
+def run(args: argparse.Namespace) -> int:
+    args.extra = list(getattr(args, "passthrough", []))
+    for path in args.configfile:
+        if not Path(path).is_file():
+            raise ScievalsError(path, "config file not found", "check the --configfile path")
+    settings = overlay(args, merged_config(args.configfile))
+    overlay_file = None
+    if settings:
+        import yaml  # only to write an overlay (the other commands start without it)
+
+        overlay_file = OVERLAY_DIR / f"{args.benchmark}.yaml"
+        write_text(overlay_file, "# written by `python -m scievals run`; rewritten each run\n"
+                   + yaml.safe_dump(settings, sort_keys=False))
+    command = snakemake_command(args, overlay_file)
+    if args.print_command:
+        print(" ".join(command))
+        return 0
+    process = subprocess.Popen(command)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:  # Snakemake got the Ctrl-C too; let it finish its clean-up
+        try:
+            process.wait(timeout=60)
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            process.kill()
+        print(f"interrupted: {RESUME}", file=sys.stderr)
+        return 130
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "run",
+        help="run one benchmark's workflow, optionally with a model and an item limit",
+        description="Run the Snakemake workflow for one benchmark. --model and --limit are "
+        "written to a config overlay (.scievals/run/BENCHMARK.yaml) merged over your config; "
+        "arguments after -- go to snakemake.",
+    )
+    parser.add_argument("benchmark", choices=benchmarks.NAMES, help="the benchmark to run")
+    parser.add_argument("--model", help="PROVIDER/MODEL (anthropic, openai, mock), e.g. "
+                        "openai/gpt-4o-mini, or the name of a model in your config's registry; "
+                        "it runs beside the benchmark's baselines")
+    parser.add_argument("--base-url", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp), "
+                        "e.g. http://localhost:11434/v1")
+    parser.add_argument("--api-key-env", help="name of the environment variable holding the "
+                        "API key (never the key itself)")
+    parser.add_argument("--limit", type=int, help="smoke run: only the first N items "
+                        "(the tables say 'limited to N items')")
+    parser.add_argument("--configfile", action="append", default=[], metavar="FILE",
+                        help="your config file, merged over config/config.yaml (repeatable)")
+    parser.add_argument("--cores", default=str(min(os.cpu_count() or 1, 8)),
+                        help="Snakemake --cores (default: the CPUs, at most 8)")
+    parser.add_argument("--print-command", action="store_true",
+                        help="print the snakemake command instead of running it")
+    parser.epilog = "Arguments after -- go to snakemake, e.g. -- --dry-run"
+    parser.set_defaults(func=run)

@@ -1,0 +1,77 @@
+"""python -m scievals plan: items needed to detect a difference (scievals.results.plan)."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from scievals.cli import main
+from scievals.common.paired import mcnemar_mdd, sign_flip_mdd_factor
+from scievals.results.plan import plan_text
+
+
+def _write(tmp_path, benchmark, rows):
+    folder = tmp_path / benchmark
+    folder.mkdir(parents=True)
+    pd.DataFrame(rows).to_csv(folder / "comparisons.csv", index=False)
+
+
+def test_default_spread_without_a_run(tmp_path):
+    # sd 0.25, diff 0.1: the normal rule (1.96 + 0.84)^2 (0.25 / 0.1)^2 = 49 items; the
+    # sign-flip needs the smallest n with factor(n) * 0.25 <= 0.1
+    text = plan_text("gating", 0.1, results=tmp_path)
+    n = int(text.split("about ")[1].split()[0])
+    assert sign_flip_mdd_factor(n) * 0.25 <= 0.1 < sign_flip_mdd_factor(n - 1) * 0.25
+    assert 45 <= n <= 60 and "default 0.25" in text and "cases" in text
+
+
+def test_observed_sd_read_back_from_mdd(tmp_path):
+    # a pair at n = 15 with sd 0.2 carries mdd = factor(15) * 0.2
+    mdd = sign_flip_mdd_factor(15) * 0.2
+    _write(tmp_path, "autogkb", [{"metric": "f1", "n": 15, "ci_low": -0.1, "ci_high": 0.2,
+                                  "method": "sign-flip (exact) with range guard",
+                                  "mdd": mdd, "value_a": 0.5, "value_b": 0.45}])
+    text = plan_text("autogkb", 0.1, metric="f1", results=tmp_path)
+    assert "sd of per-item differences 0.2 " in text
+    n = int(text.split("about ")[1].split()[0])
+    assert sign_flip_mdd_factor(n) * 0.2 <= 0.1 < sign_flip_mdd_factor(n - 1) * 0.2
+
+
+def test_pass_fail_uses_mcnemar(tmp_path):
+    # pass rates 0.5 and 0.5, independent errors: discordant share 0.5 * 0.5 * 2 = 0.5
+    _write(tmp_path, "waza", [{"metric": "pass_rate", "n": 4, "ci_low": -0.5, "ci_high": 0.5,
+                               "method": "exact McNemar", "mdd": math.inf,
+                               "value_a": 0.5, "value_b": 0.5}])
+    text = plan_text("waza", 0.3, results=tmp_path)
+    n = int(text.split("about ")[1].split()[0])
+    assert "0.50 of tasks discordant" in text
+    assert mcnemar_mdd(n, round(0.5 * n)) <= 0.3 < mcnemar_mdd(n - 1, round(0.5 * (n - 1)))
+
+
+def test_set_statistic_scales_with_sqrt_n(tmp_path):
+    # SE 0.1 at 246 antibodies (interval width 2 * 1.959964 * 0.1); diff 0.1:
+    # n = 246 * (2.801585 * 0.1 / 0.1)^2 = 246 * 7.848878 = 1930.8 -> 1931
+    _write(tmp_path, "abdev", [{"metric": "HIC:spearman", "n": 246, "ci_low": 0.0,
+                                "ci_high": 2 * 1.959964 * 0.1,
+                                "method": "paired cluster bootstrap (percentile)",
+                                "mdd": 0.28, "value_a": 0.5, "value_b": 0.4}])
+    text = plan_text("abdev", 0.1, results=tmp_path)
+    assert "about 1931 antibodies" in text
+
+
+def test_cli_says_one_line_on_bad_input(tmp_path, capsys):
+    assert main(["plan", "gating", "--diff", "-1", "--results", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --diff") and err.count("\n") == 1
+    assert main(["plan", "gating", "--diff", "0.2", "--results", str(tmp_path)]) == 0
+    assert "about" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("benchmark", ["abdev", "gating", "autogkb", "waza"])
+def test_every_benchmark_answers(benchmark, tmp_path):
+    if benchmark == "abdev":  # a set statistic needs the run's bootstrap
+        _write(tmp_path, "abdev", [{"metric": "HIC:spearman", "n": 246, "ci_low": -0.1,
+                                    "ci_high": 0.3, "method": "paired cluster bootstrap",
+                                    "mdd": 0.3, "value_a": 0.5, "value_b": 0.4}])
+    assert plan_text(benchmark, 0.1, results=tmp_path).startswith(benchmark)

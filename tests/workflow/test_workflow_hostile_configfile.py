@@ -1,0 +1,46 @@
+"""A hostile or mistaken ``--configfile`` stops the workflow in one line (issue 30, item 2).
+
+Snakemake loads every ``--configfile`` itself while it reads the command line; the
+Snakefile then reads each one again through the bounded YAML reader before the config is
+hashed or checked (the bomb used to be expanded by the config hash: 2.9 GB, then a
+MemoryError stack).
+"""
+
+from __future__ import annotations
+
+import resource
+
+import pytest
+
+from .conftest import copy_workflow, snakemake
+
+pytestmark = pytest.mark.slow
+
+
+def _bomb() -> str:
+    # 9 aliases of the level below at each of 9 levels: 9**9 leaves when expanded
+    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
+    for i in range(1, 9):
+        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
+    lines.append("gating: {bomb: *i}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (_bomb(), "error: bomb.yaml: refused YAML: aliases expand to more than 10,000 extra nodes"),
+    ("bootstrap:\n  n_resamples: 10\nbootstrap:\n  n_resamples: 20\n",
+     ("error: bomb.yaml:3: refused YAML: key 'bootstrap' appears twice in one mapping (first "
+      "on line 1)")),
+    ("gating:\n  1: x\n", "error: bomb.yaml: gating: key 1 is not text"),
+])
+def test_a_bad_configfile_is_one_line_before_the_config_is_read(tmp_path, text, expected):
+    workdir = copy_workflow(tmp_path / "scievals")
+    (workdir / "bomb.yaml").write_text(text)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    run = snakemake(workdir, "-n", "--cores", "1", "--configfile", "bomb.yaml", check=False)
+    assert run.returncode == 1
+    assert run.stderr.strip().splitlines()[-1].startswith(expected), run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
+    # the largest child (snakemake) stayed far below the gigabytes the bomb expands to
+    assert max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) < 1_000_000
