@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 from scievals.common import score_cache
+from scievals.common.errors import ScievalsError
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import git_commit
+from scievals.common.table_files import write_not_scored
 
 
 @pytest.fixture
@@ -98,3 +100,17 @@ def test_the_same_ingredients_give_the_same_key(folder):
     truth = score_cache.truth_digest({"truth": Path("truth.csv")})
     assert score_cache.job_key(job("a"), "v1", truth) == score_cache.job_key(job("a"), "v1", truth)
     assert len(score_cache.job_key(job("a"), "v1", truth)) == 64  # a SHA-256 in hex
+
+
+def test_an_invalid_files_error_table_is_not_kept(folder):
+    """An invalid own file beside valid ones gets its error where its tables would be
+    (common.table_files.write_not_scored): it must be checked and reported again next run."""
+    Path("own/a.csv").write_text("not a prediction file\n")
+    jobs = [job("a")]
+    _, keys = score_cache.split(jobs, "v1")
+    Path("scores").mkdir()
+    for path in jobs[0].outputs.values():
+        write_not_scored(path, ScievalsError("own/a.csv", "no antibody_name column", "add it"))
+    score_cache.keep(jobs[0], keys[0])
+    assert not (score_cache.CACHE_DIR / keys[0]).exists()
+    assert score_cache.split(jobs, "v1")[0] == [0]  # scored (and its error said) again

@@ -25,6 +25,7 @@ from typing import Any
 from scievals import __version__
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import git_commit
+from scievals.common.table_files import NOT_SCORED
 
 CACHE_DIR = Path(".snakemake") / "scievals-scores"
 
@@ -74,6 +75,11 @@ def _place(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
+def _not_scored(path: str | os.PathLike) -> bool:
+    with open(path, "rb") as handle:
+        return handle.read(len(NOT_SCORED)) == NOT_SCORED.encode()
+
+
 def restore(job: ScoreJob, key: str) -> bool:
     """Put back the kept tables of ``key`` as the job's outputs; False if none are kept."""
     kept = CACHE_DIR / key
@@ -92,7 +98,9 @@ def keep(job: ScoreJob, key: str) -> None:
     """Keep the job's freshly written outputs under ``key`` (a folder renamed into place,
     so a reader sees all of them or none). A failure to keep them costs only a later re-score."""
     target = CACHE_DIR / key
-    if target.is_dir():
+    if target.is_dir() or any(_not_scored(path) for path in job.outputs.values()):
+        # an invalid file's error stands in for its tables: it is checked, and its error
+        # reported, again at every run until the file is fixed
         return
     try:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
