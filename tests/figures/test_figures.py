@@ -325,3 +325,13 @@ def test_a_figure_of_many_models_shows_the_forty_highest_on_its_first_metric():
     # at most the limit: every model, no note
     few = pd.DataFrame(rows[:40])
     assert top_models(few) == (sorted(few["model"]), "")
+
+
+def test_the_provenance_line_stays_one_short_line_with_many_models(tmp_path):
+    from scievals.figures.frames import provenance_line
+
+    table = pd.DataFrame({"dataset": "d", "dataset_sha256": "0" * 64, "scievals_version": "0.1",
+                          "git_commit": "abc", "model": [f"m{i:03d}" for i in range(300)]})
+    # 300 names would be 2,400 characters: the count and the first and last name instead
+    assert provenance_line(table) == ("data: d (sha256 000000000000) | models: 300 "
+                                      "(m000 ... m299) | scievals 0.1 @ abc")

@@ -139,7 +139,9 @@ def provenance_line(table: pd.DataFrame) -> str:
         .itertuples(index=False)
     )
     data = ", ".join(f"{d} (sha256 {str(s)[:12]})" for d, s in datasets)
-    models = ", ".join(sorted(table["model"].astype(str).unique()))
+    names = sorted(table["model"].astype(str).unique())
+    # one line, however many models (the figure itself names the ones it shows)
+    models = ", ".join(names) if len(names) <= 10 else f"{len(names)} ({names[0]} ... {names[-1]})"
     versions = sorted(table["scievals_version"].astype(str).unique())
     commits = sorted(table["git_commit"].astype(str).unique())
     code = f"scievals {', '.join(versions)} @ {', '.join(c[:12] for c in commits)}"

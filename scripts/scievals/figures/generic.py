@@ -39,6 +39,7 @@ def model_comparison(
         out,
         title=f"{benchmark}: model comparison (95 % CI)",
         subtitle="; ".join(filter(None, [provenance_line(
-            table[table["metric"].isin(frame["metric"].astype(str))]), note])),
+            table[table["metric"].isin(frame["metric"].astype(str))
+                  & table["model"].isin(shown)]), note])),
         metric_labels=metric_labels,
     )
