@@ -3,8 +3,8 @@
 # items, Holm-adjusted; docs/statistics.md). The benchmark's registry entry names the
 # function that extracts its items (`comparisons=`) and the files it reads
 # (`comparison_inputs=`). summarize_all reads the tables for the leaderboard's ranks.
-# Their cost grows with the models: through the executor, in the summaries' SLURM job
-# (`group: summary`, rules/summary.smk).
+# Their cost grows with the models: through the executor, packed two to a SLURM job under
+# profiles/slurm (`group: comparisons`, group-components in the profile).
 from scievals.common.comparisons import COMPARISONS_VERSION
 
 for _bench in ENABLED:
@@ -29,7 +29,7 @@ for _bench in ENABLED:
         benchmark:
             f"logs/benchmarks/comparisons/{_bench.name}.tsv"
         group:
-            "summary"
+            "comparisons"
         conda:
             "../envs/core.yaml"
         resources:

@@ -9,9 +9,10 @@
 # after any target. Its own output is the benchmark's leaderboard.
 #
 # Their cost grows with the number of models (10,000 own files are 10,000 tables to merge), so
-# they run through the executor like the score jobs; under --profile profiles/slurm they share
-# one SLURM job (`group: summary`: the comparisons, merges and leaderboard of a run are one
-# connected group), submitted once the score jobs are done.
+# they run through the executor; under --profile profiles/slurm the benchmarks' summaries are
+# packed two to a SLURM job (`group: summary`, group-components in the profile: each is a
+# component of its own, and a packed job asks one CPU per component), the merge of all of
+# them and a benchmark target's refresh are a SLURM job each.
 SUMMARY_RESOURCES = {"mem_mb": 2000, "runtime": 30}
 
 
@@ -51,8 +52,6 @@ rule summarize_all:
         leaderboard=LEADERBOARD,  # = python -m scievals show
     log:
         "logs/summarize_all.log",
-    group:
-        "summary"
     resources:
         **SUMMARY_RESOURCES,
     conda:
@@ -83,8 +82,6 @@ rule refresh_summary:
         "logs/refresh_summary/{benchmark}.log",
     wildcard_constraints:
         benchmark=model_regex(BENCHMARKS),
-    group:
-        "summary"
     resources:
         **SUMMARY_RESOURCES,
     conda:
