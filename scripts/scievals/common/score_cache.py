@@ -105,11 +105,14 @@ def keep(job: ScoreJob, key: str) -> None:
     try:
         CACHE_DIR.mkdir(parents=True, exist_ok=True)
         folder = Path(tempfile.mkdtemp(dir=CACHE_DIR, prefix=".tmp-"))
+    except OSError:
+        return
+    try:
         for name, path in job.outputs.items():
             _place(Path(path), folder / name)
         os.replace(folder, target)
-    except OSError:
-        shutil.rmtree(locals().get("folder", target.with_name(".none")), ignore_errors=True)
+    except OSError:  # a full disk, or another job kept the same key first
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def split(jobs: Sequence[ScoreJob], code_version: str) -> tuple[list[int], list[str]]:
