@@ -6,6 +6,11 @@ from scievals.abdev import workflow as abdev_wf
 ABDEV = config["abdev"]
 ABDEV_MODELS = MODELS["abdev"]
 
+# A model the workflow predicts is never imported; any other name is an own file. This order
+# instead of a constraint listing every own file: Snakemake writes a wildcard's constraint into
+# its pattern and scans it at each match, so 10,000 own names made building the DAG quadratic.
+ruleorder: abdev_predict_baseline > abdev_import
+
 
 rule abdev_import:
     input:
@@ -14,8 +19,6 @@ rule abdev_import:
         predictions=abdev_wf.PREDICTIONS,
     log:
         "logs/abdev_import/{model}.log",
-    wildcard_constraints:
-        model=model_regex(ABDEV_MODELS.byo),
     localrule: True
     conda:
         "../envs/core.yaml"
@@ -55,8 +58,9 @@ for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).it
             f"logs/abdev_score_own/{_batch}.log",
         benchmark:
             f"logs/benchmarks/abdev_score_own/{_batch}.tsv"
-        group:
-            "abdev"
+        # No group: a batch is minutes of work at hundreds of files, a SLURM job of its own;
+        # and Snakemake checks a grouped job's readiness by walking all its dependencies
+        # (here one import job per file) each time one finishes: quadratic in the files.
         conda:
             "../envs/core.yaml"
         resources:

@@ -3,6 +3,8 @@
 # items, Holm-adjusted; docs/statistics.md). The benchmark's registry entry names the
 # function that extracts its items (`comparisons=`) and the files it reads
 # (`comparison_inputs=`). summarize_all reads the tables for the leaderboard's ranks.
+# Their cost grows with the models: through the executor, packed two to a SLURM job under
+# profiles/slurm (`group: comparisons`, group-components in the profile).
 from scievals.common.comparisons import COMPARISONS_VERSION
 
 for _bench in ENABLED:
@@ -24,11 +26,15 @@ for _bench in ENABLED:
             _bench.comparisons_table,
         log:
             f"logs/comparisons/{_bench.name}.log",
+        benchmark:
+            f"logs/benchmarks/comparisons/{_bench.name}.tsv"
+        group:
+            "comparisons"
         conda:
             "../envs/core.yaml"
         resources:
-            mem_mb=1000,
-            runtime=20,
+            mem_mb=2000,
+            runtime=60,
         params:
             **_params,
             job=job_param(f"{_bench.name}_comparisons", "comparisons.py", _params),

@@ -94,7 +94,12 @@ rule report_leaderboard:
         fragment=LEADERBOARD_FRAGMENT,
     log:
         "logs/report/leaderboard.log",
-    localrule: True
+    # a page of every model: through the executor, packed with the figures
+    group:
+        "report"
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         "../envs/core.yaml"
     params:
@@ -125,7 +130,12 @@ rule report_samples:
         data=directory("results/report/samples"),
     log:
         "logs/report/samples.log",
-    localrule: True
+    # a page of every model: through the executor, packed with the figures
+    group:
+        "report"
+    resources:
+        mem_mb=2000,
+        runtime=30,
     conda:
         "../envs/core.yaml"
     params:

@@ -7,6 +7,13 @@
 # results/leaderboard.md too, from each enabled benchmark's last results/<b>/summary.csv
 # (the others' rows as their last run left them), so `python -m scievals show` is current
 # after any target. Its own output is the benchmark's leaderboard.
+#
+# Their cost grows with the number of models (10,000 own files are 10,000 tables to merge), so
+# they run through the executor; under --profile profiles/slurm the benchmarks' summaries are
+# packed two to a SLURM job (`group: summary`, group-components in the profile: each is a
+# component of its own, and a packed job asks one CPU per component), the merge of all of
+# them and a benchmark target's refresh are a SLURM job each.
+SUMMARY_RESOURCES = {"mem_mb": 2000, "runtime": 30}
 
 
 SUMMARY = "results/summary.csv"
@@ -23,7 +30,10 @@ rule summarize_benchmark:
         "logs/summarize_benchmark/{benchmark}.log",
     wildcard_constraints:
         benchmark=model_regex(BENCHMARKS),
-    localrule: True
+    group:
+        "summary"
+    resources:
+        **SUMMARY_RESOURCES,
     conda:
         "../envs/core.yaml"
     params:
@@ -42,7 +52,8 @@ rule summarize_all:
         leaderboard=LEADERBOARD,  # = python -m scievals show
     log:
         "logs/summarize_all.log",
-    localrule: True
+    resources:
+        **SUMMARY_RESOURCES,
     conda:
         "../envs/core.yaml"
     params:
@@ -71,7 +82,8 @@ rule refresh_summary:
         "logs/refresh_summary/{benchmark}.log",
     wildcard_constraints:
         benchmark=model_regex(BENCHMARKS),
-    localrule: True
+    resources:
+        **SUMMARY_RESOURCES,
     conda:
         "../envs/core.yaml"
     params:

@@ -304,3 +304,34 @@ def test_a_figure_on_demo_data_says_demo_in_the_image(tmp_path):
                                 subtitle="data: GDPa1 (sha256 4fed9d17118d)")
     assert _red_pixels(tmp_path / "demo.png") > 200
     assert _red_pixels(tmp_path / "real.png") == 0
+
+
+def test_a_figure_of_many_models_shows_the_forty_highest_on_its_first_metric():
+    """300 models made a 22,000 x 24,000-pixel chart (docs/scale.md): a figure shows at most
+    MAX_FIGURE_MODELS, the highest on its first metric, and says so."""
+    from scievals.figures.frames import MAX_FIGURE_MODELS, top_models
+
+    # model m<i> scores i/100 on the first metric and -i on the second: the 40 highest on the
+    # first are m060..m099 (values 0.60..0.99); the second metric does not decide
+    rows = [{"metric": "a", "condition": "c", "model": f"m{i:03d}", "value": i / 100}
+            for i in range(100)]
+    rows += [{"metric": "b", "condition": "c", "model": f"m{i:03d}", "value": -i}
+             for i in range(100)]
+    shown, note = top_models(pd.DataFrame(rows))
+    assert MAX_FIGURE_MODELS == 40
+    assert shown == [f"m{i:03d}" for i in range(60, 100)]
+    assert note == ("the 40 of 100 models highest on a; every model: "
+                    "python -m scievals show --all")
+    # at most the limit: every model, no note
+    few = pd.DataFrame(rows[:40])
+    assert top_models(few) == (sorted(few["model"]), "")
+
+
+def test_the_provenance_line_stays_one_short_line_with_many_models(tmp_path):
+    from scievals.figures.frames import provenance_line
+
+    table = pd.DataFrame({"dataset": "d", "dataset_sha256": "0" * 64, "scievals_version": "0.1",
+                          "git_commit": "abc", "model": [f"m{i:03d}" for i in range(300)]})
+    # 300 names would be 2,400 characters: the count and the first and last name instead
+    assert provenance_line(table) == ("data: d (sha256 000000000000) | models: 300 "
+                                      "(m000 ... m299) | scievals 0.1 @ abc")

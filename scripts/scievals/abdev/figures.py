@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from scievals.common.tables import read_result_table
 from scievals.figures import generic
-from scievals.figures.frames import metric_matrix, provenance_line, select_rows
+from scievals.figures.frames import metric_matrix, provenance_line, select_rows, top_models
 from scievals.figures.plots import panel_order, plot_heatmap
 
 # The reference's assay order (GDPa1 column order).
@@ -47,10 +47,15 @@ def assay_heatmap(inputs: Mapping[str, Sequence[str]], out: str) -> None:
     (summary,) = inputs["summary"]
     table = read_result_table(summary)
     matrix = assay_matrix(table, where=summary)
+    # one column per model: at most MAX_FIGURE_MODELS, the highest on the first assay
+    lead = matrix.iloc[0].rename("value").rename_axis("model").reset_index()
+    lead.insert(0, "metric", matrix.index[0])
+    models, note = top_models(lead)
+    matrix = matrix[models]
     shown = table[(table["condition"] == CONDITION) & table["model"].isin(matrix.columns)]
     plot_heatmap(
         matrix, out,
         title="abdev: Spearman per assay and model (5-fold CV average)",
-        subtitle=provenance_line(shown),
+        subtitle="; ".join(filter(None, [provenance_line(shown), note])),
         colorbar_label="Spearman rho", vmin=-1.0, vmax=1.0, cmap="RdBu_r",
     )

@@ -212,10 +212,20 @@ def score_jobs(smk: Any) -> None:
     (which reads the truth once and writes nothing unless every file is valid)."""
     jobs = jobs_from_snakemake(smk)
     module = importlib.import_module(f"scievals.{jobs[0].benchmark}.score")
-    if len(jobs) == 1:
+    if not getattr(smk.params, "models", None):  # <b>_score: one model the workflow predicted
         module.score(jobs[0])
-    else:
-        module.score_batch(jobs)
+        return
+    # a batch of own files: the files whose tables are kept unchanged get them back, the
+    # others are scored (scievals.common.score_cache)
+    from scievals.common import score_cache
+
+    todo, keys = score_cache.split(jobs, str(getattr(smk.params, "code_version", "")))
+    if todo:
+        module.score_batch([jobs[i] for i in todo])
+    for i in todo:
+        score_cache.keep(jobs[i], keys[i])
+    logging.getLogger(__name__).info("%d own files scored, %d unchanged ones' tables reused",
+                                     len(todo), len(jobs) - len(todo))
 
 
 def run_score(snakemake: Any) -> None:

@@ -10,6 +10,9 @@ rule, input, output, params, wildcards; threads and log come on the command line
 ``--cores`` and must not change its params). :func:`decode` rebuilds an object with the
 attributes of Snakemake's (``input``, ``output``, ``params``, ``wildcards``, ``log``,
 ``threads``, ``rule``, ``scriptdir``), so the entry scripts read it as they read Snakemake's.
+
+A job's facts have no size limit but the disk's: a summary of 10,000 own files names 10,000
+tables (350 KB), which no command line could carry (Linux caps one argument at 128 KiB).
 """
 
 from __future__ import annotations
@@ -33,8 +36,6 @@ PYTHON_ENV = "SCIEVALS_JOB_PYTHON"
 RUNNER_ENV = "SCIEVALS_JOB_RUNNER"
 # The arguments a Snakemake params function may ask for, by name (what this module passes on).
 _FUNCTION_ARGS = ("wildcards", "input", "output")
-# A sanity bound on a job's facts (the default run's largest is about 3 KB).
-MAX_SPEC_BYTES = 100_000
 # Where the job files live (:func:`spec_file`): Snakemake's own folder of the working directory.
 SPEC_DIR = Path(".snakemake") / "scievals" / "jobs"
 
@@ -77,11 +78,12 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rule {rule}: a param is not plain data ({exc}); config values "
                              "must be strings, numbers, booleans, lists or mappings") from None
-        if len(text.encode()) > MAX_SPEC_BYTES:
-            raise ValueError(f"rule {rule}: its job param is {len(text.encode()) // 1024} KB, "
-                             f"over the {MAX_SPEC_BYTES // 1024} KB a job may carry; "
-                             "shorten the config section the rule reads")
-        return spec_file(text)
+        try:
+            return spec_file(text)
+        except OSError as exc:
+            raise ValueError(f"rule {rule}: its job file could not be written under "
+                             f"{SPEC_DIR.as_posix()} ({exc.strerror or exc}); make that folder "
+                             "of the run's working directory writable") from None
 
     return spec
 
@@ -175,7 +177,12 @@ def decode(spec: str, threads: int, log: list[str], scriptdir: str) -> tuple[str
     """(entry script, job) of :func:`job_param`'s ``spec``: the path of its JSON file (or the
     JSON itself)."""
     if not spec.lstrip().startswith("{"):
-        spec = Path(spec).read_text(encoding="utf-8")
+        try:
+            spec = Path(spec).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise SystemExit(f"error: {spec}: this job's facts are gone "
+                             f"({exc.strerror or exc}); the workflow writes them when it builds "
+                             "its jobs: run the same snakemake command again") from None
     data = json.loads(spec)
     params = data["params"]
     return data["script"], Job(rule=data["rule"],

@@ -77,6 +77,27 @@ def comparison_frame(
     return frame.sort_values(["metric", "condition", "model"]).reset_index(drop=True)
 
 
+# A figure draws at most this many models: 300 models drew a 22,000 x 24,000-pixel bar chart
+# (3.8 MB in the report) that no one can read; the leaderboard lists every model.
+MAX_FIGURE_MODELS = 40
+
+
+def top_models(frame: pd.DataFrame, limit: int = MAX_FIGURE_MODELS) -> tuple[list[str], str]:
+    """(the models a figure shows, a note for its subtitle): every model when there are at
+    most ``limit``, else the ``limit`` highest on the figure's first metric (its mean over the
+    conditions shown; the lead metric of every benchmark's figures is higher-is-better),
+    ties by name, and a note saying how many of how many are shown and by what."""
+    models = sorted(frame["model"].astype(str).unique())
+    if len(models) <= limit:
+        return models, ""
+    first = str(frame["metric"].iloc[0])  # frames come in panel order (comparison_frame)
+    lead = frame[frame["metric"].astype(str) == first].groupby("model", observed=True)["value"]
+    means = lead.mean().reindex(models)
+    order = sorted(models, key=lambda m: (-means[m] if pd.notna(means[m]) else float("inf"), m))
+    return sorted(order[:limit]), (f"the {limit} of {len(models)} models highest on {first}; "
+                                   "every model: python -m scievals show --all")
+
+
 def metric_matrix(
     rows: pd.DataFrame,
     *,
@@ -118,7 +139,9 @@ def provenance_line(table: pd.DataFrame) -> str:
         .itertuples(index=False)
     )
     data = ", ".join(f"{d} (sha256 {str(s)[:12]})" for d, s in datasets)
-    models = ", ".join(sorted(table["model"].astype(str).unique()))
+    names = sorted(table["model"].astype(str).unique())
+    # one line, however many models (the figure itself names the ones it shows)
+    models = ", ".join(names) if len(names) <= 10 else f"{len(names)} ({names[0]} ... {names[-1]})"
     versions = sorted(table["scievals_version"].astype(str).unique())
     commits = sorted(table["git_commit"].astype(str).unique())
     code = f"scievals {', '.join(versions)} @ {', '.join(c[:12] for c in commits)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from scievals.common.tables import read_result_table
-from scievals.figures.frames import comparison_frame, provenance_line
+from scievals.figures.frames import comparison_frame, provenance_line, top_models
 from scievals.figures.plots import plot_model_comparison
 
 MAX_PANELS = 9
@@ -32,10 +32,14 @@ def model_comparison(
     if metrics is None:
         metrics = list(dict.fromkeys(table["metric"]))[:MAX_PANELS]
     frame = comparison_frame(table, metrics=metrics, conditions=conditions, where=summary)
+    shown, note = top_models(frame)
+    frame = frame[frame["model"].isin(shown)].reset_index(drop=True)
     plot_model_comparison(
         frame,
         out,
         title=f"{benchmark}: model comparison (95 % CI)",
-        subtitle=provenance_line(table[table["metric"].isin(frame["metric"].astype(str))]),
+        subtitle="; ".join(filter(None, [provenance_line(
+            table[table["metric"].isin(frame["metric"].astype(str))
+                  & table["model"].isin(shown)]), note])),
         metric_labels=metric_labels,
     )
