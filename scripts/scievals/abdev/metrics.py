@@ -494,6 +494,12 @@ def _cluster_statistic(metric: str, pred: np.ndarray, true: np.ndarray):
     """The metric of one subset as a function of row multiplicities (B, rows) -> B values."""
     if metric == "spearman":
         return lambda weights: weighted_spearman(pred, true, weights)
+    if metric in ("top_10_recall", "top_10_recall_tie_robust"):
+        # the tie-robust weighted recall: copies of a resampled antibody tie, so their order
+        # at the top-k boundary is chance (the argsort recall of the expanded rows picks
+        # copies by sort order); what docs/statistics.md's coverage figures were measured
+        # with, and vectorised over resamples (no per-resample-size loop)
+        return lambda weights: weighted_recall(pred, true, weights)
     return lambda weights: expanded(lambda idx: resampled_recall(metric, pred, true, idx), weights)
 
 
