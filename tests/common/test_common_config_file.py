@@ -19,17 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scievals.common.errors import ScievalsError
 from scievals.workflow_config import read_config_file
-
-
-def _bomb() -> str:
-    # 9 aliases of the level below at each of 9 levels: 9**9 = 387,420,489 leaves when
-    # expanded, from about 400 bytes
-    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
-    for i in range(1, 9):
-        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
-        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
-    lines.append("gating: {bomb: *i}")
-    return "\n".join(lines) + "\n"
+from support.hostile_yaml import alias_bomb
 
 
 def _one_line(exc: pytest.ExceptionInfo, *parts: str) -> str:
@@ -42,7 +32,7 @@ def _one_line(exc: pytest.ExceptionInfo, *parts: str) -> str:
 
 def test_an_alias_bomb_is_one_line_without_expanding(tmp_path):
     path = tmp_path / "bomb.yaml"
-    path.write_text(_bomb())
+    path.write_text(alias_bomb())
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with pytest.raises(ScievalsError) as exc:
         read_config_file(path)

@@ -11,24 +11,15 @@ from __future__ import annotations
 import resource
 
 import pytest
+from support.hostile_yaml import alias_bomb
 
 from .conftest import copy_workflow, snakemake
 
 pytestmark = pytest.mark.slow
 
 
-def _bomb() -> str:
-    # 9 aliases of the level below at each of 9 levels: 9**9 leaves when expanded
-    lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
-    for i in range(1, 9):
-        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
-        lines.append(f"{cur}: &{cur} [" + ",".join([f"*{prev}"] * 9) + "]")
-    lines.append("gating: {bomb: *i}")
-    return "\n".join(lines) + "\n"
-
-
 @pytest.mark.parametrize(("text", "expected"), [
-    (_bomb(), "error: bomb.yaml: refused YAML: aliases expand to more than 10,000 extra nodes"),
+    (alias_bomb(), "error: bomb.yaml: refused YAML: aliases expand to more than 10,000 extra nodes"),
     ("bootstrap:\n  n_resamples: 10\nbootstrap:\n  n_resamples: 20\n",
      ("error: bomb.yaml:3: refused YAML: key 'bootstrap' appears twice in one mapping (first "
       "on line 1)")),

@@ -345,10 +345,7 @@ def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap,
                              "comparisons and no ranks there (compare a subset of the files)")
             continue
         frames.append(_family_rows(benchmark, of, family, seed))
-    frames = [f for f in frames if not f.empty]
-    if not frames:
-        return pd.DataFrame(columns=COLUMNS)
-    return pd.concat(frames, ignore_index=True)[COLUMNS]
+    return _stacked(frames)
 
 
 def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], bootstrap,
@@ -368,6 +365,11 @@ def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], 
                              "every pair); set comparisons.all_pairs: true to write them")
             continue
         frames.append(compare_metric(benchmark, metric, bootstrap, notes))
+    return _stacked(frames)
+
+
+def _stacked(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The rows of every non-empty frame, in the table's columns."""
     frames = [f for f in frames if not f.empty]
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
