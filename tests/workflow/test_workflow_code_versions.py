@@ -27,8 +27,8 @@ def test_bumping_the_abdev_metrics_version_reruns_abdev_scoring_and_nothing_else
     assert planned_rules(workdir) == []  # the copy is up to date
     metrics = workdir / "scripts" / "scievals" / "abdev" / "metrics.py"
     text = metrics.read_text()
-    assert 'METRICS_VERSION = "abdev-metrics-v3"' in text
-    metrics.write_text(text.replace('"abdev-metrics-v3"', '"abdev-metrics-v4"'))
+    assert 'METRICS_VERSION = "abdev-metrics-v4"' in text
+    metrics.write_text(text.replace('"abdev-metrics-v4"', '"abdev-metrics-v5"'))
     planned = planned_rules(workdir)
     # only the scorer's jobs (one per model), the comparisons that read their tables and
     # the merges of their tables

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 from scievals import benchmarks
+from scievals.common.stats import metric_range
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.common.workflow import byo_batches
 
@@ -41,6 +42,27 @@ def test_abdev_rows_say_demo_and_ridge_beats_random(default_run):
     assert spearman.between(-1, 1).all()
     rows = abdev[abdev["metric"].str.endswith(":spearman") & abdev["ci_low"].notna()]
     assert (rows["ci_low"] <= rows["ci_high"]).all()
+
+
+def test_every_interval_holds_its_value_inside_the_declared_range(default_run):
+    """Issue 27's invariants over all embedded data: no interval is zero-width, none leaves
+    its metric's declared range (METRIC_RANGES), none excludes its own point value; every
+    pair's difference interval lies within +-(range width)."""
+    summary = pd.read_csv(default_run / "results" / "summary.csv")
+    rows = summary.dropna(subset=["ci_low", "ci_high"])
+    assert len(rows) > 200  # the default run's intervals (abdev alone has 210)
+    for row in rows.itertuples(index=False):
+        low, high = metric_range(benchmarks.get(row.benchmark).ranges(), row.metric)
+        where = f"{row.benchmark} {row.model} {row.condition} {row.metric}"
+        assert row.ci_high - row.ci_low > 0, where
+        assert low - 1e-12 <= row.ci_low <= row.value <= row.ci_high <= high + 1e-12, where
+    for bench in benchmarks.NAMES:
+        pairs = pd.read_csv(default_run / "results" / bench / "comparisons.csv")
+        for row in pairs.itertuples(index=False):
+            low, high = metric_range(benchmarks.get(bench).ranges(), row.metric)
+            span = high - low
+            assert -span - 1e-12 <= row.ci_low <= row.diff <= row.ci_high <= span + 1e-12, row
+            assert row.ci_high - row.ci_low > 0, row
 
 
 def test_leaderboard_is_written_and_flags_the_demo(default_run):

@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 TOP_FRAC = 0.1
 MIN_ROWS = 10  # int(n * 0.1) == 0 below this: the reference divides by zero
 # Bump when a change moves any score: re-runs every abdev_score job and nothing else.
-METRICS_VERSION = "abdev-metrics-v3"  # v3: recall intervals never zero-width
+METRICS_VERSION = "abdev-metrics-v4"  # v4: recall intervals hold their point value
 # Spearman correlations and top-10 % recall (docs/statistics.md: ranges)
 METRIC_RANGES = {"*spearman*": (-1.0, 1.0), "*recall*": (0.0, 1.0)}
 
@@ -530,6 +530,16 @@ def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
     return (low, high)
 
 
+def _holding(value: float, low: float, high: float) -> tuple[float, float]:
+    """The interval widened to hold the point value. The resampled recall breaks ties at the
+    top-k boundary at random (copies of a resampled antibody tie), the reference's point
+    value by sort order: with tied predictions (a constant column) the resamples can all sit
+    on one side of it, and an interval must never exclude its own estimate."""
+    if not (np.isfinite(value) and np.isfinite(low) and np.isfinite(high)):
+        return (low, high)
+    return (min(low, value), max(high, value))
+
+
 def _oriented(pred: pd.Series, true: pd.Series, assay: str) -> tuple[np.ndarray, np.ndarray]:
     """Masked values as float arrays, negated for lower-is-better assays.
 
@@ -598,6 +608,7 @@ def extended_table(
                     low, high = _paired_ci(p, t, statistic, draws)
                 else:
                     low, high = _cluster_ci([(p, t, codes[label])], metric, cluster_boot)
+                low, high = _holding(value, low, high)
                 records.append((label, assay, metric, value, low, high, len(p)))
         for metric, statistic in EXTENDED_METRICS.items():
             if metric in by_key[assay, "average"]:
@@ -609,6 +620,7 @@ def extended_table(
             else:
                 low, high = _cluster_ci([(p, t, codes[f]) for f, p, t in subsets], metric,
                                         cluster_boot)
+            low, high = _holding(value, low, high)
             records.append(("average", assay, metric, value, low, high, sum(len(p) for _, p, _ in subsets)))
     return pd.DataFrame.from_records(
         records, columns=["fold", "assay", "metric", "value", "ci_low", "ci_high", "n"]

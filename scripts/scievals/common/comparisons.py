@@ -47,7 +47,7 @@ from scievals.common.stats import metric_range
 from scievals.common.tables import read_result_table
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
-COMPARISONS_VERSION = "comparisons-v3"  # v3: families, pairs on their own items, new tests
+COMPARISONS_VERSION = "comparisons-v4"  # v3: families, own items; v4: no row for an undefined value
 COLUMNS = ["benchmark", "dataset", "metric", "family", "scope", "arm_a", "arm_b", "n",
            "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "method",
            "mdd"]
@@ -307,9 +307,12 @@ def _family_rows(benchmark: str, metric: ItemMetric | SetMetric, family: Family,
         ia, ib = _pairs(family, _best_first(family.members, values, labels))
         parts = _set_tests(metric, ia, ib)
         tests = _concat_tests(parts, len(ia))
-    # a pair with no item in common has nothing to compare: no row (the rank treats it as
-    # untested)
-    return _rows(benchmark, metric, family, labels, ia, ib, tests, np.asarray(tests.n) > 0)
+    # a pair with no item in common, or an arm whose value is undefined there (e.g. a
+    # constant column: no Spearman), has nothing to compare: no row (the rank treats the
+    # pair as untested, and an arm without a value is not ranked)
+    keep = ((np.asarray(tests.n) > 0) & np.isfinite(np.asarray(tests.value_a, dtype=float))
+            & np.isfinite(np.asarray(tests.value_b, dtype=float)))
+    return _rows(benchmark, metric, family, labels, ia, ib, tests, keep)
 
 
 def _concat_tests(parts: list[tuple[np.ndarray, PairTests]], size: int) -> PairTests:
