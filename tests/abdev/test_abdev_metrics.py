@@ -305,3 +305,13 @@ def test_truth_without_antibody_name_lists_its_columns(write_pair, tmp_path):
     bad_truth.write_text("name,HIC\nab00,1\n")
     with pytest.raises(ScievalsError, match=r"truth file has no 'antibody_name' column \(columns: \['name', 'HIC'\]\)"):
         evaluate_model(pred_path, bad_truth, "m", "GDPa1")
+
+
+def test_an_interval_is_widened_to_hold_its_point_value():
+    from scievals.abdev.metrics import _holding
+
+    # resamples all above the reference's point (ties broken differently): [0.083, 0.096]
+    # must grow down to the point value 0.05; an interval holding it is unchanged
+    assert _holding(0.05, 0.083, 0.096) == (0.05, 0.096)
+    assert _holding(0.5, 0.2, 0.7) == (0.2, 0.7)
+    assert _holding(float("nan"), 0.2, 0.7) == (0.2, 0.7)

@@ -272,3 +272,15 @@ def test_a_single_condition_model_is_compared_in_every_condition():
     assert sizes == {("models", "c1"): 2, ("models", "c2"): 2, ("models", "c3"): 2,
                      ("conditions", "llm"): 3, ("models", "baseline"): 1,
                      ("models pooled", "all conditions"): 3}
+
+
+def test_an_arm_without_a_value_gets_no_pair_row():
+    """A constant prediction column has no Spearman: its pairs say nothing, so none is
+    written (the leaderboard does not rank it either)."""
+    rng = np.random.default_rng(7)
+    true = rng.normal(size=30)
+    codes = np.repeat(np.arange(15), 2)
+    pred = {"good": true + rng.normal(0, 0.5, 30), "flat": np.ones(30),
+            "other": rng.normal(size=30)}
+    table = comparison_table("abdev", [_set_metric(pred, true, codes)], BOOT)
+    assert set(zip(table["arm_a"], table["arm_b"])) == {("good", "other")}
