@@ -530,6 +530,14 @@ def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
     return (low, high)
 
 
+def _shared_key(label: str, metric: str) -> tuple[str, str]:
+    """The key of a subset's cluster interval: both top-10 % recalls share one (their
+    resamples are the same tie-robust weighted recall, :func:`_cluster_statistic`, drawn
+    with the same seed, so the second would repeat the first to the last bit)."""
+    recall = metric in ("top_10_recall", "top_10_recall_tie_robust")
+    return (label, "recall" if recall else metric)
+
+
 def _holding(value: float, low: float, high: float) -> tuple[float, float]:
     """The interval widened to hold the point value. The resampled recall breaks ties at the
     top-k boundary at random (copies of a resampled antibody tie), the reference's point
@@ -598,6 +606,7 @@ def extended_table(
             codes = {str(f): clusters[known & (folds == f).to_numpy()] for f in fold_values}
             codes["aggregated"] = clusters[known]
             cluster_boot = {"n_resamples": n_resamples, "seed": seed, "method": method}
+        recall_cis: dict = {}  # (subset, statistic) -> cluster interval (_shared_key)
         for label, p, t in subsets + [pooled]:
             for metric, statistic in EXTENDED_METRICS.items():
                 if metric in by_key[assay, label]:
@@ -606,8 +615,11 @@ def extended_table(
                     value = float(tie_robust_recall(t, p))
                 if clusters is None:
                     low, high = _paired_ci(p, t, statistic, draws)
+                elif _shared_key(label, metric) in recall_cis:
+                    low, high = recall_cis[_shared_key(label, metric)]
                 else:
                     low, high = _cluster_ci([(p, t, codes[label])], metric, cluster_boot)
+                    recall_cis[_shared_key(label, metric)] = (low, high)
                 low, high = _holding(value, low, high)
                 records.append((label, assay, metric, value, low, high, len(p)))
         for metric, statistic in EXTENDED_METRICS.items():
@@ -617,9 +629,12 @@ def extended_table(
                 value = float(np.mean([tie_robust_recall(t, p) for _, p, t in subsets]))
             if clusters is None:
                 low, high = _stratified_mean_ci([(p, t) for _, p, t in subsets], statistic, draws)
+            elif _shared_key("average", metric) in recall_cis:
+                low, high = recall_cis[_shared_key("average", metric)]
             else:
                 low, high = _cluster_ci([(p, t, codes[f]) for f, p, t in subsets], metric,
                                         cluster_boot)
+                recall_cis[_shared_key("average", metric)] = (low, high)
             low, high = _holding(value, low, high)
             records.append(("average", assay, metric, value, low, high, sum(len(p) for _, p, _ in subsets)))
     return pd.DataFrame.from_records(
