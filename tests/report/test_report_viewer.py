@@ -18,14 +18,13 @@ import pandas as pd
 import pytest
 from scievals import benchmarks
 from scievals.autogkb.samples import annotations_text
+from scievals.common.sample_links import compare_link, item_link
 from scievals.common.samples import request_cost
 from scievals.gating.samples import tree_text
 from scievals.report.viewer import (
     DATA_CALLBACK,
     collect,
-    compare_link,
     embedded_json,
-    item_link,
     viewer_files,
     write_viewer,
 )

@@ -6,9 +6,9 @@ it, the parse status, each metric's value, the item's headline score, the grader
 rationale where there is one, and its tokens and cost. Two views: the items of one model
 (filter by condition, outcome and text; sort by any column, the score included), and two
 models side by side on the same items with the per-item score difference (the paired
-comparison made visible). Every view and item has a stable link (:func:`item_link`,
-:func:`compare_link`). What a benchmark contributes comes from the function its registry
-entry names as ``samples``.
+comparison made visible). Every view and item has a stable link
+(:mod:`scievals.common.sample_links`). What a benchmark contributes comes from the
+function its registry entry names as ``samples``.
 
 Scale: the page itself carries only an index (benchmark, model, conditions, item count);
 each (benchmark, model)'s items are a separate ``samples/<benchmark>/<n>.js`` beside the
@@ -29,13 +29,12 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from html import escape
 from pathlib import Path
-from urllib.parse import quote
 
 from scievals import benchmarks as registry
 from scievals.common.io import write_text
+from scievals.common.sample_links import PAGE
 
 TITLE = "scievals sample viewer"
-PAGE = "samples.html"  # the page's name in results/report/, where the leaderboard is too
 DATA_CALLBACK = "scievalsSamples"  # what each per-model data file calls
 # Up to this many bytes of items in all, they are embedded in the page too (the default
 # run's four benchmarks are about 0.35 MB); above, the page loads them from files only.
@@ -43,37 +42,6 @@ INLINE_LIMIT = 4_000_000
 # JSON text that is safe inside <script>: nothing can end the element or open a comment.
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-def _fragment(*parts: str) -> str:
-    # encodeURIComponent's inverse (decodeURIComponent) reads every %-escape quote() writes
-    return "/".join(quote(str(p), safe="") for p in parts)
-
-
-def item_link(benchmark: str, model: str, condition: str | None = None,
-              item: str | None = None) -> str:
-    """The viewer's URL (relative to results/report/) of a model's items on a benchmark,
-    of one condition when ``condition`` is given, of one item when ``item`` is too:
-    ``samples.html#gating/marker_baseline/baseline/OMIP-069`` (each part %-encoded)."""
-    parts = [benchmark, model]
-    if condition is not None:
-        parts.append(condition)
-        if item is not None:
-            parts.append(item)
-    return f"{PAGE}#{_fragment(*parts)}"
-
-
-def compare_link(benchmark: str, model_a: str, model_b: str, condition: str | None = None,
-                 item: str | None = None) -> str:
-    """The viewer's URL of two models side by side on a benchmark's items (of one condition
-    when given, one item opened when that is given too): ``samples.html#compare/gating/A/B``.
-    "compare" is no benchmark's name."""
-    parts = ["compare", benchmark, model_a, model_b]
-    if condition is not None:
-        parts.append(condition)
-        if item is not None:
-            parts.append(item)
-    return f"{PAGE}#{_fragment(*parts)}"
-
 
 def _groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[tuple]:
     """((benchmark, model), that model's items as plain dicts), one model at a time, in the

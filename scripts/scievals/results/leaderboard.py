@@ -27,6 +27,7 @@ from scievals.common.comparisons import (
     significance_tiers,
 )
 from scievals.common.errors import ScievalsError
+from scievals.common.sample_links import item_link
 
 
 @dataclass(frozen=True)
@@ -590,8 +591,6 @@ def _html_sections(parts: list[Section], links: bool = False) -> list[str]:
 def _linked_table(section: Section, table: pd.DataFrame) -> str:
     """The table's HTML with each model cell a link to its items in the sample viewer
     (:func:`scievals.report.viewer.item_link`; every other cell escaped by pandas)."""
-    from scievals.report.viewer import item_link  # the HTML page's only use of the viewer
-
     marked = table.copy()
     markers = {}
     for i, row in enumerate(marked.itertuples(index=False)):
