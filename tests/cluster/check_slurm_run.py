@@ -7,7 +7,8 @@ Passes when
 - every job the run finished either ran inside a SLURM job or belongs to a rule the
   workflow declares `localrule: True` (download and table merging stay on the submit host);
   a job "ran inside SLURM" when its rule block and outputs appear in a kept SLURM job log
-  (run with --slurm-keep-successful-logs), and per rule the counts match;
+  of this run's submissions (run with --slurm-keep-successful-logs), and per rule the
+  counts match;
 - every SLURM job snakemake reported as submitted is known to SLURM (`squeue --states=all`)
   as COMPLETED, under this run's job name, in the expected partition (--partition);
 - results/summary.csv has exactly the values of the local run (all columns: the runs share
@@ -63,6 +64,18 @@ def jobs_in_slurm_logs(texts: list[str]) -> dict[str, set[str]]:
         for rule, outputs in JOB_BLOCK.findall(text):
             found.setdefault(rule, set()).add(outputs.strip())
     return found
+
+
+def submitted_logs(log: MainLog, workdir: Path) -> list[str]:
+    """The texts of the SLURM job logs this run submitted (a re-run in the same copy leaves
+    the earlier run's logs beside them: a rule that ran remotely then, and again now for
+    fewer of its jobs, would otherwise count both runs' jobs)."""
+    texts = []
+    for _, _, path in log.submissions:
+        file = Path(path) if Path(path).is_absolute() else workdir / path
+        if file.is_file():
+            texts.append(file.read_text())
+    return texts
 
 
 def generated_local_rules(workdir: Path) -> set[str]:
@@ -199,7 +212,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--local-summary", type=Path, required=True)
     parser.add_argument("--partition", required=True,
                         help="the partition every job must have run in")
-    parser.add_argument("--slurm-logdir", default="logs/slurm")
     args = parser.parse_args(argv)
 
     logs = sorted((args.workdir / ".snakemake" / "log").glob("*.snakemake.log"))
@@ -207,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAIL  no snakemake log under {args.workdir}/.snakemake/log", file=sys.stderr)
         return 1
     log = parse_main_log(logs[-1].read_text())
-    slurm_logs = [p.read_text() for p in sorted((args.workdir / args.slurm_logdir).rglob("*.log"))]
+    slurm_logs = submitted_logs(log, args.workdir)
     local_rules = (declared_local_rules(sorted((args.workdir / "rules").glob("*.smk")))
                    | generated_local_rules(args.workdir))
 

@@ -141,3 +141,22 @@ def test_summaries_must_agree_to_the_last_digit(tmp_path):
     rows.to_csv(tmp_path / "slurm.csv", index=False)
     check.check_summaries(tmp_path / "slurm.csv", tmp_path / "local.csv", report)
     assert len(report.failures) == 1 and report.failures[0].startswith("summary values differ in ['value']")
+
+
+def test_only_this_runs_submitted_slurm_logs_are_read(tmp_path):
+    """A re-run in the same copy leaves the first run's SLURM logs beside its own: only the
+    logs its main log names as submitted count (else a rule re-run for 2 of its 4 jobs reads
+    as 4 jobs in SLURM logs)."""
+    ours = tmp_path / "logs" / "slurm" / "group_x" / "21.log"
+    earlier = tmp_path / "logs" / "slurm" / "group_x" / "14.log"
+    ours.parent.mkdir(parents=True)
+    ours.write_text(SLURM_LOG)
+    earlier.write_text(SLURM_LOG_2)
+    main_log = MAIN_LOG.replace("/tmp/sl/logs/slurm/group_abdev_abdev_predict_abdev_score/1.log",
+                                str(ours))
+    texts = check.submitted_logs(check.parse_main_log(main_log), tmp_path)
+    assert texts == [SLURM_LOG]
+    # a relative log path is read from the run's copy
+    relative = MAIN_LOG.replace("/tmp/sl/logs/slurm/group_abdev_abdev_predict_abdev_score/1.log",
+                                "logs/slurm/group_x/21.log")
+    assert check.submitted_logs(check.parse_main_log(relative), tmp_path) == [SLURM_LOG]
