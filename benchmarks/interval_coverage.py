@@ -265,6 +265,13 @@ def fold_strata(cluster, fold):
     return rows, [np.unique(cluster[r], return_inverse=True)[1] for r in rows]
 
 
+def fold_average(statistic, pred, true, rows):
+    """weights (one (B, rows) array per fold) -> the mean over folds of ``statistic(pred,
+    true, weights)``: a fold-average statistic on shared cluster resamples."""
+    return lambda weights: np.mean([statistic(pred[r], true[r], w)
+                                    for r, w in zip(rows, weights)], axis=0)
+
+
 def cluster_spearman(rng, reps, resamples, method="auto"):
     """abdev tables: fold-average Spearman of one model, cluster bootstrap (clusters within
     folds; ``auto`` = percentile)."""
@@ -299,8 +306,7 @@ def cluster_spearman_diff(rng, reps, resamples):
             rows, codes = fold_strata(cluster, fold)
 
             def stat(pred, rows=rows, true=true):
-                return lambda weights: np.mean([weighted_spearman(pred[r], true[r], w)
-                                                for r, w in zip(rows, weights)], axis=0)
+                return fold_average(weighted_spearman, pred, true, rows)
 
             boot = {"n_resamples": resamples, "seed": 0}
             _, _, dist_a = cluster_bootstrap(stat(a), codes, boot)
@@ -356,8 +362,7 @@ def cluster_recall(rng, reps, resamples):
         rows, codes = fold_strata(cluster, fold)
 
         def stat(pred, rows=rows, true=true):
-            return lambda weights: np.mean([weighted_recall(pred[r], true[r], w)
-                                            for r, w in zip(rows, weights)], axis=0)
+            return fold_average(weighted_recall, pred, true, rows)
 
         boot = {"n_resamples": resamples, "seed": 0}
         low, high, dist_a = cluster_bootstrap(stat(a), codes, boot)

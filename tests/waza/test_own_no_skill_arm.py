@@ -15,22 +15,11 @@ from scievals.waza.runs import regrade
 from scievals.waza.score import recorded_of
 from scievals.waza.suites import load_suite
 
-
-def _suite(root):
-    """Four tasks; the mock answers "Mock response for: alpha", so only task a (whose
-    grader wants "alpha") passes; b, c, d want "zzz" and fail."""
-    suite = root / "suites" / "four"
-    (suite / "tasks").mkdir(parents=True)
-    (suite / "eval.yaml").write_text("name: four\nskill: s\ntasks: ['tasks/*.yaml']\n")
-    for task_id, word in (("a", "alpha"), ("b", "zzz"), ("c", "zzz"), ("d", "zzz")):
-        (suite / "tasks" / f"{task_id}.yaml").write_text(
-            f"id: {task_id}\nname: {task_id}\ninputs: {{prompt: alpha}}\n"
-            f"graders: [{{type: text, name: want, config: {{contains: [{word}]}}}}]\n")
-    return suite
+from .conftest import four_task_suite
 
 
 def _own_file(tmp_path, arm_edit) -> tuple:
-    suite = _suite(tmp_path)
+    suite = four_task_suite(tmp_path / "suites")
     recorded = run_suite(load_suite(suite), "waza_mock")  # what our predict stage records
     recorded["baseline_tasks"] = arm_edit(copy.deepcopy(recorded["tasks"]))
     user = tmp_path / "mine.json"

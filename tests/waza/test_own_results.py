@@ -14,20 +14,9 @@ from scievals.waza.predict import import_predictions
 from scievals.waza.runs import regrade
 from scievals.waza.suites import load_suite
 
+from .conftest import four_task_suite
+
 BOOT = {"n_resamples": 200, "seed": 0}
-
-
-def _four_task_suite(root):
-    """Four tasks; the mock output is "Mock response for: <prompt>", so only task a (whose
-    grader wants "alpha", its own prompt) passes; b, c, d want "zzz" and fail."""
-    suite = root / "four"
-    (suite / "tasks").mkdir(parents=True)
-    (suite / "eval.yaml").write_text("name: four\nskill: s\ntasks: ['tasks/*.yaml']\n")
-    for task_id, word in (("a", "alpha"), ("b", "zzz"), ("c", "zzz"), ("d", "zzz")):
-        (suite / "tasks" / f"{task_id}.yaml").write_text(
-            f"id: {task_id}\nname: {task_id}\ninputs: {{prompt: alpha}}\n"
-            f"graders: [{{type: text, name: want, config: {{contains: [{word}]}}}}]\n")
-    return suite
 
 
 def _results(suite, tmp_path):
@@ -38,7 +27,7 @@ def _results(suite, tmp_path):
 
 
 def test_cherry_picked_passing_task_counts_the_missing_ones_as_failed(tmp_path, caplog):
-    suite = _four_task_suite(tmp_path / "suites")
+    suite = four_task_suite(tmp_path / "suites")
     mine = _results(suite, tmp_path)
     assert [t["status"] for t in mine["tasks"]] == ["passed", "failed", "failed", "failed"]
     mine["tasks"] = mine["tasks"][:1]  # only the passing task
@@ -59,7 +48,7 @@ def test_cherry_picked_passing_task_counts_the_missing_ones_as_failed(tmp_path, 
 
 
 def test_a_task_repeated_beyond_the_trials_is_refused_naming_it(tmp_path):
-    suite = _four_task_suite(tmp_path / "suites")
+    suite = four_task_suite(tmp_path / "suites")
     mine = _results(suite, tmp_path)
     user = tmp_path / "mine.json"
     write_json(user, {**mine, "tasks": [mine["tasks"][0]] * 6})
@@ -98,7 +87,7 @@ def test_a_task_repeated_beyond_the_trials_is_refused_naming_it(tmp_path):
     ('run["followup_error"] = 3', "followup_error: must be a string or null, not a number"),
 ])
 def test_damaged_results_for_grade_name_task_and_run(tmp_path, capsys, change, problem):
-    suite = _four_task_suite(tmp_path / "suites")
+    suite = four_task_suite(tmp_path / "suites")
     recorded = tmp_path / "r.json"
     main(["waza", "run", str(suite), "-o", str(recorded)])
     data = json.loads(recorded.read_text())
@@ -117,7 +106,7 @@ def test_damaged_results_for_grade_name_task_and_run(tmp_path, capsys, change, p
 
 @pytest.mark.parametrize("text", ["a\\u0000b", "\\ud800"])
 def test_nul_or_lone_surrogate_in_an_own_file_stops_the_import(tmp_path, text):
-    suite = _four_task_suite(tmp_path / "suites")
+    suite = four_task_suite(tmp_path / "suites")
     mine = _results(suite, tmp_path)
     mine["tasks"][2]["runs"][0]["final_output"] = "PLACEHOLDER"
     user = tmp_path / "mine.json"
