@@ -8,6 +8,7 @@ import sys
 from scievals import benchmarks as registry
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
+from scievals.common.housekeeping import prune_bookkeeping
 from scievals.common.job_spec import job_command, job_param, set_runner
 from scievals.common.provenance import config_hash
 from scievals.common.redaction import export_credentials, redact_data
@@ -111,6 +112,8 @@ def end_of_run(status):
               file=sys.stderr)
     notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps(),
                    in_run=in_run)
+    if status == "success":
+        prune_bookkeeping()  # job files and kept score tables no run used for 30 days
 
 
 def nothing_was_to_be_done():

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
-from scievals.common import score_cache
+from scievals.common import housekeeping, score_cache
 from scievals.common.errors import ScievalsError
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import git_commit
@@ -114,3 +115,18 @@ def test_an_invalid_files_error_table_is_not_kept(folder):
     score_cache.keep(jobs[0], keys[0])
     assert not (score_cache.CACHE_DIR / keys[0]).exists()
     assert score_cache.split(jobs, "v1")[0] == [0]  # scored (and its error said) again
+
+
+def test_kept_tables_restored_by_a_run_count_as_used(folder):
+    Path("own/a.csv").write_text("predictions of a\n")
+    jobs = [job("a")]
+    todo, _ = score_cache.split(jobs, "abdev-metrics-v3")
+    score(jobs, todo, "first")
+    kept = score_cache.CACHE_DIR / keys_of(jobs)[0]
+    stamp = time.time() - 40 * 86400
+    os.utime(kept, (stamp, stamp))
+    for path in jobs[0].outputs.values():
+        path.unlink()  # as Snakemake does before it runs the job again
+    assert score_cache.split(jobs, "abdev-metrics-v3")[0] == []  # restored, not re-scored
+    assert housekeeping.prune_unused(score_cache.CACHE_DIR, max_age_days=1) == 0
+    assert kept.is_dir()

@@ -96,7 +96,12 @@ def spec_file(text: str, directory: str | os.PathLike = SPEC_DIR) -> str:
     error. The name is the content's hash, so the param still changes exactly when the job's
     facts change (Snakemake's params trigger), and the same in every checkout."""
     path = Path(directory) / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
-    if not path.is_file():
+    if path.is_file():
+        try:
+            os.utime(path)  # in use: kept by scievals.common.housekeeping's pruning
+        except OSError:
+            pass
+    else:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8")

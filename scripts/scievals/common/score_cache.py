@@ -91,6 +91,10 @@ def restore(job: ScoreJob, key: str) -> bool:
         # newer than the job's inputs, as a table scored now is (else Snakemake would see an
         # output older than its inputs and run the job again at every run)
         os.utime(path)
+    try:
+        os.utime(kept)  # in use: kept by scievals.common.housekeeping's pruning
+    except OSError:
+        pass
     return True
 
 
