@@ -286,6 +286,7 @@ REGISTRY: tuple[Benchmark, ...] = (
             "predict_baseline": "scievals.waza.executors.mock:BASELINE_VERSION",
             "predict_llm": "scievals.waza.executors.agent:PROMPT_VERSION",
             "score": "scievals.waza.metrics:METRICS_VERSION",
+            "import": "scievals.waza.own_results:PARSER_VERSION",  # how own files are read
         }),
         figures=(
             FigureSpec("suite_comparison", "Pass rate and weighted score per suite",

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from scievals.gating import tree as T
-from scievals.gating.metrics import critical_gate_recall, critical_gates, hierarchy_prf
-from scievals.gating.normalize import norm_reference
+from scievals.gating.metrics import (
+    critical_gate_recall,
+    critical_gates,
+    hierarchy_prf,
+    synonym_f1,
+)
+from scievals.gating.normalize import norm_reference, sem
 from scievals.gating.parser import parse_reply
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "gating.md"
@@ -50,6 +56,29 @@ def test_row22_markdown_list_names_keep_their_parentheticals():
     parsed = parse_reply("- All Events\n  - Lymphocytes\n    - T cells (CD3+)\n")
     assert parsed.method == "markdown_list"
     assert T.name_set(parsed.hierarchy) == {"All Events", "Lymphocytes", "T cells (CD3+)"}
+
+
+def test_row22_figures_belong_to_the_right_side():
+    """The row's probe: which synonym F1 is the reference's and which is ours (issue 30:
+    the row had them swapped)."""
+    reply = ("- All Events\n  - Lymphocytes\n    - CD4+ T cells (helper)\n"
+             "    - CD8+ T cells (cytotoxic)\n")
+    truth = {"All Events", "Lymphocytes", "T cells", "CD4+ T cells", "CD8+ T cells"}
+    ours = T.name_set(parse_reply(reply).hierarchy)
+    # the reference's markdown_list removes every (...): the names left are exact keys
+    reference = {"All Events", "Lymphocytes", "CD4+ T cells", "CD8+ T cells"}
+    # truth canonical names: all_events, lymphocytes, t_cells, cd4_t_cells, cd8_t_cells (5)
+    assert sem("CD4+ T cells") == "cd4_t_cells" and sem("CD8+ T cells") == "cd8_t_cells"
+    # kept: "cd4+ t cells (helper)" is no key; the first key found as a word in table order
+    # is "t cells" (spec §4.2): both bracketed names read t_cells -> 3 canonical names, all
+    # in the truth: p = 3/3, r = 3/5, F1 = 2 * 0.6 / 1.6 = 0.75
+    assert sem("CD4+ T cells (helper)") == sem("CD8+ T cells (cytotoxic)") == "t_cells"
+    assert synonym_f1(ours, truth) == pytest.approx(0.75)
+    # stripped: 4 canonical names, all in the truth: p = 4/4, r = 4/5, F1 = 1.6 / 1.8 = 0.889
+    assert synonym_f1(reference, truth) == pytest.approx(8 / 9)
+    row = next(line for line in DOC.read_text().splitlines() if line.startswith("| 22 |"))
+    reference_cell, ours_cell = row.split(" | ")[2:4]
+    assert "0.889" in reference_cell and "0.75" in ours_cell
 
 
 def test_row23_a_tab_is_four_columns():

@@ -158,3 +158,17 @@ def test_json_schema_extract_json():
     assert none.feedback.endswith("found zero (0)") and none.score == 0.0
     # without extract_json the prose is not JSON
     assert grade("json_schema", {"schema": schema}, GraderContext(output=text)).passed is False
+
+
+def test_script_reply_coercions_are_the_documented_ones(tmp_path: Path):
+    # docs/waza.md ("script"): a details that is not an object becomes {}, a message that is
+    # not a string is str()-ed (absent: ""), and a failed script's stderr is stripped
+    script = tmp_path / "g.py"
+    script.write_text("print('{\"score\": 1, \"passed\": true, \"message\": 3, \"details\": [1]}')\n")
+    r = grade("script", {"script": str(script)}, GraderContext())
+    assert (r.score, r.passed, r.feedback, r.details) == (1.0, True, "3", {})
+    script.write_text("print('{\"score\": 0.5, \"passed\": false}')\n")
+    assert grade("script", {"script": str(script)}, GraderContext()).feedback == ""
+    script.write_text("import sys\nsys.stderr.write('  boom \\n')\nsys.exit(1)\n")
+    assert grade("script", {"script": str(script)},
+                 GraderContext()).feedback == "Script failed: boom"

@@ -31,7 +31,7 @@ from scievals.waza import gate, metrics, reporters
 from scievals.waza.executors.mock import MOCK_MODEL
 from scievals.waza.executors.replay import grade_report, recompute
 from scievals.waza.grade_one import main as grade_one_main
-from scievals.waza.own_results import read_results
+from scievals.waza.own_results import newer_minor_notes, read_results
 from scievals.waza.predict import executor_for, run_suite
 from scievals.waza.redact import redact_keys
 from scievals.waza.runs import grader_options, regrade, transcript_files
@@ -134,7 +134,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     if args.recorded:
-        outcome = recompute(read_results(args.recorded), seed=args.seed)
+        results = read_results(args.recorded)
+        for line in newer_minor_notes(results, str(args.recorded)):
+            print(f"note: {line}", file=sys.stderr)
+        outcome = recompute(results, seed=args.seed)
     else:
         if not args.path or not args.results:
             raise ScievalsError("waza grade", "needs PATH and --results (or --recorded)",
@@ -144,7 +147,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
         if args.judge_model:
             config.setdefault("waza", {})["judge_model"] = args.judge_model
         options = grader_options(config, suite)
-        outcome = regrade(suite, read_results(args.results), seed=args.seed, options=options,
+        results = read_results(args.results)
+        for line in newer_minor_notes(results, str(args.results), suite.grader_types()):
+            print(f"note: {line}", file=sys.stderr)
+        outcome = regrade(suite, results, seed=args.seed, options=options,
                           workspace=args.workspace, task_filter=args.task,
                           where=str(args.results))
         outcome = redact_keys(outcome, config)

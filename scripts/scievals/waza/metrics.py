@@ -23,6 +23,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
 # common.stats imports scipy only inside the functions that need it (fast DAG builds)
+from scievals.common.errors import ScievalsError
 from scievals.common.stats import (
     ess_quantile,
     mean_ci,
@@ -349,3 +350,37 @@ def per_case(suite: str, outcome: Mapping) -> list[dict]:
                      "std_dev_score": stats["std_dev_score"], "flaky": stats["flaky"],
                      "errors": sum(1 for r in task["runs"] if r["status"] == "error")})
     return rows
+
+
+def normalized_gain(pre: float, post: float) -> float:
+    """waza's NormalizedGain(pre, post) = (post - pre) / (1 - pre): 0 when pre >= 1 or
+    post == pre, 1 when post >= 1, negative for a regression."""
+    if pre >= 1 or post == pre:
+        return 0.0
+    if post >= 1:
+        return 1.0
+    return (post - pre) / (1 - pre)
+
+
+def with_baseline(graded: dict, arm: dict, where: str = "results") -> dict:
+    """A/B mode (specs/waza-current.md §2.7): tasks paired by ``test_id`` (an unpaired task
+    is an error) get ``skill_impact``; the run is marked ``is_baseline`` with the whole
+    no-skill outcome in ``baseline_outcome``. waza declares ``normalized_gain`` but never
+    sets it; here it is computed from the two success rates (baseline = pre)."""
+    base = {t["test_id"]: t for t in arm["tasks"]}
+    if set(base) != {t["test_id"] for t in graded["tasks"]}:
+        unpaired = sorted(set(base) ^ {t["test_id"] for t in graded["tasks"]})
+        raise ScievalsError(f"{where}: baseline arm", f"unpaired task(s) {unpaired}",
+                            "both arms must run the same tasks")
+    for task in graded["tasks"]:
+        with_skills = task["stats"]["pass_rate"]
+        without = base[task["test_id"]]["stats"]["pass_rate"]
+        delta = with_skills - without
+        task["skill_impact"] = {"pass_rate_with_skills": with_skills,
+                                "pass_rate_baseline": without, "delta": delta,
+                                "percent_change": delta / max(without, 0.01) * 100}
+    graded["is_baseline"] = True
+    graded["baseline_outcome"] = arm
+    graded["summary"].setdefault("statistics", {})["normalized_gain"] = normalized_gain(
+        arm["summary"]["success_rate"], graded["summary"]["success_rate"])
+    return graded

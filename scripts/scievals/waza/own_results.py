@@ -9,12 +9,18 @@
   every suite task appears once, with at most the suite's trials runs; a task it leaves
   out counts as failed (as a missing gating case does), so holding back failing tasks
   cannot raise the pass rate. The same holds for the no-skill arm (``baseline_tasks``).
+- waza's own A/B layout (``baseline_outcome``, a whole no-skill outcome) is read as that
+  arm; waza's other JSON documents (``kind: waza.*``: runner envelopes, durable-execution
+  and provenance artifacts of v0.40-v0.42, a signed statement) are refused by name.
+- :func:`newer_minor_notes`: a results minor newer than the ones documented field by field
+  (1.5; waza v0.40 writes 1.8) is read, and what this reader ignores in it is said.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +33,44 @@ MISSING = "missing from the results file (counted as failed)"
 # RECORDED: run by our predict stage, not graded yet
 RUN_STATUSES = ("passed", "failed", "error", "skipped", RECORDED)
 RESULTS_KEYS = ("skill", "tasks")
-# waza JSON documents that are not results (specs/waza-current.md §5.3)
-FOREIGN_KINDS = ("waza.preflight", "waza.release")
+# Part of the import rule's code version: a change re-files every own results file.
+PARSER_VERSION = "waza-own-results-v2"  # v2: waza's baseline_outcome read as the no-skill arm
+# Go's parseSchemaVersion: MAJOR.MINOR, each a non-negative integer (specs/waza-current.md
+# §1.1); a missing or blank version is the reader's current one.
+VERSION = re.compile(r"[0-9]+\.[0-9]+")
+# The newest results minor whose keys are documented (waza's schema-changes page, 1.5);
+# waza v0.40 writes 1.8, whose additions are named by its release notes only (docs/waza.md,
+# "Results of waza v0.40 and later").
+KNOWN_MINOR = 5
+# waza's other JSON documents carry a ``kind`` (results have none): preflight, release
+# policy sidecars, runner envelopes, durable-execution submissions, checkpoints, manifests,
+# aggregates, telemetry and provenance bundles (v0.39-v0.42).
+FOREIGN_KIND = "waza."
+WHERE_RESULTS_ARE = {
+    "waza.provenance-bundle": "a provenance bundle's results JSON is one of its "
+                              "artifacts/objects/ files",
+    "waza.runner-terminal": "a runner terminal envelope holds one attempt's outcome, not "
+                            "graded runs",
+}
+# The keys of a results file this reader knows (Go's EvaluationOutcome up to schema 1.5,
+# specs/waza-current.md §5.1, and what scievals' own predict stage records). Only a file of
+# a newer minor has the others listed (newer_minor_notes); every unknown key is ignored.
+KNOWN_KEYS = {
+    "": {"schemaVersion", "eval_id", "runId", "skill", "eval_name", "timestamp", "config",
+         "summary", "metrics", "tasks", "trigger_metrics", "trigger_results", "metadata",
+         "is_baseline", "baseline_outcome", "evaluation_usage", "graded", "baseline_tasks"},
+    "tasks[]": {"test_id", "display_name", "group", "status", "runs", "stats",
+                "skill_impact", "cached", "golden", "hook_error"},
+    "runs[]": {"run_number", "attempts", "status", "duration_ms", "validations",
+               "session_digest", "transcript", "final_output", "error_msg", "prompt", "usage",
+               "grader_sessions", "workspace_dir", "failure_artifacts", "responder",
+               "checkpoints", "snapshot_path", "tool_events", "command_invocations",
+               "skill_invocations", "workspace_files", "workspace_omitted",
+               "attempt_records", "checkpoint_states", "followup_error"},
+    "runs[].session_digest": {"tool_call_count", "tools_used", "tool_calls", "errors",
+                              "usage", "session_id", "tool_policy_mode",
+                              "tool_policy_denials"},
+}
 
 
 def _number(value: Any) -> bool:
@@ -227,18 +269,98 @@ def read_results(path: str | Path) -> dict:
     return check_results(read_json(path), str(path))
 
 
+def _refuse_foreign(data: Any, path: str) -> None:
+    """waza's JSON documents that are not results, each named (one line)."""
+    if not isinstance(data, dict):
+        return
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind.startswith(FOREIGN_KIND):
+        why = WHERE_RESULTS_ARE.get(kind, "waza writes results only with `waza run -o` or "
+                                          "`--output-dir`")
+        raise ScievalsError(path, f"a {kind} document (schema_version "
+                            f"{data.get('schema_version', '?')}), not a results file",
+                            f"give the results JSON ({why})")
+    if {"payloadType", "payload", "signatures"} <= set(data):
+        raise ScievalsError(path, "a signed DSSE envelope (a waza provenance statement, "
+                            "statement.dsse.json), not a results file",
+                            "give the results JSON (one of the bundle's artifacts/objects/)")
+
+
+def schema_minor(data: Mapping[str, Any], path: str) -> int | None:
+    """The minor of a results file's ``schemaVersion`` (None when it is missing or blank:
+    the reader's current version, as waza reads it). Not ``MAJOR.MINOR`` text (``1``,
+    ``"1.8.0"``, ``v1.8``, the number 1.8) or a major other than 1: one line."""
+    version = data.get("schemaVersion")
+    if version is None or (isinstance(version, str) and not version.strip()):
+        return None
+    if not isinstance(version, str) or not VERSION.fullmatch(version):
+        raise ScievalsError(f"{path}: schemaVersion", f"{version!r} is not MAJOR.MINOR text",
+                            'waza writes it as a string such as "1.8"')
+    major, minor = (int(part) for part in version.split("."))
+    if major != 1:  # current waza: another major is refused
+        raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
+                            "use results written by waza 1.x (`waza migrate` converts others)")
+    return minor
+
+
+def _native_arm(data: dict, path: str) -> dict:
+    """waza's A/B layout: ``baseline_outcome`` is the whole no-skill outcome; its tasks are
+    the arm (``baseline_tasks`` here), graded like the with-skill tasks."""
+    outcome = data.get("baseline_outcome")
+    if outcome is None:
+        return data
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("tasks"), list):
+        raise ScievalsError(f"{path}: baseline_outcome", "must be a results object with "
+                            "tasks[] (waza's no-skill arm)", FIX)
+    if data.get("baseline_tasks") is not None:
+        raise ScievalsError(f"{path}: baseline_outcome", "given beside baseline_tasks: two "
+                            "no-skill arms", "keep one of them")
+    rest = {k: v for k, v in data.items() if k != "baseline_outcome"}
+    return {**rest, "baseline_tasks": outcome["tasks"]}
+
+
+def newer_minor_notes(data: Mapping[str, Any], path: str,
+                      grader_types: Collection[str] = ()) -> list[str]:
+    """What a results file of a minor newer than :data:`KNOWN_MINOR` carries that this
+    reader ignores (key paths such as ``runs[].<key>``), and, from 1.8 (waza v0.40) on, that
+    ``program`` graders here get waza v0.23's context: one line each, [] for older files."""
+    minor = schema_minor(data, path)
+    if minor is None or minor <= KNOWN_MINOR:
+        return []
+    unknown: set[str] = set()
+
+    def note(level: str, item: Any) -> None:
+        if isinstance(item, dict):
+            unknown.update(f"{level}.{k}" if level else k
+                           for k in item if k not in KNOWN_KEYS[level])
+
+    note("", data)
+    for key in ("tasks", "baseline_tasks"):
+        for task in data.get(key) or []:
+            note("tasks[]", task)
+            for run in task.get("runs") or []:
+                note("runs[]", run)
+                note("runs[].session_digest", run.get("session_digest"))
+    notes = [f"{path}: results schema 1.{minor} is newer than 1.{KNOWN_MINOR}, the newest "
+             "this reader knows key by key; runs are graded from their final output, "
+             "transcript, session digest and skill invocations"
+             + (f"; ignored: {', '.join(sorted(unknown))}" if unknown else "")]
+    if minor >= 8 and "program" in grader_types:
+        notes.append(f"{path}: program graders here get waza v0.23's context (the output on "
+                     "stdin, WAZA_WORKSPACE_DIR), not the program-grader context waza v0.40 "
+                     "added (results 1.8): a program that reads it fails here")
+    return notes
+
+
 def check_results(data, path: str) -> dict:
-    """``data`` if it has waza's results shape (skill, tasks[{test_id, runs[]}])."""
-    if isinstance(data, dict) and str(data.get("kind", "")).startswith(FOREIGN_KINDS):
-        raise ScievalsError(path, f"a {data['kind']} document, not a results file",
-                            "give the JSON that `waza run -o` wrote")
+    """``data`` if it has waza's results shape (skill, tasks[{test_id, runs[]}]); waza's
+    A/B layout (``baseline_outcome``) is returned with its arm as ``baseline_tasks``."""
+    _refuse_foreign(data, path)
     if not isinstance(data, dict) or any(k not in data for k in RESULTS_KEYS):
         raise ScievalsError(path, "not a waza results file (needs keys skill and tasks)",
                             "give the JSON that `waza run -o` wrote")
-    version = str(data.get("schemaVersion") or "")
-    if version and version.split(".")[0] != "1":  # current waza: another major is refused
-        raise ScievalsError(f"{path}: schemaVersion", f"{version!r}: only 1.x results are read",
-                            "use results written by waza 1.x")
+    schema_minor(data, path)
+    data = _native_arm(data, path)
     _check_tasks(data["tasks"], path, "tasks")
     if data.get("baseline_tasks") is not None:  # the no-skill arm: checked as strictly
         _check_tasks(data["baseline_tasks"], path, "baseline_tasks")

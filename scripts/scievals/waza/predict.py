@@ -31,7 +31,12 @@ from scievals.waza.executors.agent import Agent, AgentExecutor, agent_settings, 
 from scievals.waza.executors.base import Executor, Trial
 from scievals.waza.executors.mock import MOCK_MODEL, MockExecutor
 from scievals.waza.graders.base import GraderOptions
-from scievals.waza.own_results import check_coverage, check_results, fill_missing
+from scievals.waza.own_results import (
+    check_coverage,
+    check_results,
+    fill_missing,
+    newer_minor_notes,
+)
 from scievals.waza.redact import redact_keys
 from scievals.waza.suites import Suite, Task, load_suite
 
@@ -355,7 +360,7 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
     filed = {}
     for index, item in enumerate(items):
         where = f"{user_file}[{index}]" if isinstance(data, list) else str(user_file)
-        check_results(item, where)
+        item = check_results(item, where)  # waza's A/B layout: its arm as baseline_tasks
         name = by_eval_name.get(item.get("eval_name")) or (
             item.get("eval_name") if item.get("eval_name") in loaded else None)
         if name is None:
@@ -365,6 +370,8 @@ def import_predictions(user_file: str | Path, suites_dir: str | Path, suites: li
             raise ScievalsError(where, f"a second results object for suite {name}",
                                 "keep one per suite")
         suite = loaded[name]
+        for line in newer_minor_notes(item, where, suite.grader_types()):
+            notices.record("other", "waza", line, details={"suite": name})
         allowed = trials or int(suite.config.get("trials_per_task") or 1)
         # the with-skill tasks and, when the file has one, the no-skill arm: each must
         # cover the suite once (a repeated task would weigh twice)

@@ -180,6 +180,13 @@ class Suite:
     def task_fixtures_dir(self, task: Task) -> Path:
         return task.context_dir or self.fixtures_dir
 
+    def grader_types(self) -> set[str]:
+        """Every grader type the suite uses (global, task and checkpoint graders)."""
+        specs = list(self.graders)
+        for task in self.tasks:
+            specs += task.graders + [g for c in task.checkpoints for g in c.graders]
+        return {spec.type for spec in specs}
+
 
 # --- schemas -------------------------------------------------------------------------------
 
@@ -566,6 +573,11 @@ def _task_v1(path: Path, suite_dir: Path, fixtures: Path, strict: bool, publishe
     raw = copy.deepcopy(read_yaml(path))
     if not isinstance(raw, dict):
         problems.append(f"{path}: a task file must be a mapping")
+        return None
+    if "mcp_mocks" in raw:  # waza v0.40's task-level MCP mocks (beyond the task schema)
+        problems.append(f"{path}: mcp_mocks: task-level MCP mocks (waza v0.40) are not "
+                        f"supported by scievals ({format_v1.UNSUPPORTED['mcp_mocks']}); "
+                        "without them the agent would run against no mock at all")
         return None
     schema = format_v1.published_schema("task") if published else format_v1.loader_schema(
         "task")

@@ -35,7 +35,15 @@ def recorded_context(run: Mapping[str, Any], task: Mapping | None = None,
 
 
 def recompute(results: Mapping, seed: int = 0, trigger_threshold: float | None = None) -> dict:
-    """Status, stats and summary re-derived from the recorded validations."""
+    """Status, stats and summary re-derived from the recorded validations; a no-skill arm
+    (``baseline_tasks``, also waza's ``baseline_outcome`` once read by
+    :func:`~scievals.waza.own_results.check_results`) is re-derived too and paired."""
+    if results.get("baseline_tasks") is not None:
+        arm = recompute({**results, "tasks": results["baseline_tasks"],
+                         "baseline_tasks": None, "trigger_results": []}, seed)
+        main = recompute({k: v for k, v in results.items() if k != "baseline_tasks"}, seed,
+                         trigger_threshold)
+        return metrics.with_baseline(main, arm, "recorded results")
     tasks = []
     for task in results["tasks"]:
         runs_out = []
