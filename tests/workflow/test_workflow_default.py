@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,6 +10,7 @@ from scievals import benchmarks
 from scievals.common.stats import metric_range
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.common.workflow import byo_batches
+from support.snakemake_log import complete_log
 
 from .conftest import copy_workflow, quick_start_output, snakemake
 
@@ -109,8 +109,7 @@ def test_the_quick_start_prints_progress_notes_and_links_not_job_detail(default_
     assert progress[-1] == (str(total), str(total)) and 2 <= len(progress) <= 5
     assert "scievals: where to look next:" in text
     # the complete log named on the last lines has every job's rule block
-    log = re.search(r"^Complete log\(s\): (\S+)$", text, re.MULTILINE).group(1)
-    blocks = re.findall(r"^(?:local)?rule (\w+):$", Path(log).read_text(), re.MULTILINE)
+    blocks = re.findall(r"^(?:local)?rule (\w+):$", complete_log(text), re.MULTILINE)
     assert len(blocks) == total
 
 
