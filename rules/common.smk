@@ -12,6 +12,7 @@ from scievals.common.housekeeping import prune_bookkeeping
 from scievals.common.job_spec import job_command, job_param, set_runner
 from scievals.common.provenance import config_hash
 from scievals.common.redaction import export_credentials, redact_data
+from scievals.common.run_terminal import quiet_job_detail
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
 from scievals.report import run_manifest
@@ -30,6 +31,11 @@ except ScievalsError as exc:
     sys.exit(f"error: {exc.one_line()}")
 
 BENCHMARKS = [b.name for b in ENABLED]
+
+# A run's terminal shows progress in a few lines, warnings, errors and the end-of-run notes;
+# Snakemake's per-job detail stays in the complete log (.snakemake/log/), dry runs print it,
+# and --verbose prints it all (scievals.common.run_terminal).
+quiet_job_detail(workflow)
 BOOTSTRAP = config["bootstrap"]
 
 # Every job runs its entry script through scripts/job.py, from one `shell:` command

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from support.snakemake_log import complete_log
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "adding-a-benchmark.md"
@@ -85,8 +86,9 @@ def test_a_toy_fifth_benchmark_from_the_doc_runs_to_the_summary_and_leaderboard(
          "--cores", "2", "--config", "benchmarks=[abdev,toy]"],
         cwd=project, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    ran = complete_log(proc.stdout + proc.stderr)  # the rule block of every job run
     for rule in ("toy_download", "toy_predict_baseline", "toy_import", "toy_score"):
-        assert f"rule {rule}:" in proc.stdout + proc.stderr, rule
+        assert f"rule {rule}:" in ran, rule
 
     summary = pd.read_csv(project / "results" / "summary.csv")
     assert set(summary["benchmark"]) == {"abdev", "toy"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 from scievals.abdev.constants import REFERENCE_CV_COLUMNS, REFERENCE_PLAIN_COLUMNS
@@ -135,3 +137,46 @@ def test_a_semicolon_separated_file_is_one_error_saying_so(baseline_files, tmp_p
     errors = [line for line in capsys.readouterr().out.splitlines() if ": INVALID: " in line]
     assert len(errors) == 1 and "the file looks ;-separated" in errors[0]
     assert "sep=';'" in errors[0]
+
+
+def test_score_json_is_one_object_with_the_scores(write_pair, capsys):
+    # 20 antibodies. HIC predicted exactly: Spearman 1.0, and the top 10 % (int(0.1 * 20) = 2
+    # antibodies) predicted are the top 2 measured: recall 1.0 (HIC is negated first, on both
+    # sides, which changes neither). Tm2 = i**2 predicted as -i**2, the exact reverse order:
+    # Spearman -1.0, and the predicted top 2 (ab00, ab01) are the measured bottom 2: recall 0.0.
+    names = [f"ab{i:02d}" for i in range(20)]
+    pred, truth = write_pair(
+        {"antibody_name": names, "HIC": [float(i) for i in range(20)],
+         "Tm2": [float(i * i) for i in range(20)]},
+        {"antibody_name": names, "HIC": [float(i) for i in range(20)],
+         "Tm2": [-float(i * i) for i in range(20)]},
+    )
+    assert main(["abdev", "score", "--pred", str(pred), "--truth", str(truth), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # stdout is the JSON object and nothing else
+    assert (out["file"], out["valid"], out["problems"], out["warnings"]) == (str(pred), True, [], [])
+    assert (out["dataset"], out["model"], out["output"]) == ("GDPa1", "preds", None)
+    by_assay = {row["assay"]: row for row in out["scores"]}
+    assert set(by_assay) == {"HIC", "Tm2"}
+    assert (by_assay["HIC"]["spearman"], by_assay["HIC"]["top_10_recall"]) == (1.0, 1.0)
+    assert (by_assay["Tm2"]["spearman"], by_assay["Tm2"]["top_10_recall"]) == (-1.0, 0.0)
+    assert by_assay["HIC"]["fold"] is None  # NaN/None cells are JSON null
+
+
+def test_score_json_of_an_invalid_file_is_the_shared_check_object(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("antibody_name,HIC\na,1\na,2\n")
+    assert main(["abdev", "score", "--pred", str(bad), "--truth", str(DEMO_CSV), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert (out["file"], out["valid"]) == (str(bad), False)
+    assert "Found 1 duplicate antibody_name values" in out["problems"]
+
+
+def test_score_json_extended_has_the_interval_rows(baseline_files, capsys):
+    assert main(["abdev", "score", "--pred", str(baseline_files["random"]), "--truth",
+                 str(DEMO_CSV), "--dataset", "GDPa1_cross_validation", "--extended",
+                 "--n-resamples", "50", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # 5 folds + 'aggregated' + 'average' = 7 rows per assay, 5 assays: 35 rows
+    assert len(out["scores"]) == 35
+    assert out["extended"] and all(row["ci_low"] is None or row["ci_low"] <= row["ci_high"]
+                                   for row in out["extended"])

@@ -29,9 +29,18 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
     return proc
 
 
+# What the default run printed (stdout, stderr), beside its copy: quick_start_output(workdir).
+QUICK_START_OUTPUT = "quick_start_output.txt"
+
+
 @pytest.fixture(scope="session")
 def default_run(tmp_path_factory) -> Path:
     """The README's main command on the embedded default, run once per session."""
     workdir = copy_workflow(tmp_path_factory.mktemp("wf") / "scievals")
-    snakemake(workdir, "--cores", "2", "results/summary.csv")
+    proc = snakemake(workdir, "--cores", "2", "results/summary.csv")
+    (workdir.parent / QUICK_START_OUTPUT).write_text(proc.stdout + proc.stderr)
     return workdir
+
+
+def quick_start_output(workdir: Path) -> str:
+    return (workdir.parent / QUICK_START_OUTPUT).read_text()

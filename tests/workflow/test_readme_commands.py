@@ -81,6 +81,17 @@ def test_quick_start_has_exactly_two_commands_and_ci_runs_the_second():
     assert lines[1] in (ROOT / ".ci" / "run").read_text().splitlines()
 
 
+def test_readme_is_one_a_newcomer_finishes():
+    # issue 29: at most 200 lines, the Python floor named in its prerequisites, and a
+    # benchmark target with the user's config file through the wrapper (`snakemake
+    # --configfile my.yaml gating` reads `gating` as a second config file)
+    assert len(README.splitlines()) <= 200
+    prerequisites = README.split("## Prerequisites", 1)[1].split("\n## ", 1)[0]
+    assert "Python >= 3.11" in prerequisites
+    assert ["python", "-m", "scievals", "run", "gating", "--configfile", "my.yaml"] in SCIEVALS
+    assert not [cmd for cmd in SNAKEMAKE if "--configfile" in cmd]
+
+
 def test_yaml_blocks_load():
     for lang, body in fenced_blocks(README):
         if lang == "yaml":

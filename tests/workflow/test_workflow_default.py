@@ -10,8 +10,9 @@ from scievals import benchmarks
 from scievals.common.stats import metric_range
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.common.workflow import byo_batches
+from support.snakemake_log import complete_log
 
-from .conftest import copy_workflow, snakemake
+from .conftest import copy_workflow, quick_start_output, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -94,6 +95,24 @@ def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default
         assert set(bench.headline_metrics) <= columns, bench.name
 
 
+def test_the_quick_start_prints_progress_notes_and_links_not_job_detail(default_run):
+    # Snakemake's per-job detail (17 lines for each of the 32 jobs: ~550 lines before the
+    # notes) stays in the complete log; the terminal has a progress line per quarter of the
+    # jobs, the jobs' own log lines (about 15) and the end-of-run notes (about 10)
+    text = quick_start_output(default_run)
+    lines = text.splitlines()
+    assert len(lines) <= 45, f"{len(lines)} lines:\n{text}"
+    assert not [line for line in lines if re.match(r"\s*(local)?rule \w+:", line)]
+    assert "Select jobs to execute" not in text and "Finished jobid" not in text
+    progress = re.findall(r"^(\d+) of (\d+) steps \(\d+%\) done$", text, re.MULTILINE)
+    total = int(progress[-1][1])
+    assert progress[-1] == (str(total), str(total)) and 2 <= len(progress) <= 5
+    assert "scievals: where to look next:" in text
+    # the complete log named on the last lines has every job's rule block
+    blocks = re.findall(r"^(?:local)?rule (\w+):$", complete_log(text), re.MULTILINE)
+    assert len(blocks) == total
+
+
 def test_rerun_is_a_no_op_and_history_records_once(default_run):
     record = (default_run / "results" / "run_manifest.json").read_bytes()
     proc = snakemake(default_run, "--cores", "2", "results/summary.csv")
@@ -151,7 +170,6 @@ def test_run_record_names_the_installed_packages_and_is_linked(default_run):
 
     import scipy
     import snakemake as snakemake_package
-
     from snakemake.cli import get_argument_parser
 
     # The record of the last run in this workflow copy (other tests run targets in it too).

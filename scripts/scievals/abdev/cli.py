@@ -8,6 +8,7 @@ unlike it, ``score`` passes the fold column, so cross-validation scoring works.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -84,13 +85,17 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise ScievalsError("--n-resamples", f"{args.n_resamples} is negative", "use 0 (no CIs) or a positive count")
     preds, truth, report = read_inputs(args.pred, args.truth, args.fold_col,
                                        per_fold=args.dataset == CV_DATASET)
+    if args.json and not report.ok:  # the shared check object of `validate --json`
+        return print_check(args.pred, report.errors, report.warnings,
+                           why="not scored", as_json=True)
     if not report.ok:
         print("Validation errors:", file=sys.stderr)
         for error in report.errors:
             print(f"  - {error}", file=sys.stderr)
         return 1
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    if not args.json:
+        for warning in report.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
     _warn_if_demo(args.truth)
 
     model_name = args.model_name or Path(args.pred).stem
@@ -100,18 +105,36 @@ def cmd_score(args: argparse.Namespace) -> int:
         merged, properties, model_name, args.dataset, args.fold_col, args.num_folds, where=str(args.pred)
     )
     results = pd.DataFrame(rows)
-    print(results.to_string(index=False))
     if args.output:
         write_csv(args.output, results)
-        print(f"\nResults saved to {args.output}")
+    table = None
     if args.extended:
         if not cross_validation:
             print(f"note: --extended needs --dataset {CV_DATASET}; skipped", file=sys.stderr)
         else:
             table = extended_table(merged, properties, args.fold_col, rows, args.n_resamples, args.seed)
-            print()
-            print(table.to_string(index=False))
+    if args.json:
+        print(json.dumps({
+            "file": str(args.pred), "valid": True, "problems": [],
+            "warnings": list(report.warnings), "truth": str(args.truth),
+            "dataset": args.dataset, "model": model_name, "output": args.output,
+            "scores": _records(results),
+            **({"extended": _records(table)} if table is not None else {}),
+        }, ensure_ascii=False))
+        return 0
+    print(results.to_string(index=False))
+    if args.output:
+        print(f"\nResults saved to {args.output}")
+    if table is not None:
+        print()
+        print(table.to_string(index=False))
     return 0
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """A table's rows as JSON-ready dicts: numbers as numbers, NaN and None as null."""
+    return [{key: (None if pd.isna(value) else value.item() if hasattr(value, "item") else value)
+             for key, value in row.items()} for row in frame.to_dict(orient="records")]
 
 
 def cmd_predict(args: argparse.Namespace) -> int:
@@ -167,6 +190,7 @@ def register(subparsers) -> None:
     p.add_argument("--extended", action="store_true", help="also print bootstrap CIs and tie-robust recall")
     p.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    add_json_flag(p)
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser(
