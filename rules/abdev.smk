@@ -9,7 +9,7 @@ ABDEV_MODELS = MODELS["abdev"]
 
 
 # One abdev_import_own_<k> and one abdev_score_own_<k> job per batch of the user's own files
-# (byo_score_jobs batches at most), beside abdev_score (one job per model the workflow
+# (byo_score_jobs batches, more past 100 files each: byo_batches), beside abdev_score (one job per model the workflow
 # predicts). A score job is mostly Python and pandas start-up, which a batch pays once; a
 # file's batch is fixed by its name, so adding or editing a file re-copies and re-scores only
 # its batch (docs/abdev.md, "Speed"). The copies are a batch too: Snakemake's scheduler
