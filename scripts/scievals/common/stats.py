@@ -521,7 +521,7 @@ def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.n
     constant."""
     y = np.asarray(y, dtype=float)
 
-    def centred(values, w, total):  # ranks minus their weighted mean, and w * that
+    def centred(values, w, total):  # weighted ranks minus their weighted mean
         ranks = _weighted_ranks(values, w)
         return ranks - (w * ranks).sum(axis=1, keepdims=True) / total
 
