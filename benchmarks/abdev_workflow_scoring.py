@@ -97,7 +97,7 @@ def main() -> None:
     print(f"wall {wall:7.1f} s   CPU {cpu:7.1f} s   CPU per file {per_file:.2f} s "
           f"(target <= 0.5: {verdict})")
     print(f"of which {len(score_tsvs)} score jobs {score_cpu:7.1f} s ({score_cpu / args.files:.2f} s per file; "
-          "the rest is snakemake itself and the abdev_import copies)")
+          "the rest is snakemake itself and the abdev_import_own_<k> copies)")
 
 
 if __name__ == "__main__":

@@ -1,40 +1,41 @@
 # abdev: what is specific to it (rules/stages.smk makes abdev_download,
 # abdev_predict_baseline and abdev_score from scievals.abdev.workflow): the user's own
-# prediction files are copied, not imported by a Python job, and scored a batch per job.
+# prediction files are copied, not imported by a Python job each, and copied and scored a
+# batch per job.
 from scievals.abdev import workflow as abdev_wf
 
 ABDEV = config["abdev"]
 ABDEV_MODELS = MODELS["abdev"]
 
-# A model the workflow predicts is never imported; any other name is an own file. This order
-# instead of a constraint listing every own file: Snakemake writes a wildcard's constraint into
-# its pattern and scans it at each match, so 10,000 own names made building the DAG quadratic.
-ruleorder: abdev_predict_baseline > abdev_import
 
-
-rule abdev_import:
-    input:
-        user=f"{ABDEV['predictions_dir']}/{{model}}.csv",
-    output:
-        predictions=abdev_wf.PREDICTIONS,
-    log:
-        "logs/abdev_import/{model}.log",
-    localrule: True
-    conda:
-        "../envs/core.yaml"
-    # A plain copy: the score jobs validate every prediction file (own or baseline) against the
-    # truth, and name the user's file in their errors. No Python process per own file.
-    shell:
-        "cp -- {input.user:q} {output.predictions:q} 2> {log:q}"
-
-
-# One abdev_score_own_<k> job per batch of the user's own files (byo_score_jobs batches at
-# most), beside abdev_score (one job per model the workflow predicts). A score job is mostly
-# Python and pandas start-up, which a batch pays once; a file's batch is fixed by its name,
-# so adding or editing a file re-scores only its batch (docs/abdev.md, "Speed"). The same
-# entry script and params as abdev_score; params.models and params.origins name each file's
-# model and the user's file (scievals.common.jobs.jobs_from_snakemake).
+# One abdev_import_own_<k> and one abdev_score_own_<k> job per batch of the user's own files
+# (byo_score_jobs batches, more past 100 files each: byo_batches), beside abdev_score (one job per model the workflow
+# predicts). A score job is mostly Python and pandas start-up, which a batch pays once; a
+# file's batch is fixed by its name, so adding or editing a file re-copies and re-scores only
+# its batch (docs/abdev.md, "Speed"). The copies are a batch too: Snakemake's scheduler
+# checks the input sizes of every ready job each time it picks one, so 10,000 one-file copy
+# jobs cost it 10,000 x 10,000 file checks (docs/scale.md). The same entry script and params
+# as abdev_score; params.models and params.origins name each file's model and the user's
+# file (scievals.common.jobs.jobs_from_snakemake).
 for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).items():
+
+    rule:
+        name:
+            f"abdev_import_own_{_batch}"
+        input:
+            user=[f"{ABDEV['predictions_dir']}/{m}.csv" for m in _models],
+        output:
+            predictions=expand(abdev_wf.PREDICTIONS, model=_models),
+        log:
+            f"logs/abdev_import_own/{_batch}.log",
+        localrule: True
+        conda:
+            "../envs/core.yaml"
+        params:
+            job=job_param(f"abdev_import_own_{_batch}", "copy_own.py", {}),
+        shell:
+            JOB_SHELL
+
     _params = dict(
         **abdev_wf.score_settings(ABDEV),
         bootstrap=BOOTSTRAP,

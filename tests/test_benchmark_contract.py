@@ -37,7 +37,7 @@ IO_CALLS = {"open", "read_csv", "to_csv", "read_json", "write_json", "read_jsonl
 CONSTANTS = {"predict_baseline": "BASELINE_VERSION", "predict_llm": "PROMPT_VERSION",
              "import": "PARSER_VERSION", "score": "METRICS_VERSION"}
 # Rules a benchmark may write itself (rules/<b>.smk), beside the generated ones.
-SPECIFIC_RULES = {"abdev": {"abdev_import"}, "gating": {"gating_extract"}}
+SPECIFIC_RULES = {"abdev": set(), "gating": {"gating_extract"}}
 CONFIG = validate_config(read_yaml(ROOT / "config" / "config.yaml"))
 
 
@@ -49,6 +49,12 @@ def specific_rules(name: str) -> dict[str, str]:
     """Rules written in rules/<name>.smk (none if the benchmark has no such file)."""
     path = benchmarks.get(name).rules
     return dict(RULE.findall(path.read_text())) if path.is_file() else {}
+
+
+def specific_text(name: str) -> str | None:
+    """The text of rules/<name>.smk (None if the benchmark has no such file)."""
+    path = benchmarks.get(name).rules
+    return path.read_text() if path.is_file() else None
 
 
 def package(name: str) -> Path:
@@ -84,7 +90,10 @@ def test_rules_follow_the_template(name):
     written = specific_rules(name)
     assert set(stages) <= set(ROLES)
     rules = {f"{name}_{role}" for role in stages} | set(written)
-    assert {f"{name}_download", f"{name}_import", f"{name}_score"} <= rules
+    assert {f"{name}_download", f"{name}_score"} <= rules
+    # own files: an import rule, or (abdev) loop-defined batches copying and scoring them
+    batches = "for _batch, _models in byo_batches(" in (specific_text(name) or "")
+    assert f"{name}_import" in rules or batches
     assert {f"{name}_predict_baseline", f"{name}_predict_llm"} & rules
     assert not {f"{name}_{role}" for role in stages} & set(written), "a rule defined twice"
     extra = {r for r in written if not r.startswith(f"{name}_score_own_")}
@@ -118,6 +127,9 @@ def test_abdev_own_file_batches_are_score_rules_like_abdev_score():
     assert 'code_version=code_version("abdev", "score")' in block
     assert 'f"logs/abdev_score_own/{_batch}.log"' in block
     assert block.count('"score.py"') == 1
+    # and copied a batch per job: no job per own file (Snakemake's scheduler is quadratic in
+    # the ready jobs)
+    assert 'f"abdev_import_own_{_batch}"' in block and '"copy_own.py"' in block
     assert stages_of("abdev")["score"].script == "score.py"
     # produced predictions only: own files never match abdev_score's wildcard
     assert stages_of("abdev")["score"].models == "configured"

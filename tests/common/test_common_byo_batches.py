@@ -50,3 +50,19 @@ def test_100_files_spread_over_8_jobs():
     sizes = sorted(len(m) for m in byo_batches(NAMES, 8).values())
     # a checksum spreads names evenly: 8 batches of 12.5 on average, none empty or huge
     assert len(sizes) == 8 and sizes[0] >= 6 and sizes[-1] <= 20, sizes
+
+
+def test_batches_double_past_100_files_each():
+    # 801 files in 8 jobs would be 100.1 a batch: 16 batches; 1,601 (over 16 x 100): 32;
+    # 10,000 (over 64 x 100 = 6,400): 128 batches, keys 000-127
+    names = [f"own_{i:05d}" for i in range(10_000)]
+    assert len(byo_batches(names[:800], 8)) == 8
+    assert len(byo_batches(names[:801], 8)) == 16
+    assert len(byo_batches(names[:1601], 8)) == 32
+    batches = byo_batches(names, 8)
+    assert len(batches) == 128 and min(batches) == "000" and max(batches) == "127"
+    assert max(len(m) for m in batches.values()) < 2 * 100  # a checksum spreads them evenly
+    # a file keeps its batch as long as the count does: crc32 mod 16 refines crc32 mod 8
+    small, large = byo_batches(names[:800], 8), byo_batches(names[:801], 8)
+    for key, models in large.items():
+        assert set(models) - {names[800]} <= set(small[str(int(key) % 8)])

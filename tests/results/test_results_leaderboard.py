@@ -283,3 +283,38 @@ def test_the_leaderboard_page_links_each_model_to_its_items_in_the_sample_viewer
     assert '<a href="samples.html#gating/llm/rich%2Fcot">llm</a>' in html
     assert '<a href="samples.html#gating/other/base">other</a>' in html
     assert "scievals-link" not in html
+
+
+def _many_arms(count: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """gating: ``count`` models m00, m01, ... with hierarchy_f1 0.90, 0.89, ... and every
+    pair of them compared, each significant (so the ranks are 1, 2, 3, ...)."""
+    names = [f"m{i:02d}" for i in range(count)]
+    frame = pd.DataFrame([row("gating", "OMIP-verified", SHA_REAL, name, "base", "hierarchy_f1",
+                              0.9 - 0.01 * i, 0.85 - 0.01 * i, 0.95 - 0.01 * i, 15)
+                          for i, name in enumerate(names)], columns=RESULT_COLUMNS)
+    pairs = pd.DataFrame([
+        {"benchmark": "gating", "dataset": "OMIP-verified", "metric": "hierarchy_f1",
+         "family": "models", "scope": "", "arm_a": a, "arm_b": b, "n": 15, "value_a": 0,
+         "value_b": 0, "diff": 0.01 * (j - i), "ci_low": 0.0, "ci_high": 0.2,
+         "p_value": 0.001, "p_holm": 0.001, "method": "paired t", "mdd": 0.01}
+        for i, a in enumerate(names) for j, b in enumerate(names) if i < j])
+    return frame, pairs
+
+
+def test_with_many_arms_the_report_lists_only_the_pairs_of_the_rows_it_shows():
+    # 30 arms: 30 * 29 / 2 = 435 pairs. The page shows the top 20 rows, so the pairs between
+    # two of them, 20 * 19 / 2 = 190, and counts the other 435 - 190 = 245 (at 300 arms the
+    # 45,000 pairs made the report's leaderboard 10 MB).
+    frame, pairs = _many_arms(30)
+    (gating,) = sections(frame, comparisons=pairs)
+    assert gating.table["model"].tolist() == [f"m{i:02d}" for i in range(20)]
+    assert (gating.hidden, len(gating.pairs), gating.hidden_pairs) == (10, 190, 245)
+    assert set(gating.pairs["arm a"]) | set(gating.pairs["arm b"]) == set(gating.table["model"])
+    for html in (leaderboard_fragment([gating]), leaderboard_html([gating])):
+        assert ("Paired comparisons (results/gating/comparisons.csv): the 190 between rows "
+                "shown above; 245 more in that file") in html
+        assert "Top 20 rows shown, 10 more not shown" in html
+        assert "m20" not in html and "m29" not in html
+    # every row asked for: every pair, none counted as left out
+    (everything,) = sections(frame, comparisons=pairs, top=None)
+    assert (len(everything.table), len(everything.pairs), everything.hidden_pairs) == (30, 435, 0)

@@ -44,11 +44,12 @@ def test_more_own_files_than_a_command_line_names_build_a_dag(tmp_path):
         (own / f"{name}.csv").touch()
     plan = planned(work)
     # summarize_benchmark's facts name 3,002 tables of 36 bytes or more (108 KB): over the
-    # 97 KB that used to stop the dry run; 8 score batches (byo_score_jobs), one copy per file
-    assert plan["abdev_import"] == 3000
+    # 97 KB that used to stop the dry run; 8 batches (byo_score_jobs), each a copy job and a
+    # score job
     assert plan["summarize_benchmark"] == 1 and plan["abdev_comparisons"] == 1
-    assert {r for r in plan if r.startswith("abdev_score_own_")} == {
-        f"abdev_score_own_{k}" for k in byo_batches(names, 8)}
+    for step in ("import", "score"):
+        assert {r for r in plan if r.startswith(f"abdev_{step}_own_")} == {
+            f"abdev_{step}_own_{k}" for k in byo_batches(names, 8)}
     # the summary's facts, over the old bound, went to a job file like every job's
     assert any(p.stat().st_size > 100_000 for p in (work / SPEC_DIR).glob("*.json"))
 
@@ -78,10 +79,10 @@ def test_adding_one_own_file_reruns_only_its_batch_and_what_reads_it(tmp_path):
     neighbours = batches[batch]
     before = {m: (work / f"results/abdev/scores/{m}.csv").read_bytes() for m in neighbours}
     _own_file(own / f"{new}.csv", 7)
-    # the new file's copy and its batch; the comparisons and summary that read every model;
-    # the benchmark's leaderboard and target. Not the baselines, not the other batches.
+    # the new file's batch (copies, scores); the comparisons and summary that read every
+    # model; the benchmark's leaderboard and target. Not the baselines, not the other batches.
     assert planned(work) == Counter({
-        "abdev_import": 1, f"abdev_score_own_{batch}": 1, "abdev_comparisons": 1,
+        f"abdev_import_own_{batch}": 1, f"abdev_score_own_{batch}": 1, "abdev_comparisons": 1,
         "summarize_benchmark": 1, "refresh_summary": 1, "abdev": 1})
     snakemake(work, "abdev", "--cores", "2", "--configfile", "bench.yaml")
     # the batch scored only the new file and gave the others their kept tables back

@@ -48,10 +48,13 @@ from scievals.abdev.constants import (
 )
 from scievals.common.errors import ScievalsError
 from scievals.common.stats import (
+    SHARED,
     cluster_bootstrap,
     ess_quantile,
     expanded,
+    group_weights,
     percentile_interval,
+    value_groups,
     weighted_spearman,
     wilson_ess_bounds,
 )
@@ -361,14 +364,13 @@ def weighted_top_inclusion(values: np.ndarray, weights: np.ndarray, k: np.ndarra
     included) are broken uniformly at random: with W the weight of row i's value and A the
     weight of larger values, clip((k - A) / W, 0, 1) (:func:`top_inclusion_probability`
     on the repeated rows, without building them)."""
-    order = np.argsort(-values, kind="stable")
-    _, starts, codes = np.unique(-values[order], return_index=True, return_inverse=True)
-    per_value = np.add.reduceat(weights[:, order], starts, axis=1).astype(float)  # (B, G)
+    order, starts, codes = value_groups(-values)  # descending, ties in row order
+    per_value = group_weights(weights, order, starts).astype(float)  # (B, G)
     above = np.cumsum(per_value, axis=1) - per_value
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.clip((k[:, None] - above) / per_value, 0.0, 1.0)
-    share = np.nan_to_num(share)  # a value no row of the resample has
-    return share[:, codes[np.argsort(order)]]
+    share[np.isnan(share)] = 0.0  # 0 / 0: a value no row of the resample has
+    return share[:, codes]
 
 
 def weighted_recall(pred: np.ndarray, true: np.ndarray, weights: np.ndarray,
@@ -378,10 +380,15 @@ def weighted_recall(pred: np.ndarray, true: np.ndarray, weights: np.ndarray,
     :func:`tie_robust_recall` on the rows repeated that often (copies of a row tie), with
     k = int(total weight * frac); NaN where k = 0. Vectorised over resamples, so the
     comparison engine's shared-resample bootstrap costs one call per arm."""
-    w = np.atleast_2d(np.asarray(weights, dtype=np.int64))
-    k = (w.sum(axis=1) * frac).astype(np.int64)
-    hits = (w * weighted_top_inclusion(np.asarray(true, dtype=float), w, k)
-            * weighted_top_inclusion(np.asarray(pred, dtype=float), w, k)).sum(axis=1)
+    true = np.asarray(true, dtype=float)
+
+    def truth_side():  # true's half: the same for every pred scored on these resamples
+        w = np.atleast_2d(np.asarray(weights, dtype=np.int64))
+        k = (w.sum(axis=1) * frac).astype(np.int64)
+        return w, k, w * weighted_top_inclusion(true, w, k)
+
+    w, k, weighted_true = SHARED.truth_side(f"recall {frac!r}", true, weights, truth_side)
+    hits = (weighted_true * weighted_top_inclusion(np.asarray(pred, dtype=float), w, k)).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(k > 0, hits / k, np.nan)
 

@@ -364,8 +364,9 @@ def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], 
                 and pairs > ALL_PAIRS_LIMIT):
             if notes is not None:
                 notes.append(f"{metric.dataset} {metric.metric}: {pairs:,} pairs not written "
-                             f"(over {ALL_PAIRS_LIMIT:,}; the ranking metric {ranking} has "
-                             "every pair); set comparisons.all_pairs: true to write them")
+                             f"(over {ALL_PAIRS_LIMIT:,}; only the ranking metric {ranking} "
+                             "is compared, for the ranks); set comparisons.all_pairs: true to "
+                             "write them")
             continue
         frames.append(compare_metric(benchmark, metric, bootstrap, notes))
     return _stacked(frames)

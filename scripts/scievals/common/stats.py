@@ -396,9 +396,7 @@ def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], np.ndarray],
     if method == "percentile":
         # The default: the same draws and interval as scipy.stats.bootstrap without importing
         # scipy.stats (0.4-0.5 CPU-s, more than an abdev score job's own work).
-        rng = np.random.default_rng(seed)
-        picked = [rng.integers(0, k, (n_resamples, k)) for k in sizes]
-        weights = [cluster_counts(p, k)[:, codes] for p, k, codes in zip(picked, sizes, clusters)]
+        weights = SHARED.weights(clusters, n_resamples, seed)
         with np.errstate(all="ignore"):
             dist = np.asarray(statistic(weights), dtype=float).reshape(n_resamples)
             low, high = scipy_percentile_interval(dist)
@@ -448,6 +446,67 @@ def scipy_percentile_interval(dist: np.ndarray) -> tuple[float, float]:
     return (float(low), float(high))
 
 
+class SharedResamples:
+    """Cluster resamples and the statistics' truth side, computed once per process.
+
+    Every file of an abdev score batch is scored against the same truth, clusters and seed,
+    so for files that predict the same rows the resample weights of a (subset, statistic) are
+    the same, and so is the truth's half of each statistic (its weighted ranks, its top-k
+    shares): :meth:`weights` draws them once per (cluster codes, n_resamples, seed) and
+    :meth:`truth_side` computes a value derived from (a column, weights drawn here) once;
+    each file then computes its prediction's half only (docs/scale.md). Everything is keyed by
+    content, never by position, so a file scoring other rows gets its own entries; the arrays
+    are read-only. Bounded: past ``limit`` weight sets everything is dropped (a batch needs
+    one per assay and subset, ~35 for abdev)."""
+
+    def __init__(self, limit: int = 64):
+        self.limit = limit
+        self.clear()
+
+    def clear(self) -> None:
+        self._weights: dict[tuple, list[np.ndarray]] = {}
+        self._owner: dict[int, tuple[np.ndarray, int]] = {}  # id(weights) -> (them, token)
+        self._derived: dict[tuple, object] = {}
+
+    def weights(self, clusters: Sequence[np.ndarray], n_resamples: int, seed: int,
+                ) -> list[np.ndarray]:
+        """One (n_resamples, rows) multiplicity array per stratum: in every stratum of k
+        clusters, k draws with replacement, the strata drawn in order from one generator
+        seeded with ``seed`` (as ``scipy.stats.bootstrap`` with one sample per stratum)."""
+        key = (n_resamples, seed, *((c.dtype.str, c.tobytes()) for c in clusters))
+        if key not in self._weights:
+            if len(self._weights) >= self.limit:
+                self.clear()
+            rng = np.random.default_rng(seed)
+            sizes = [int(codes.max()) + 1 for codes in clusters]
+            picked = [rng.integers(0, k, (n_resamples, k)) for k in sizes]
+            weights = [cluster_counts(p, k)[:, codes] for p, k, codes in zip(picked, sizes, clusters)]
+            for w in weights:
+                w.flags.writeable = False
+                self._owner[id(w)] = (w, len(self._owner))
+            self._weights[key] = weights
+        return self._weights[key]
+
+    def truth_side(self, what: str, values: np.ndarray, weights: np.ndarray,
+                   compute: Callable[[], np.ndarray]) -> np.ndarray:
+        """``compute()``, a value named ``what`` derived from ``values`` and ``weights``
+        alone, computed once if ``weights`` were drawn here (else every call)."""
+        owned = self._owner.get(id(weights))
+        if owned is None or owned[0] is not weights:  # not ours: an id can be reused
+            return compute()
+        key = (what, owned[1], values.dtype.str, values.tobytes())
+        if key not in self._derived:
+            value = compute()
+            for array in value if isinstance(value, tuple) else (value,):
+                if isinstance(array, np.ndarray):
+                    array.flags.writeable = False
+            self._derived[key] = value
+        return self._derived[key]
+
+
+SHARED = SharedResamples()
+
+
 def cluster_counts(picked: np.ndarray, k: int) -> np.ndarray:
     """(B, k) draw counts of each cluster code 0..k-1 in each row of ``picked`` (B, draws)."""
     picked = np.asarray(picked, dtype=np.int64)
@@ -460,26 +519,51 @@ def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.n
     (B, n): the same number as scipy.stats.spearmanr on the rows repeated that often
     (average ranks for ties), without building the resamples. NaN where one side is
     constant."""
-    w = np.atleast_2d(np.asarray(weights, dtype=float))
-    rx, ry = _weighted_ranks(np.asarray(x, dtype=float), w), _weighted_ranks(
-        np.asarray(y, dtype=float), w)
-    total = w.sum(axis=1, keepdims=True)
-    dx = rx - (w * rx).sum(axis=1, keepdims=True) / total
-    dy = ry - (w * ry).sum(axis=1, keepdims=True) / total
+    y = np.asarray(y, dtype=float)
+
+    def centred(values, w, total):  # weighted ranks minus their weighted mean
+        ranks = _weighted_ranks(values, w)
+        return ranks - (w * ranks).sum(axis=1, keepdims=True) / total
+
+    def truth_side():  # y's half: the same for every x scored on these resamples (SHARED)
+        w = np.atleast_2d(np.asarray(weights, dtype=float))
+        total = w.sum(axis=1, keepdims=True)
+        dy = centred(y, w, total)
+        return w, total, dy, (w * dy * dy).sum(axis=1)
+
+    w, total, dy, syy = SHARED.truth_side("spearman", y, weights, truth_side)
+    dx = centred(np.asarray(x, dtype=float), w, total)
+    wdx = w * dx
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (w * dx * dy).sum(axis=1) / np.sqrt((w * dx * dx).sum(axis=1)
-                                                  * (w * dy * dy).sum(axis=1))
+        return (wdx * dy).sum(axis=1) / np.sqrt((wdx * dx).sum(axis=1) * syy)
 
 
 def _weighted_ranks(values: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Average rank of each row's value among the repeated rows: (total weight of smaller
     values) + (weight of equal values + 1) / 2."""
-    order = np.argsort(values, kind="stable")
-    distinct, starts, codes = np.unique(values[order], return_index=True, return_inverse=True)
-    per_value = np.add.reduceat(w[:, order], starts, axis=1)  # weight of each distinct value
-    codes = codes[np.argsort(order)]  # back to the rows' own order
+    order, starts, codes = value_groups(values)
+    per_value = group_weights(w, order, starts)  # weight of each distinct value
     below = np.cumsum(per_value, axis=1) - per_value
     return (below + (per_value + 1) / 2)[:, codes]
+
+
+def value_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The rows in ascending order of value (stable), where each distinct value's run starts
+    in that order (None when every value is distinct, the usual prediction column), and
+    each row's distinct-value index."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    if not (ordered[1:] == ordered[:-1]).any() and not np.isnan(ordered).any():
+        return order, None, np.argsort(order)
+    _, starts, codes = np.unique(ordered, return_index=True, return_inverse=True)
+    return order, starts, codes[np.argsort(order)]
+
+
+def group_weights(w: np.ndarray, order: np.ndarray, starts: np.ndarray | None) -> np.ndarray:
+    """(B, distinct values): the total weight of each value group of :func:`value_groups`
+    (with every value distinct, each row's weight: the same numbers without the reduceat)."""
+    picked = w[:, order]
+    return picked if starts is None else np.add.reduceat(picked, starts, axis=1)
 
 
 def expanded(statistic: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -> np.ndarray:

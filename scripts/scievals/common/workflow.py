@@ -108,14 +108,27 @@ def model_regex(models: list[str]) -> str:
     return "|".join(re.escape(m) for m in models) or "^$"
 
 
+# Files per batch, on average, beyond which the batches double (byo_batches): Snakemake
+# records every output of a job with the checksum of every input (.snakemake/metadata), a cost
+# of inputs x outputs per job, so 1,250 files per batch (10,000 files in 8) took it 4 minutes
+# and 220 MB for one copy job; a batch of 100 pays its start-up (~1 s) over 100 files.
+MAX_BATCH_FILES = 100
+
+
 def byo_batches(models: list[str], jobs: int) -> dict[str, list[str]]:
-    """The user's own files split into at most ``jobs`` score jobs, keyed ``"00"``, ``"01"``, ...
+    """The user's own files split into ``jobs`` score jobs, keyed ``"00"``, ``"01"``, ..., or
+    into ``jobs`` x 2, x 4, ... when the batches would hold over MAX_BATCH_FILES files on
+    average (at 8 jobs: over 800 files).
 
     A score job that takes a second is mostly interpreter and pandas start-up, so many own
     files are scored a batch per job. A file's batch is fixed by a checksum of its name
     (CRC-32, the same in every run and on every machine), so adding, editing or removing one
-    file re-scores only the files of its batch; the batches keep the order of ``models``.
+    file re-scores only the files of its batch (unless the number of batches doubles or
+    halves: then every batch re-runs, and reuses each unchanged file's kept tables,
+    scievals.common.score_cache); the batches keep the order of ``models``.
     """
+    while len(models) > jobs * MAX_BATCH_FILES:
+        jobs *= 2
     width = len(str(max(jobs - 1, 0)))
     batches: dict[str, list[str]] = {}
     for model in models:

@@ -192,8 +192,10 @@ class Section:
     # the ranking metric's paired comparisons, shown by the HTML report under the table
     pairs: pd.DataFrame | None = None
     n_meaning: str = "scored items"
-    # rows left out by the top-N limit (0: the table is complete)
+    # rows left out by the top-N limit (0: the table is complete), and the pairs left out
+    # with them (``pairs`` keeps those between two shown rows)
     hidden: int = 0
+    hidden_pairs: int = 0
     # a benchmark shown in one table over its datasets (registry ``dataset_column``): the
     # column's name and every (dataset, sha256) in the table
     dataset_column: str | None = None
@@ -292,12 +294,21 @@ def headline_values(rows: pd.DataFrame, headline: Headline,
 
 
 def _limited(part: Section, top: int | None) -> Section:
-    """``part`` with only its first ``top`` rows (and its raw values of those rows)."""
+    """``part`` with only its first ``top`` rows (and its raw values of those rows, and the
+    pairs of two of those rows: at 300 arms the pairs are 45,000, which made the report's
+    leaderboard 10 MB; comparisons.csv has them all)."""
     if top is None or len(part.table) <= top:
         return part
     keep = part.table.iloc[:top]
+    pairs, hidden_pairs = part.pairs, 0
+    if pairs is not None:
+        table = part.table
+        shown = set(arm_labels(table if "condition" in table.columns
+                               else table.assign(condition="")).iloc[:top])
+        among = pairs["arm a"].isin(shown) & pairs["arm b"].isin(shown)
+        pairs, hidden_pairs = pairs[among].reset_index(drop=True), int((~among).sum())
     return replace(part, table=keep.reset_index(drop=True), hidden=len(part.table) - top,
-                   values=_values_of(part.values, keep))
+                   values=_values_of(part.values, keep), pairs=pairs, hidden_pairs=hidden_pairs)
 
 
 def _values_of(values: pd.DataFrame | None, table: pd.DataFrame) -> pd.DataFrame | None:
@@ -328,7 +339,7 @@ def _one_table(benchmark: str, column: str, parts: list[Section], rows: pd.DataF
     lead = [c for c in ("rank", column, "model", "condition") if c in table.columns]
     table = table[lead + [c for c in table.columns if c not in lead]]
     footers = [f"{part.dataset}: {part.footer}" for part in parts if part.footer]
-    pairs = [part.pairs.assign(**{column: part.dataset}) for part in parts
+    pairs = [part.pairs.assign(**{column: part.dataset}) for part in limited
              if part.pairs is not None and not part.pairs.empty]
     values = [part.values for part in limited if part.values is not None]
     return Section(
@@ -337,6 +348,7 @@ def _one_table(benchmark: str, column: str, parts: list[Section], rows: pd.DataF
         pairs=pd.concat(pairs, ignore_index=True) if pairs else None,
         n_meaning=n_meaning(benchmark),
         hidden=sum(part.hidden for part in limited) + hidden_pooled,
+        hidden_pairs=sum(part.hidden_pairs for part in limited),
         dataset_column=column,
         datasets=tuple((part.dataset, part.sha256) for part in parts),
         values=pd.concat(values, ignore_index=True) if values else None)
@@ -482,11 +494,15 @@ def hidden_note(section: Section) -> str:
 
 
 def _html_pairs(section: Section) -> str:
-    if section.pairs is None or section.pairs.empty:
+    if section.pairs is None or (section.pairs.empty and not section.hidden_pairs):
         return ""
-    table = section.pairs.to_html(index=False, border=1)
+    table = section.pairs.to_html(index=False, border=1) if len(section.pairs) else ""
+    more = ""
+    if section.hidden_pairs:
+        more = (f": the {len(section.pairs):,} between rows shown above; "
+                f"{section.hidden_pairs:,} more in that file")
     return (f"<details><summary>Paired comparisons (results/{escape(section.benchmark)}/"
-            f"comparisons.csv)</summary>{table}</details>")
+            f"comparisons.csv){more}</summary>{table}</details>")
 
 
 def _markdown_block(kind: str, content) -> str:
