@@ -14,6 +14,7 @@ for _bench in ENABLED:
         section=config[_bench.name],
         bootstrap=BOOTSTRAP,
         all_pairs=config["comparisons"]["all_pairs"],
+        max_family_arms=config["comparisons"]["max_family_arms"],
         code_version=COMPARISONS_VERSION,
     )
 

@@ -25,7 +25,8 @@ def comparisons(smk):
     table = comparison_table(bench.name, metrics, smk.params.bootstrap,
                              ranking=bench.headline_metrics[0] if bench.headline_metrics
                              else None,
-                             all_pairs=bool(smk.params.all_pairs), notes=notes)
+                             all_pairs=bool(smk.params.all_pairs),
+                             max_family_arms=int(smk.params.max_family_arms), notes=notes)
     for note in notes:
         notices.record("other", bench.name, note)
     write_comparisons(smk.output[0], table)

@@ -247,12 +247,19 @@ def test_footer_says_when_the_test_cannot_detect_anything():
         "With 14-15 cases, differences in m below 0.2 cannot be told apart")
 
 
-def test_a_family_over_the_arm_limit_is_not_compared_and_says_so(monkeypatch):
-    monkeypatch.setattr(cmp, "FAMILY_ARMS_LIMIT", 2)
+def test_a_family_over_the_arm_limit_is_not_compared_and_says_so():
     notes = []
-    table = comparison_table("x", [_grid(["A", "B", "C"], [""])], BOOT, notes=notes)
+    grid = _grid(["A", "B", "C"], [""])
+    table = comparison_table("x", [grid], BOOT, notes=notes, max_family_arms=2)
     assert table.empty
     assert len(notes) == 1 and "3 arms, over the 2" in notes[0]
+    assert "comparisons.max_family_arms" in notes[0]  # the way out
+    # raised to the family's size: all 3 * 2 / 2 = 3 pairs, and nothing to say
+    notes = []
+    table = comparison_table("x", [grid], BOOT, notes=notes, max_family_arms=3)
+    assert len(table) == 3 and notes == []
+    # the default is FAMILY_ARMS_LIMIT (1,000 arms)
+    assert cmp.FAMILY_ARMS_LIMIT == 1_000
 
 
 def test_a_single_condition_model_is_compared_in_every_condition():

@@ -63,8 +63,9 @@ POOLED_SCOPE = "all conditions"
 # leaderboard's ranks and footer read those); ``comparisons.all_pairs: true`` writes every
 # metric's. The job says so in its log and in the run's notices (docs/statistics.md).
 ALL_PAIRS_LIMIT = 20_000
-# A family of more arms is not compared at all (its pairs grow with the square of the arms:
-# 1,000 arms are 499,500 pairs); the job says so, and the leaderboard shows no rank there.
+# By default a family of more arms is not compared at all (its pairs grow with the square of
+# the arms: 1,000 arms are 499,500 pairs); the job says so, and the leaderboard shows no rank
+# there. comparisons.max_family_arms raises it.
 FAMILY_ARMS_LIMIT = 1_000
 # Pairs of a set metric tested at once (each holds its B resampled differences).
 PAIR_CHUNK = 20_000
@@ -329,8 +330,10 @@ def _concat_tests(parts: list[tuple[np.ndarray, PairTests]], size: int) -> PairT
 
 
 def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap,
-                   notes: list[str] | None = None) -> pd.DataFrame:
-    """Every family's pairs of one (dataset, metric), Holm-adjusted within the family."""
+                   notes: list[str] | None = None,
+                   max_family_arms: int = FAMILY_ARMS_LIMIT) -> pd.DataFrame:
+    """Every family's pairs of one (dataset, metric), Holm-adjusted within the family; a
+    family of more than ``max_family_arms`` arms is left out (and said in ``notes``)."""
     seed = int((bootstrap or {}).get("seed", 0))
     todo = [(metric, family) for family in families(metric.arms)]
     if isinstance(metric, ItemMetric):
@@ -340,12 +343,14 @@ def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap,
                                                tuple(range(len(pooled_metric.arms))))))
     frames = []
     for of, family in todo:
-        if len(family.members) > FAMILY_ARMS_LIMIT:
+        if len(family.members) > max_family_arms:
             if notes is not None:
                 notes.append(f"{metric.dataset} {metric.metric}: the {family.name} family "
                              f"{family.scope!r} has {len(family.members):,} arms, over the "
-                             f"{FAMILY_ARMS_LIMIT:,} that are compared pairwise: no "
-                             "comparisons and no ranks there (compare a subset of the files)")
+                             f"{max_family_arms:,} that are compared pairwise: no "
+                             "comparisons and no ranks there (compare a subset of the files, "
+                             "or raise comparisons.max_family_arms: the pairs grow with the "
+                             "square of the arms)")
             continue
         frames.append(_family_rows(benchmark, of, family, seed))
     return _stacked(frames)
@@ -353,10 +358,12 @@ def compare_metric(benchmark: str, metric: ItemMetric | SetMetric, bootstrap,
 
 def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], bootstrap,
                      ranking: str | None = None, all_pairs: bool = False,
-                     notes: list[str] | None = None) -> pd.DataFrame:
+                     notes: list[str] | None = None,
+                     max_family_arms: int = FAMILY_ARMS_LIMIT) -> pd.DataFrame:
     """The comparisons of every metric. Above :data:`ALL_PAIRS_LIMIT` pairs in a dataset
     (and without ``all_pairs``), only the ``ranking`` metric's pairs are computed; what was
-    left out is appended to ``notes``."""
+    left out is appended to ``notes``; so is a family over ``max_family_arms`` arms, which is
+    not compared."""
     frames = []
     for metric in metrics:
         pairs = _pair_count(metric)
@@ -368,7 +375,7 @@ def comparison_table(benchmark: str, metrics: Sequence[ItemMetric | SetMetric], 
                              "is compared, for the ranks); set comparisons.all_pairs: true to "
                              "write them")
             continue
-        frames.append(compare_metric(benchmark, metric, bootstrap, notes))
+        frames.append(compare_metric(benchmark, metric, bootstrap, notes, max_family_arms))
     return _stacked(frames)
 
 
