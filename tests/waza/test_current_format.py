@@ -358,7 +358,7 @@ def test_worker_count():
 # --- baseline A/B (§2.7) --------------------------------------------------------------------
 
 def test_normalized_gain_rules():
-    from scievals.waza.runs import normalized_gain
+    from scievals.waza.metrics import normalized_gain
 
     # (post - pre) / (1 - pre): (0.75 - 0.5) / 0.5 = 0.5; a regression is negative
     assert normalized_gain(0.5, 0.75) == 0.5

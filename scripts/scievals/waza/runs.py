@@ -27,7 +27,7 @@ from scievals.waza.executors.replay import recorded_context
 from scievals.waza.graders.base import Grader, GraderContext, GraderOptions
 from scievals.waza.graders.judge import LLMJudge
 from scievals.waza.graders.registry import build, grade_all
-from scievals.waza.metrics import normalized_gain, with_baseline  # noqa: F401 (re-exported)
+from scievals.waza.metrics import with_baseline
 from scievals.waza.recording import run_entry
 from scievals.waza.suite_paths import file_name_part
 from scievals.waza.suites import Checkpoint, GraderSpec, Suite, Task
