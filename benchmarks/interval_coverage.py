@@ -30,6 +30,8 @@ import functools
 import math
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from scievals.abdev.metrics import (
@@ -292,6 +294,35 @@ def cluster_spearman(rng, reps, resamples, method="auto"):
     return float(np.mean(hits))
 
 
+@dataclass
+class ResampledPair:
+    """Two simulated models (a: noise 0.8, b) of one GDPa1-sized draw, their fold-average
+    statistic on the same cluster resamples (``dist``, 2 x B) and a's percentile interval."""
+
+    true: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    rows: list
+    stat: Callable
+    dist: np.ndarray
+    low_a: float
+    high_a: float
+
+
+def resampled_pair(rng, statistic, noise_b, resamples) -> ResampledPair:
+    cluster, fold = antibodies(rng)
+    true, a, b = assay_and_models(rng, cluster, 0.8, noise_b)
+    rows, codes = fold_strata(cluster, fold)
+
+    def stat(pred):
+        return fold_average(statistic, pred, true, rows)
+
+    boot = {"n_resamples": resamples, "seed": 0}
+    low, high, dist_a = cluster_bootstrap(stat(a), codes, boot)
+    _, _, dist_b = cluster_bootstrap(stat(b), codes, boot)
+    return ResampledPair(true, a, b, rows, stat, np.vstack([dist_a, dist_b]), low, high)
+
+
 def cluster_spearman_diff(rng, reps, resamples):
     """abdev comparisons: difference of two models' fold-average Spearman, each arm
     recomputed on the same cluster resamples, tested by :func:`paired_set_tests` (the
@@ -301,20 +332,11 @@ def cluster_spearman_diff(rng, reps, resamples):
     hits, rejected = [], []
     for equal in (False, True):
         for _ in range(reps):
-            cluster, fold = antibodies(rng)
-            true, a, b = assay_and_models(rng, cluster, 0.8, 0.8 if equal else 1.1)
-            rows, codes = fold_strata(cluster, fold)
-
-            def stat(pred, rows=rows, true=true):
-                return fold_average(weighted_spearman, pred, true, rows)
-
-            boot = {"n_resamples": resamples, "seed": 0}
-            _, _, dist_a = cluster_bootstrap(stat(a), codes, boot)
-            _, _, dist_b = cluster_bootstrap(stat(b), codes, boot)
-            ones = [np.ones((1, len(r))) for r in rows]
-            point = np.array([stat(a)(ones)[0], stat(b)(ones)[0]])
-            pair = paired_set_tests(point, np.vstack([dist_a, dist_b]), [0], [1],
-                                    n=len(true), label="spearman", span=2.0)
+            draw = resampled_pair(rng, weighted_spearman, 0.8 if equal else 1.1, resamples)
+            ones = [np.ones((1, len(r))) for r in draw.rows]
+            point = np.array([draw.stat(x)(ones)[0] for x in (draw.a, draw.b)])
+            pair = paired_set_tests(point, draw.dist, [0], [1], n=len(draw.true),
+                                    label="spearman", span=2.0)
             if equal:
                 rejected.append(pair.p_value[0] < 0.05)
             else:
@@ -357,20 +379,12 @@ def cluster_recall(rng, reps, resamples):
     truth_value = expected_recall(0.8)
     hits, rejected = [], []
     for _ in range(reps):
-        cluster, fold = antibodies(rng)
-        true, a, b = assay_and_models(rng, cluster, 0.8, 0.8)
-        rows, codes = fold_strata(cluster, fold)
-
-        def stat(pred, rows=rows, true=true):
-            return fold_average(weighted_recall, pred, true, rows)
-
-        boot = {"n_resamples": resamples, "seed": 0}
-        low, high, dist_a = cluster_bootstrap(stat(a), codes, boot)
-        _, _, dist_b = cluster_bootstrap(stat(b), codes, boot)
-        hits.append(low <= truth_value <= high)
-        point = [np.mean([tie_robust_recall(true[r], x[r]) for r in rows]) for x in (a, b)]
-        pair = paired_set_tests(np.array(point), np.vstack([dist_a, dist_b]), [0], [1],
-                                n=len(true), label="recall", span=1.0)
+        draw = resampled_pair(rng, weighted_recall, 0.8, resamples)
+        hits.append(draw.low_a <= truth_value <= draw.high_a)
+        point = [np.mean([tie_robust_recall(draw.true[r], x[r]) for r in draw.rows])
+                 for x in (draw.a, draw.b)]
+        pair = paired_set_tests(np.array(point), draw.dist, [0], [1], n=len(draw.true),
+                                label="recall", span=1.0)
         rejected.append(pair.p_value[0] < 0.05)
     return float(np.mean(hits)), float(np.mean(rejected))
 
