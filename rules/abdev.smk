@@ -9,14 +9,14 @@ ABDEV_MODELS = MODELS["abdev"]
 
 
 # One abdev_import_own_<k> and one abdev_score_own_<k> job per batch of the user's own files
-# (byo_score_jobs batches, more past 100 files each: byo_batches), beside abdev_score (one job per model the workflow
-# predicts). A score job is mostly Python and pandas start-up, which a batch pays once; a
-# file's batch is fixed by its name, so adding or editing a file re-copies and re-scores only
-# its batch (docs/abdev.md, "Speed"). The copies are a batch too: Snakemake's scheduler
-# checks the input sizes of every ready job each time it picks one, so 10,000 one-file copy
-# jobs cost it 10,000 x 10,000 file checks (docs/scale.md). The same entry script and params
-# as abdev_score; params.models and params.origins name each file's model and the user's
-# file (scievals.common.jobs.jobs_from_snakemake).
+# (byo_score_jobs batches, more past 100 files each: byo_batches), beside abdev_score (one job per
+# model the workflow predicts). A score job is mostly Python and pandas start-up, which a batch
+# pays once; a file's batch is fixed by its name, so adding or editing a file re-copies and
+# re-scores only its batch (docs/abdev.md, "Speed"). The copies are a batch too: Snakemake's
+# scheduler checks the input sizes of every ready job each time it picks one, so 10,000 one-file
+# copy jobs cost it 10,000 x 10,000 file checks (docs/scale.md). The same entry script and params
+# as abdev_score; params.models and params.origins name each file's model and the user's file
+# (scievals.common.jobs.jobs_from_snakemake).
 for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).items():
 
     rule:
