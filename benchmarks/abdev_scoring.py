@@ -28,7 +28,7 @@ from scievals.abdev.metrics import extended_table, reference_rows
 from scievals.abdev.predict import predict_ridge_descriptors
 from scievals.abdev.score import evaluate_model, merge, read_inputs, score_to_tables
 from scievals.abdev.validate import validate_prediction_file
-from scievals.common.stats import SHARED
+from scievals.stats.intervals import SHARED
 
 
 def timed(fn, repeats: int) -> tuple[list[float], list[float]]:

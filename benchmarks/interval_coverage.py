@@ -41,12 +41,12 @@ from scievals.abdev.metrics import (
     tie_robust_recall,
     weighted_recall,
 )
-from scievals.common.paired import (
+from scievals.stats.paired import (
     paired_mean_tests,
     paired_pass_fail_tests,
     paired_set_tests,
 )
-from scievals.common.stats import (
+from scievals.stats.intervals import (
     bounded_mean_interval,
     clopper_pearson_interval,
     cluster_bootstrap,

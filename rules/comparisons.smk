@@ -5,7 +5,7 @@
 # (`comparison_inputs=`). summarize_all reads the tables for the leaderboard's ranks.
 # Their cost grows with the models: through the executor, packed two to a SLURM job under
 # profiles/slurm (`group: comparisons`, group-components in the profile).
-from scievals.common.comparisons import COMPARISONS_VERSION
+from scievals.stats.comparisons import COMPARISONS_VERSION
 
 for _bench in ENABLED:
     _params = dict(

@@ -10,7 +10,7 @@ from scievals.common.entry import run  # isort: skip
 
 from scievals import benchmarks
 from scievals.common import notices
-from scievals.common.comparisons import comparison_table, write_comparisons
+from scievals.stats.comparisons import comparison_table, write_comparisons
 
 
 def comparisons(smk):

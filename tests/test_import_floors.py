@@ -2,8 +2,10 @@
 module level or inside a function, goes to the same floor or a lower one, no benchmark
 package imports another, and the modules import each other without a cycle.
 
-Floors, lowest first: common < llm, figures < benchmark packages < registry
-(scievals.benchmarks) < results, report, cli. ``figures`` (FigureSpec and the shared
+Floors, lowest first: common < stats < llm, figures < benchmark packages < registry
+(scievals.benchmarks) < results, report, cli. ``stats`` (intervals, paired tests,
+comparisons, tiers) stands on common's plumbing only, so users and importers can call it
+without the workflow. ``figures`` (FigureSpec and the shared
 plotting helpers) shares the LLM layer's floor: the registry and every benchmark's
 ``figures`` module stand on it."""
 
@@ -18,11 +20,12 @@ from scievals import benchmarks
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "scievals"
 BENCHMARKS = set(benchmarks.NAMES)
-FLOORS = {"common": 0, "llm": 1, "figures": 1, **{b: 2 for b in BENCHMARKS},
+FLOORS = {"common": 0, "stats": 1, "llm": 2, "figures": 2, **{b: 3 for b in BENCHMARKS},
           # the registry and the whole-config check that reads it
-          "benchmarks": 3, "config_validation": 3, "workflow_config": 3,
-          "results": 4, "report": 4, "cli": 4, "run": 4, "__main__": 4}
-FLOOR_NAMES = ["common", "llm/figures", "benchmark packages", "registry", "results/report/cli"]
+          "benchmarks": 4, "config_validation": 4, "workflow_config": 4,
+          "results": 5, "report": 5, "cli": 5, "run": 5, "__main__": 5}
+FLOOR_NAMES = ["common", "stats", "llm/figures", "benchmark packages", "registry",
+               "results/report/cli"]
 
 
 def module_name(path: Path) -> str:
@@ -70,6 +73,7 @@ def test_the_graph_is_read():
     assert "scievals.figures.spec" in GRAPH["scievals.benchmarks"]
     assert "scievals.benchmarks" in GRAPH["scievals.results.leaderboard"]
     assert "scievals.common.errors" in GRAPH["scievals.common.tables"]
+    assert "scievals.stats.paired" in GRAPH["scievals.stats.comparisons"]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -100,19 +100,19 @@ class Benchmark:
     n_meaning: str = "scored items"
     # Paired comparisons (results/<name>/comparisons.csv, rules/comparisons.smk): the
     # "module:function" turning the inputs into per-item metrics
-    # (scievals.common.comparisons), called as f(inputs, models, headline_metrics, section, bootstrap, ranges)
+    # (scievals.stats.comparisons), called as f(inputs, models, headline_metrics, section, bootstrap, ranges)
     # (ranges: :meth:`ranges`);
     # its inputs: name -> path pattern ({model}: one path per model, in the models' order).
     # The default fits a benchmark whose per_case.csv has ``model``, ``condition``,
     # ``case_id`` and one column per headline metric (a per-item mean).
-    comparisons: str = "scievals.common.comparisons:per_case_means"
+    comparisons: str = "scievals.stats.comparisons:per_case_means"
     comparison_inputs: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({
         "per_case": "results/{benchmark}/scores/{model}.per_case.csv",
         "table": "results/{benchmark}/scores/{model}.csv"}))
     # What one scored item is, for the leaderboard footer ("with 15 cases, ...").
     item_noun: str = "items"
     # "module:NAME" of the metrics' declared ranges (metric pattern -> (low, high), see
-    # scievals.common.stats.metric_range): a difference's interval stays within +-(high - low).
+    # scievals.stats.intervals.metric_range): a difference's interval stays within +-(high - low).
     metric_ranges: str | None = None
     # Set where each dataset is one small part of the benchmark (waza: a suite): the
     # leaderboard then shows every dataset in one table, with this column and a pooled row

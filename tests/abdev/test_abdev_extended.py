@@ -203,7 +203,7 @@ def test_bootstrap_cis_are_identical_to_scipy_bootstrap(seed):
     # The shared index matrices must give exactly (==) the intervals of one
     # scipy.stats.bootstrap(paired=True) call per statistic, on tie-heavy data.
     from scievals.abdev.metrics import EXTENDED_METRICS, BootstrapDraws, _paired_ci
-    from scievals.common.stats import bootstrap_ci
+    from scievals.stats.intervals import bootstrap_ci
 
     rng = np.random.default_rng(seed)
     draws = BootstrapDraws(200, seed)
@@ -218,7 +218,7 @@ def test_bootstrap_cis_are_identical_to_scipy_bootstrap(seed):
 
 def test_stratified_ci_draws_folds_in_order_from_one_generator():
     from scievals.abdev.metrics import EXTENDED_METRICS, BootstrapDraws, _stratified_mean_ci
-    from scievals.common.stats import percentile_interval
+    from scievals.stats.intervals import percentile_interval
 
     rng = np.random.default_rng(3)
     subsets = [(np.round(rng.normal(size=n), 1), rng.integers(0, 5, size=n).astype(float)) for n in (40, 52, 47)]

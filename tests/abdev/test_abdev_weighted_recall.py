@@ -41,7 +41,7 @@ def test_equals_tie_robust_recall_on_the_repeated_rows(seed, n):
 
 def test_recall_interval_is_never_zero_width():
     from scievals.abdev.metrics import _cluster_ci
-    from scievals.common.stats import ess_quantile
+    from scievals.stats.intervals import ess_quantile
 
     rng = np.random.default_rng(0)
     true = rng.normal(size=50)

@@ -5,7 +5,7 @@ import pytest
 from scievals.common.errors import ScievalsError
 from scievals.common.io import atomic_path, read_json, read_yaml, write_csv
 from scievals.common.provenance import Provenance, config_hash
-from scievals.common.stats import bootstrap_ci, mean_ci
+from scievals.stats.intervals import bootstrap_ci, mean_ci
 from scievals.common.tables import RESULT_COLUMNS, concat_tables, result_rows, write_result_table
 
 

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 from scievals.cli import main
-from scievals.common.paired import mcnemar_mdd, sign_flip_mdd_factor
+from scievals.stats.paired import mcnemar_mdd, sign_flip_mdd_factor
 from scievals.results.plan import plan_text
 
 

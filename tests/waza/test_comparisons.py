@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scievals.common.comparisons import comparison_table
+from scievals.stats.comparisons import comparison_table
 from scievals.waza.comparisons import item_metrics
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from scievals.common.comparisons import COLUMNS
+from scievals.stats.comparisons import COLUMNS
 
 from .conftest import copy_workflow, snakemake
 
@@ -88,8 +88,8 @@ def test_per_item_mean_diff_is_the_mean_of_per_case_differences(two_models):
     assert row["n"] == len(differences) == 15
     assert row["diff"] == pytest.approx(differences.mean(), abs=1e-12)
     # the row is the engine's call of the sign-flip test (unit-tested against enumeration
-    # in tests/common/test_common_paired.py) on exactly these per-case values
-    from scievals.common.paired import paired_mean_tests
+    # in tests/stats/test_stats_paired.py) on exactly these per-case values
+    from scievals.stats.paired import paired_mean_tests
 
     values = np.column_stack([per_case[a][differences.index], per_case[b][differences.index]])
     test = paired_mean_tests(values, [0], [1], span=1.0)

@@ -7,7 +7,7 @@ import re
 import pandas as pd
 import pytest
 from scievals import benchmarks
-from scievals.common.stats import metric_range
+from scievals.stats.intervals import metric_range
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.common.workflow import byo_batches
 from support.snakemake_log import complete_log

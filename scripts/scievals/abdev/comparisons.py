@@ -30,8 +30,8 @@ from scievals.abdev.metrics import (
     weighted_recall,
 )
 from scievals.abdev.score import raise_on_errors, read_checked_predictions, read_truth
-from scievals.common.comparisons import Arm, SetMetric, model_datasets, spans
-from scievals.common.stats import cluster_counts, expanded, weighted_spearman
+from scievals.stats.comparisons import Arm, SetMetric, model_datasets, spans
+from scievals.stats.intervals import cluster_counts, expanded, weighted_spearman
 
 METHOD = "paired cluster bootstrap"
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
@@ -76,7 +76,7 @@ def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
 class _Draws:
     """Cluster multiplicities of the assay's measured antibodies, drawn once: per fold, k
     cluster codes with replacement per resample (``rng.integers(0, k, (B, k))``, fold by
-    fold from one seeded generator, as :func:`scievals.common.stats.cluster_bootstrap`
+    fold from one seeded generator, as :func:`scievals.stats.intervals.cluster_bootstrap`
     draws them); ``weights[f]`` is the (B, rows of fold f) multiplicity of each row."""
 
     def __init__(self, strata: list[np.ndarray], codes: list[np.ndarray], bootstrap: Mapping):

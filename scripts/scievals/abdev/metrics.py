@@ -47,7 +47,7 @@ from scievals.abdev.constants import (
     PROPERTY_LIST,
 )
 from scievals.common.errors import ScievalsError
-from scievals.common.stats import (
+from scievals.stats.intervals import (
     SHARED,
     cluster_bootstrap,
     ess_quantile,
@@ -521,7 +521,7 @@ def resampled_recall(metric: str, pred: np.ndarray, true: np.ndarray, idx: np.nd
 def _cluster_ci(subsets, metric: str, bootstrap: dict) -> tuple[float, float]:
     """95 % CI of the mean over ``subsets`` (each ``(pred, true, cluster codes)``) of the
     metric, resampling whole sequence clusters within each subset (percentile by default,
-    see :func:`scievals.common.stats.cluster_bootstrap`)."""
+    see :func:`scievals.stats.intervals.cluster_bootstrap`)."""
     statistics = [_cluster_statistic(metric, p, t) for p, t, _ in subsets]
     codes = [pd.factorize(c)[0] for _, _, c in subsets]
     low, high, _ = cluster_bootstrap(

@@ -27,7 +27,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.common.stats import interval_method
+from scievals.stats.intervals import interval_method
 from scievals.common.table_files import write_not_scored
 from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
 

@@ -22,7 +22,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.common.stats import means_by_condition
+from scievals.stats.intervals import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 

@@ -19,7 +19,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.common.stats import means_by_condition
+from scievals.stats.intervals import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
 from scievals.gating.metrics import METRIC_RANGES, METRICS, REFERENCE_METRICS, Truth, evaluate

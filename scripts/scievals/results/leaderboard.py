@@ -3,7 +3,7 @@
 Rows are models (and conditions, where a benchmark has several), columns the benchmark's
 headline metrics (``headline_metrics`` of its entry in ``scievals.benchmarks``) as
 ``value [ci_low, ci_high]``, plus ``n``; with the benchmark's ``comparisons.csv`` a ``rank``
-column (ties written ``1=``, :func:`scievals.common.comparisons.significance_tiers`) and a footer
+column (ties written ``1=``, :func:`scievals.stats.comparisons.significance_tiers`) and a footer
 with the smallest difference the item count can detect. The heading of each table names
 the dataset and flags demo data, so demo numbers are never read as real ones. Pure: a
 result DataFrame in, Markdown text out. ``python -m scievals show``, the workflow's
@@ -20,7 +20,7 @@ from html import escape
 import pandas as pd
 
 from scievals import benchmarks
-from scievals.common.comparisons import (
+from scievals.stats.comparisons import (
     arm_labels,
     mdd_footer,
     ranking_pairs,
@@ -398,7 +398,7 @@ def _item_noun(benchmark: str) -> str:
 def ranked(table: pd.DataFrame, rows: pd.DataFrame, headline: Headline, pairs: pd.DataFrame,
            item_noun: str) -> tuple[pd.DataFrame, str | None]:
     """``table`` with a first ``rank`` column from the ranking metric's (the first headline
-    metric present) paired comparisons (:func:`~scievals.common.comparisons.significance_tiers`:
+    metric present) paired comparisons (:func:`~scievals.stats.comparisons.significance_tiers`:
     an arm is ranked above another only when it is significantly better), ordered by rank
     then value, and the footer lines. Arms without a value are not ranked ("-", listed last,
     named in the footer). Unchanged (no footer) when that metric has no comparisons (e.g. a

@@ -30,7 +30,7 @@ import pandas as pd
 
 from scievals import benchmarks
 from scievals.common.errors import ScievalsError
-from scievals.common.paired import mcnemar_mdd, sign_flip_mdd_factor
+from scievals.stats.paired import mcnemar_mdd, sign_flip_mdd_factor
 
 DEFAULT_SD = 0.25          # sd of per-item differences of a [0, 1] score, as a share of the range
 DEFAULT_DISCORDANT = 0.3   # share of items on which two pass/fail arms disagree

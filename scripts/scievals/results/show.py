@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from scievals.common.comparisons import read_comparisons
+from scievals.stats.comparisons import read_comparisons
 from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import (

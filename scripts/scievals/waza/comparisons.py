@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from scievals.common.comparisons import Arm, ItemMetric, bounds
+from scievals.stats.comparisons import Arm, ItemMetric, bounds
 from scievals.common.io import read_json
 from scievals.waza.recording import BASELINE_ARM
 

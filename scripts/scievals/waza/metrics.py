@@ -22,9 +22,9 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 
-# common.stats imports scipy only inside the functions that need it (fast DAG builds)
+# stats.intervals imports scipy only inside the functions that need it (fast DAG builds)
 from scievals.common.errors import ScievalsError
-from scievals.common.stats import (
+from scievals.stats.intervals import (
     ess_quantile,
     mean_ci,
     mean_interval,
@@ -34,7 +34,7 @@ from scievals.common.stats import (
     wilson_ess_bounds,
     wilson_interval,
 )
-from scievals.common.stats import pass_hat_k as item_pass_hat_k
+from scievals.stats.intervals import pass_hat_k as item_pass_hat_k
 from scievals.waza.graders.base import GRADERS_VERSION
 
 # The score rule's code version. Bump the first part when a change moves a number (status,

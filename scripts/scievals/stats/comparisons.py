@@ -13,7 +13,7 @@ family, so adding a condition or a model never changes the p_holm of an unrelate
 
 Cost is linear in the arms for the expensive part: a per-item metric is one (items, arms)
 matrix handed to a vectorised test; a set metric computes every arm's statistic once on the
-shared resamples, and a pair is then a subtraction (:mod:`scievals.common.paired`). Every
+shared resamples, and a pair is then a subtraction (:mod:`scievals.stats.paired`). Every
 pair uses the items both of its arms scored, so its values equal the leaderboard's when the
 arms scored the same items.
 
@@ -35,7 +35,9 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
-from scievals.common.paired import (
+from scievals.common.tables import read_result_table
+from scievals.stats.intervals import metric_range
+from scievals.stats.paired import (
     ALPHA,
     PairTests,
     holm,
@@ -43,8 +45,6 @@ from scievals.common.paired import (
     paired_pass_fail_tests,
     paired_set_tests,
 )
-from scievals.common.stats import metric_range
-from scievals.common.tables import read_result_table
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
 COMPARISONS_VERSION = "comparisons-v4"  # v3: families, own items; v4: no row for an undefined value
@@ -480,7 +480,7 @@ def ranking_pairs(pairs: pd.DataFrame, metric: str, arms: Iterable[str]) -> pd.D
 
 def mdd_footer(pairs: pd.DataFrame, metric: str, item_noun: str) -> str | None:
     """"With N <items>, differences in <metric> below X cannot be told apart (...)": X is the
-    median of the pairs' ``mdd`` (:mod:`scievals.common.paired`: the smallest difference the
+    median of the pairs' ``mdd`` (:mod:`scievals.stats.paired`: the smallest difference the
     test used detects with 80 % power at the 5 % level, from the observed paired variance).
     Where the test cannot reach p < 0.05 at that n (``mdd`` infinite for every pair), the
     line says so. None without a pair."""

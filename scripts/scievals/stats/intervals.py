@@ -92,7 +92,7 @@ def mean_ci(values: Sequence[float], n_resamples: int, seed: int) -> tuple[float
     with ``rng.integers`` from the seeded generator, the mean of each row), made here so a
     waza score job need not import scipy.stats (0.3 CPU-s); the interval equals
     ``bootstrap_ci(..., method="percentile")`` to the last bit
-    (tests/common/test_common_stats.py)."""
+    (tests/stats/test_stats_intervals.py)."""
     arr = np.asarray(values, dtype=float)
     if arr.size >= 2 and np.all(arr == arr[0]):
         return (float(arr[0]), float(arr[0]))
@@ -273,7 +273,7 @@ def t_interval(values: Sequence[float]) -> tuple[float, float]:
 
     The t quantile is scipy.special's ``stdtrit``, which ``scipy.stats.t.interval`` calls
     too, with the same operations, so the bounds equal ``stats.t.interval(0.95, n - 1,
-    loc=mean, scale=stats.sem(values))`` to the last bit (tests/common/test_common_stats.py)
+    loc=mean, scale=stats.sem(values))`` to the last bit (tests/stats/test_stats_intervals.py)
     without importing scipy.stats (0.3 CPU-s more than scipy.special in every score job)."""
     from scipy.special import stdtrit  # lazily: see bootstrap_ci
 
@@ -357,7 +357,7 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float]:
     (2np + z^2 -+ z sqrt(z^2 + 4npq)) / (2(n + z^2)), the bound at 0 (1) exact when no
     (every) trial succeeded. z is scipy.special's normal quantile; the bounds equal
     ``scipy.stats.binomtest(k, n).proportion_ci(0.95, method="wilson")`` to the last bit
-    (tests/common/test_common_stats.py) without importing scipy.stats (0.3 CPU-s)."""
+    (tests/stats/test_stats_intervals.py) without importing scipy.stats (0.3 CPU-s)."""
     from scipy.special import ndtri  # lazily: see bootstrap_ci
 
     if n <= 0:

@@ -1,6 +1,6 @@
 """Paired tests of arms scored on the same items (docs/statistics.md).
 
-The comparison engine (:mod:`scievals.common.comparisons`) calls three functions, each
+The comparison engine (:mod:`scievals.stats.comparisons`) calls three functions, each
 vectorised over P pairs of arms and each returning a :class:`PairTests` whose interval and
 p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
 ``[ci_low, ci_high]``:
@@ -39,9 +39,9 @@ import numpy as np
 
 # _LAZY_SCIPY: scipy.stats is imported inside the functions that use it: the Snakefile's parse
 # imports this module (rules/comparisons.smk: COMPARISONS_VERSION, through
-# scievals.common.comparisons), and scipy.stats would add about 0.4 CPU-s to every run,
+# scievals.stats.comparisons), and scipy.stats would add about 0.4 CPU-s to every run,
 # no-op re-runs included (benchmarks/workflow_startup.py).
-from scievals.common.stats import (
+from scievals.stats.intervals import (
     ESS_DF_PER_ITEM,
     LEVEL,
     cluster_bootstrap,
@@ -291,12 +291,12 @@ def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
                  low: float, span: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(p, ci_low, ci_high) per row pair of the MOVER interval of a difference of means
     (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
-    bounded interval [l, u] around its mean m (:func:`scievals.common.stats.wilson_ess_bounds`
+    bounded interval [l, u] around its mean m (:func:`scievals.stats.intervals.wilson_ess_bounds`
     on the common items rescaled to [0, 1]) and r the arms' Pearson correlation there,
     low = d - sqrt((m_a - l_a)^2 + (u_b - m_b)^2 - 2 r (m_a - l_a)(u_b - m_b)), high likewise.
     p is the level at which the interval's end reaches 0: the quantile z* solving
     low(z*) = 0 (high(z*) = 0 when d < 0), found by bisection, p = 2 P(T > z*) with T the
-    Student t of :func:`scievals.common.stats.ess_quantile`; d = 0 gives p = 1."""
+    Student t of :func:`scievals.stats.intervals.ess_quantile`; d = 0 gives p = 1."""
     from scipy.special import stdtr  # lazily: see _LAZY_SCIPY
 
     size = len(n)
@@ -616,7 +616,7 @@ def paired_bootstrap(statistic_a: Callable[[list[np.ndarray]], np.ndarray],
     """Difference of a set statistic between two arms over the same resampled clusters.
 
     ``statistic_x(weights)`` computes arm x's values from row multiplicities per stratum
-    (see :func:`scievals.common.stats.cluster_bootstrap`); the point values use weight 1
+    (see :func:`scievals.stats.intervals.cluster_bootstrap`); the point values use weight 1
     everywhere. The p-value is the two-sided bootstrap one, 2 * min(P*(diff <= 0),
     P*(diff >= 0)) with the +1 correction of Davison & Hinkley (so never 0; with R
     resamples at least 2 / (R + 1))."""

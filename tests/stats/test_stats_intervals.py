@@ -1,4 +1,4 @@
-"""scievals.common.stats.means_by_condition: the per-condition aggregate gating and autogkb share."""
+"""scievals.stats.intervals.means_by_condition: the per-condition aggregate gating and autogkb share."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.common.stats import means_by_condition
+from scievals.stats.intervals import means_by_condition
 
 
 def test_a_case_scored_in_several_samples_counts_once():
@@ -44,7 +44,7 @@ def test_cluster_percentile_matches_scipy_bootstrap_to_the_last_digit():
     import warnings
 
     import numpy as np
-    from scievals.common.stats import cluster_bootstrap, cluster_counts
+    from scievals.stats.intervals import cluster_bootstrap, cluster_counts
     from scipy import stats as sps
 
     rng = np.random.default_rng(3)
@@ -82,7 +82,7 @@ def test_cluster_percentile_matches_scipy_bootstrap_to_the_last_digit():
         assert np.array_equal(dist, ref_dist, equal_nan=True)
         ref_low, ref_high = ref.confidence_interval
         if not (np.isfinite(ref_low) and np.isfinite(ref_high)):
-            from scievals.common.stats import percentile_interval
+            from scievals.stats.intervals import percentile_interval
             ref_low, ref_high = percentile_interval(ref_dist)
         assert (low, high) == (float(ref_low), float(ref_high)), case
 
@@ -92,7 +92,7 @@ def test_t_interval_equals_scipy_stats_to_the_last_bit():
     many samples of the sizes we have (2-40 items, ties and outliers) its bounds must be
     exactly scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=sem)."""
     import numpy as np
-    from scievals.common.stats import t_interval
+    from scievals.stats.intervals import t_interval
     from scipy import stats as sps
 
     rng = np.random.default_rng(7)
@@ -109,7 +109,7 @@ def test_t_interval_equals_scipy_stats_to_the_last_bit():
 def test_wilson_interval_equals_scipy_binomtest_to_the_last_bit():
     """wilson_interval writes Newcombe's form with scipy.special.ndtri; every k of every n up
     to 120 must give exactly binomtest(k, n).proportion_ci(0.95, "wilson")."""
-    from scievals.common.stats import wilson_interval
+    from scievals.stats.intervals import wilson_interval
     from scipy import stats as sps
 
     for n in range(1, 121):
@@ -127,7 +127,7 @@ def test_mean_ci_equals_scipy_bootstrap_percentile_to_the_last_bit():
     """mean_ci draws the resamples itself (no scipy.stats import in a waza score job): the
     interval must be bootstrap_ci's (scipy.stats.bootstrap, percentile) exactly."""
     import numpy as np
-    from scievals.common.stats import bootstrap_ci, mean_ci
+    from scievals.stats.intervals import bootstrap_ci, mean_ci
 
     rng = np.random.default_rng(3)
     for trial in range(60):
@@ -158,7 +158,7 @@ def test_variance_split_by_hand():
 
 
 def test_metric_range_patterns():
-    from scievals.common.stats import metric_range
+    from scievals.stats.intervals import metric_range
 
     ranges = {"score": (0, 100), "field_similarity.*": (0, 1), "*spearman*": (-1, 1)}
     assert metric_range(ranges, "score") == (0.0, 100.0)
@@ -169,7 +169,7 @@ def test_metric_range_patterns():
 
 
 def test_bounded_mean_interval_by_hand():
-    from scievals.common.stats import bounded_mean_interval, ess_quantile
+    from scievals.stats.intervals import bounded_mean_interval, ess_quantile
     from scipy import stats as sps
 
     # quantile: Student t with 5 (n - 1) df; n = 5 -> t(0.975, 20) = 2.085963
@@ -197,7 +197,7 @@ def test_bounded_mean_interval_by_hand():
 
 
 def test_mean_interval_labels_and_zero_width():
-    from scievals.common.stats import mean_interval
+    from scievals.stats.intervals import mean_interval
 
     low, high, method = mean_interval([0.0] * 15, {}, (0.0, 1.0))
     assert method == "wilson-ess" and low == 0.0 and high > 0.1
@@ -209,7 +209,7 @@ def test_mean_interval_labels_and_zero_width():
 
 
 def test_clopper_pearson_equals_scipy():
-    from scievals.common.stats import clopper_pearson_interval, proportion_interval
+    from scievals.stats.intervals import clopper_pearson_interval, proportion_interval
     from scipy import stats as sps
 
     for n in range(1, 60):
@@ -229,7 +229,7 @@ def test_clopper_pearson_equals_scipy():
                 max_size=20),
        st.sampled_from([(0.0, 1.0), (0.0, 100.0), (-1.0, 1.0)]))
 def test_bounded_interval_never_zero_width_never_out_of_range(values, bounds):
-    from scievals.common.stats import bounded_mean_interval
+    from scievals.stats.intervals import bounded_mean_interval
 
     low, high = bounds
     scaled = [low + v * (high - low) for v in values]

@@ -1,4 +1,4 @@
-"""scievals.common.paired / stats / comparisons against scipy and hand-worked numbers."""
+"""scievals.stats.paired / stats / comparisons against scipy and hand-worked numbers."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from scievals.common.paired import (
+from scievals.stats.paired import (
     holm,
     mcnemar_exact,
     min_detectable_difference,
@@ -14,7 +14,7 @@ from scievals.common.paired import (
     paired_bootstrap,
     paired_means,
 )
-from scievals.common.stats import (
+from scievals.stats.intervals import (
     cluster_bootstrap,
     cluster_counts,
     expanded,
@@ -205,7 +205,7 @@ def test_min_detectable_difference_from_the_interval():
 def test_critical_values_are_scipy_stats_quantiles_to_the_last_bit():
     """critical_values uses scipy.special (no scipy.stats import in a comparisons job): the
     same numbers as stats.t.ppf / stats.norm.ppf, exactly, for every item count we meet."""
-    from scievals.common.paired import critical_values
+    from scievals.stats.paired import critical_values
 
     for n in range(2, 200):
         assert critical_values("paired t", n) == (float(stats.t.ppf(0.975, n - 1)),
@@ -223,7 +223,7 @@ from itertools import product as _product
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.common.paired import (
+from scievals.stats.paired import (
     mcnemar_mdd,
     paired_mean_tests,
     paired_pass_fail_tests,

@@ -1,6 +1,6 @@
 """The comparison engine: families, pairs on their own items, shared resamples, ranks.
 
-The tests' methods come from scievals.common.paired (tested in test_common_paired.py); here
+The tests' methods come from scievals.stats.paired (tested in test_stats_paired.py); here
 the assertions are about which pairs are formed, on which items, how Holm is grouped and
 what the ranks may claim."""
 
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.common import comparisons as cmp
-from scievals.common.comparisons import (
+from scievals.stats import comparisons as cmp
+from scievals.stats.comparisons import (
     Arm,
     ItemMetric,
     SetMetric,
@@ -22,8 +22,8 @@ from scievals.common.comparisons import (
     mdd_footer,
     significance_tiers,
 )
-from scievals.common.paired import holm
-from scievals.common.stats import cluster_bootstrap, weighted_spearman
+from scievals.stats.paired import holm
+from scievals.stats.intervals import cluster_bootstrap, weighted_spearman
 
 BOOT = {"n_resamples": 200, "seed": 0}
 

@@ -1,10 +1,10 @@
-"""scievals.common.stats.SHARED: cluster resamples and the truth's side of each statistic,
+"""scievals.stats.intervals.SHARED: cluster resamples and the truth's side of each statistic,
 computed once per process for every file of a score batch, with the same numbers."""
 
 import numpy as np
 import pytest
 from scievals.abdev.metrics import weighted_recall
-from scievals.common.stats import (
+from scievals.stats.intervals import (
     SHARED,
     SharedResamples,
     _weighted_ranks,
