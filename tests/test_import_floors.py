@@ -23,9 +23,9 @@ BENCHMARKS = set(benchmarks.NAMES)
 FLOORS = {"common": 0, "stats": 1, "llm": 2, "figures": 2, **{b: 3 for b in BENCHMARKS},
           # the registry and the whole-config check that reads it
           "benchmarks": 4, "config_validation": 4, "workflow_config": 4,
-          "results": 5, "report": 5, "cli": 5, "run": 5, "__main__": 5}
+          "results": 5, "interop": 5, "report": 5, "cli": 5, "run": 5, "__main__": 5}
 FLOOR_NAMES = ["common", "stats", "llm/figures", "benchmark packages", "registry",
-               "results/report/cli"]
+               "results/interop/report/cli"]
 
 
 def module_name(path: Path) -> str:
