@@ -2,13 +2,18 @@
 item limit from the command line.
 
 It writes a config overlay (``.scievals/run/<benchmark>.yaml``, git-ignored) holding the
-model's registry entry, the benchmark's models (its configured baselines plus that model)
-and the limit, then runs the same Snakemake workflow for the benchmark's target:
+registry entry of each ``--model``, the benchmark's models (its configured baselines plus
+those) and the limit, then runs the same Snakemake workflow for the benchmark's target:
 
     snakemake BENCHMARK --cores N [extra args] --configfile [yours...] OVERLAY
 
 The target comes first and ``--configfile`` last, so neither ``--configfile`` nor a
 ``--forcerun`` given after ``--`` can swallow the target (both take every word after them).
+
+Nothing it writes holds a secret: a ``--base-url``'s credentials go to Snakemake in the
+environment (``scievals.common.redaction``), and ``--api-key-env`` takes only a variable's
+name. What would not run as asked (a model replacing a configured one, an LLM for a benchmark
+that sends nothing to a model, a bad ``--limit``) is one line before Snakemake starts.
 """
 
 from __future__ import annotations
