@@ -3,12 +3,15 @@ itself: tests/workflow/test_workflow_run_command.py)."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 
 import pytest
 import yaml
 from scievals import run
 from scievals.cli import main
+from scievals.common.redaction import CREDENTIALS_ENV
 
 
 def test_the_target_comes_first_and_configfile_last(tmp_path, monkeypatch, capsys):
@@ -57,8 +60,105 @@ def test_bad_arguments_get_one_line(argv, message, tmp_path, monkeypatch, capsys
 
 def test_a_registry_entry_can_be_named_without_a_provider(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    config = {"models": {"random": {"provider": "baseline"}, "mine": {"provider": "openai"}},
-              "abdev": {"models": ["random", "mine"]}}
-    args = run.argparse.Namespace(benchmark="abdev", model="mine", base_url=None,
+    config = {"models": {"marker_baseline": {"provider": "baseline"},
+                         "mine": {"provider": "openai"}},
+              "gating": {"models": ["marker_baseline", "mine"]}}
+    args = run.argparse.Namespace(benchmark="gating", model=["mine"], base_url=None,
                                   api_key_env=None, limit=None)
-    assert run.overlay(args, config) == {"abdev": {"models": ["random", "mine"]}}
+    assert run.overlay(args, config) == {"gating": {"models": ["marker_baseline", "mine"]}}
+
+
+def _refused(tmp_path, capsys, *argv) -> str:
+    """The one stderr line of a refused ``run`` (exit 1), having written nothing."""
+    assert main(["run", *argv, "--print-command"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured.err
+    assert list(tmp_path.iterdir()) == []  # no overlay, no .scievals folder
+    return captured.err
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    # issue 34, item 7: a model named like the built-in baseline replaced it (its row then
+    # scored 0.0 instead of 0.413)
+    (["gating", "--model", "mock/marker_baseline"],
+     "mock/marker_baseline would be named 'marker_baseline', which would replace the "
+     "configured baseline model 'marker_baseline'"),
+    # ... a baseline of another benchmark is in the same registry
+    (["waza", "--model", "mock/random"], "would replace the configured baseline model 'random'"),
+    # issue 36, point 6: abdev sends nothing to a model; it asked for a key, then ran nothing
+    (["abdev", "--model", "openai/gpt-4o-mini"],
+     "abdev sends nothing to a model (it scores its baselines and your own prediction files), "
+     "so openai/gpt-4o-mini would not run (drop --model, or put the model's predictions in "
+     "predictions/abdev/"),
+    # two spellings of one registry name (model_name: ':' -> '-')
+    (["gating", "--model", "openai/a:b", "--model", "openai/a-b"],
+     "openai/a:b and openai/a-b would both be named 'a-b'"),
+    (["gating", "--model", "marker_baseline", "--base-url", "http://h/v1"],
+     "--base-url/--api-key-env: apply to PROVIDER/MODEL models only"),
+    # invalid --limit, before Snakemake starts (it used to fail inside the workflow)
+    (["gating", "--limit", "0"], "--limit: '0' is not a number of items"),
+    (["gating", "--limit", "-1"], "--limit: '-1' is not a number of items"),
+    (["gating", "--limit", "1.5"], "--limit: '1.5' is not a number of items"),
+    (["gating", "--limit", "two"], "--limit: 'two' is not a number of items"),
+])
+def test_what_would_not_run_as_asked_is_refused_in_one_line(argv, message, tmp_path,
+                                                             monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert message in _refused(tmp_path, capsys, *argv)
+
+
+@pytest.mark.parametrize("value", ["sk-proj-Zq8aLr3XcanaryKEY0123456789", "gsk_canary0123456789",
+                                   "my_key", "OPENAI API KEY"])
+def test_a_value_that_is_no_variable_name_is_refused_without_being_shown(value, tmp_path,
+                                                                          monkeypatch, capsys):
+    # issue 34, item 7: a key given to --api-key-env was printed twice and stored in the
+    # overlay, the config cache and a job file
+    monkeypatch.chdir(tmp_path)
+    err = _refused(tmp_path, capsys, "gating", "--model", "openai/gpt-4o-mini",
+                   "--api-key-env", value)
+    assert err.startswith("error: --api-key-env: takes the name of an environment variable")
+    assert value not in err
+
+
+def test_several_models_each_get_an_entry_after_the_baselines(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "gating", "--model", "openai/gpt-4o-mini", "--model", "mock/echo",
+                 "--model", "openai/gpt-4o-mini", "--api-key-env", "MY_KEY_2",
+                 "--print-command"]) == 0
+    overlay = yaml.safe_load((tmp_path / ".scievals" / "run" / "gating.yaml").read_text())
+    assert overlay == {
+        "models": {"gpt-4o-mini": {"provider": "openai", "model": "gpt-4o-mini",
+                                   "api_key_env": "MY_KEY_2"},
+                   "echo": {"provider": "mock", "model": "echo", "api_key_env": "MY_KEY_2"}},
+        # the same model given twice runs once
+        "gating": {"models": ["marker_baseline", "gpt-4o-mini", "echo"]},
+    }
+
+
+def test_a_url_with_credentials_is_written_without_them(tmp_path, monkeypatch, capsys):
+    # issue 34, item 7: the password was written in clear into .scievals/run/gating.yaml
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(CREDENTIALS_ENV, "")  # restored after the test (run sets it)
+    assert main(["run", "gating", "--model", "openai/fake", "--base-url",
+                 "http://gw:Pw-canary-77@127.0.0.1:9/v1", "--print-command"]) == 0
+    captured = capsys.readouterr()
+    assert "Pw-canary-77" not in captured.out + captured.err
+    assert f"them in {CREDENTIALS_ENV}" in captured.err  # the printed command needs them
+    overlay = yaml.safe_load((tmp_path / ".scievals" / "run" / "gating.yaml").read_text())
+    assert overlay["models"]["fake"]["base_url"] == "http://***@127.0.0.1:9/v1"
+    # what Snakemake, started from here, inherits (and declares for its jobs)
+    assert json.loads(os.environ[CREDENTIALS_ENV]) == {
+        "fake": "http://gw:Pw-canary-77@127.0.0.1:9/v1"}
+
+
+def test_a_model_already_in_the_registry_as_given_is_no_shadow(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("models: {fake: {provider: openai, model: fake, base_url: 'http://h/v1',"
+                    " price_in_per_mtok: 1.0, price_out_per_mtok: 2.0}}\n")
+    assert main(["run", "gating", "--model", "openai/fake", "--base-url", "http://h/v1",
+                 "--configfile", str(mine), "--print-command"]) == 0
+    # ... while another base_url would change that model: refused
+    assert main(["run", "gating", "--model", "openai/fake", "--base-url", "http://other/v1",
+                 "--configfile", str(mine), "--print-command"]) == 1
+    assert "which would replace the configured openai model 'fake'" in capsys.readouterr().err

@@ -169,6 +169,12 @@ class Benchmark:
                 if "{model}" in pattern else [pattern.format(benchmark=self.name)]
                 for name, pattern in self.comparison_inputs.items()}
 
+    @property
+    def runs_llms(self) -> bool:
+        """Whether the benchmark sends items to LLMs (it has a ``predict_llm`` rule, whose
+        code version is registered); else a model is scored only from its own files."""
+        return "predict_llm" in self.code_versions
+
     def code_version(self, role: str) -> str:
         """The version constant of the code behind ``role`` (a rule param)."""
         return str(literal_constant(self.code_versions[role]))

@@ -2,13 +2,18 @@
 item limit from the command line.
 
 It writes a config overlay (``.scievals/run/<benchmark>.yaml``, git-ignored) holding the
-model's registry entry, the benchmark's models (its configured baselines plus that model)
-and the limit, then runs the same Snakemake workflow for the benchmark's target:
+registry entry of each ``--model``, the benchmark's models (its configured baselines plus
+those) and the limit, then runs the same Snakemake workflow for the benchmark's target:
 
     snakemake BENCHMARK --cores N [extra args] --configfile [yours...] OVERLAY
 
 The target comes first and ``--configfile`` last, so neither ``--configfile`` nor a
 ``--forcerun`` given after ``--`` can swallow the target (both take every word after them).
+
+Nothing it writes holds a secret: a ``--base-url``'s credentials go to Snakemake in the
+environment (``scievals.common.redaction``), and ``--api-key-env`` takes only a variable's
+name. What would not run as asked (a model replacing a configured one, an LLM for a benchmark
+that sends nothing to a model, a bad ``--limit``) is one line before Snakemake starts.
 """
 
 from __future__ import annotations
@@ -23,6 +28,13 @@ from pathlib import Path
 from scievals import benchmarks
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_text
+from scievals.common.redaction import (
+    CREDENTIALS_ENV,
+    export_credentials,
+    holds_credentials,
+    redact_data,
+)
+from scievals.llm.keys import KEY_ENV_NAME
 
 WORKFLOW_DIR = Path(__file__).resolve().parents[2]
 OVERLAY_DIR = Path(".scievals") / "run"
@@ -54,45 +66,105 @@ def merged_config(configfiles: list[str]) -> dict:
     return config
 
 
-def overlay(args: argparse.Namespace, config: dict) -> dict:
-    """The config keys this run sets over the user's config."""
+def _model(given: str, args: argparse.Namespace, registry: dict) -> tuple[str, dict | None]:
+    """(registry name, the entry this run adds, or None for an entry of the config)."""
+    provider, slash, model_id = given.partition("/")
+    if not slash:
+        if given in registry:  # a registry entry of the user's config
+            return given, None
+        raise ScievalsError("--model", f"{given!r} is neither PROVIDER/MODEL nor a model of "
+                            "the config's registry",
+                            f"use PROVIDER/MODEL or one of {sorted(registry)}")
+    if provider not in PROVIDERS:
+        raise ScievalsError("--model", f"unknown provider {provider!r}",
+                            f"use one of {', '.join(PROVIDERS)} (PROVIDER/MODEL)")
+    name = model_name(model_id)
+    entry = {"provider": provider, "model": model_id}
+    if args.base_url:
+        entry["base_url"] = args.base_url
+    if args.api_key_env:
+        entry["api_key_env"] = args.api_key_env
+    configured = registry.get(name)
+    if configured is not None and any(
+            redact_data((configured or {}).get(key)) != redact_data(value)
+            for key, value in entry.items()):
+        # the overlay would merge over that entry: another model under a configured name
+        kind = (configured or {}).get("provider", "baseline")
+        raise ScievalsError("--model", f"{given} would be named {name!r}, which would replace "
+                            f"the configured {kind} model {name!r}",
+                            f"run that one with --model {name}, or define yours under another "
+                            "name in your config's models: and pass that name")
+    return name, entry
+
+
+def _limit(text: str) -> int:
+    if not re.fullmatch(r"\+?[0-9]+", text.strip()) or int(text) < 1:
+        raise ScievalsError("--limit", f"{text!r} is not a number of items",
+                            "give a whole number of at least 1, e.g. --limit 2")
+    return int(text)
+
+
+def _models(args: argparse.Namespace, config: dict) -> dict[str, dict | None]:
+    """Every ``--model`` in order: registry name -> the entry this run adds (None: the
+    config's own). Refused in one line: two that would share a name, ``--base-url`` or
+    ``--api-key-env`` that would apply to none, and an LLM for a benchmark that sends no
+    item to a model (it would be configured and never run)."""
     bench = benchmarks.get(args.benchmark)
+    registry = config.get("models") or {}
+    added: dict[str, dict | None] = {}
+    given_as: dict[str, str] = {}
+    for given in args.model:
+        name, entry = _model(given, args, registry)
+        if name in added and added[name] != entry:
+            raise ScievalsError("--model", f"{given_as[name]} and {given} would both be named "
+                                f"{name!r}", "give each model once")
+        added[name], given_as[name] = entry, given
+    if (args.base_url or args.api_key_env) and not any(added.values()):
+        raise ScievalsError("--base-url/--api-key-env", "apply to PROVIDER/MODEL models only",
+                            "set base_url/api_key_env in the config's entry instead")
+    llms = [given_as[name] for name, entry in added.items()
+            if (entry or registry.get(name) or {}).get("provider", "baseline") != "baseline"]
+    if llms and not bench.runs_llms:
+        own = (config.get(bench.name) or {}).get("predictions_dir") or f"predictions/{bench.name}"
+        raise ScievalsError("--model", f"{bench.name} sends nothing to a model (it scores its "
+                            f"baselines and your own prediction files), so {llms[0]} would not "
+                            "run", f"drop --model, or put the model's predictions in {own}/ "
+                            f"(docs/{bench.name}.md)")
+    return added
+
+
+def overlay(args: argparse.Namespace, config: dict) -> dict:
+    """The config keys this run sets over the user's config (with any URL credentials in
+    clear: :func:`run` writes them redacted and passes them in the environment)."""
+    bench = benchmarks.get(args.benchmark)
+    if args.api_key_env is not None and not re.fullmatch(KEY_ENV_NAME, args.api_key_env):
+        # never shown: it may be the key itself
+        raise ScievalsError("--api-key-env", "takes the name of an environment variable "
+                            "(upper-case letters, digits and _); the value given is not one, "
+                            "and is not shown in case it is a key",
+                            "export MY_API_KEY=<the key>, then pass --api-key-env MY_API_KEY")
     out: dict = {}
     section: dict = {}
     if args.model:
+        added = _models(args, config)
+        if any(added.values()):
+            out["models"] = {name: entry for name, entry in added.items() if entry}
         registry = config.get("models") or {}
-        provider, slash, model_id = args.model.partition("/")
-        if slash:
-            if provider not in PROVIDERS:
-                raise ScievalsError("--model", f"unknown provider {provider!r}",
-                                    f"use one of {', '.join(PROVIDERS)} (PROVIDER/MODEL)")
-            name = model_name(model_id)
-            entry = {"provider": provider, "model": model_id}
-            if args.base_url:
-                entry["base_url"] = args.base_url
-            if args.api_key_env:
-                entry["api_key_env"] = args.api_key_env
-            out["models"] = {name: entry}
-        elif args.model in registry:  # a registry entry of the user's config
-            name = args.model
-        else:
-            raise ScievalsError("--model", f"{args.model!r} is neither PROVIDER/MODEL nor a "
-                                "model of the config's registry",
-                                f"use PROVIDER/MODEL or one of {sorted(registry)}")
         configured = (config.get(bench.name) or {}).get("models") or list(bench.baselines)
         baselines = [m for m in configured
                      if (registry.get(m) or {}).get("provider", "baseline") == "baseline"
-                     and m != name]
-        section["models"] = [*baselines, name]  # the free baselines to compare with
+                     and m not in added]
+        section["models"] = [*baselines, *added]  # the free baselines to compare with
     elif args.base_url or args.api_key_env:
         raise ScievalsError("--base-url/--api-key-env", "given without --model",
                             "add --model PROVIDER/MODEL")
     if args.limit is not None:
+        limit = _limit(str(args.limit))
         if "limit" not in (read_yaml(bench.schema) or {}).get("properties", {}):
             raise ScievalsError("--limit", f"{bench.name} has no item limit (it sends no item "
                                 "to a model: every item is scored in a few seconds)",
                                 "run it without --limit")
-        section["limit"] = args.limit
+        section["limit"] = limit
     if section:
         out[bench.name] = section
     return out
@@ -115,15 +187,23 @@ def run(args: argparse.Namespace) -> int:
             raise ScievalsError(path, "config file not found", "check the --configfile path")
     settings = overlay(args, merged_config(args.configfile))
     overlay_file = None
+    # A base URL's credentials go to Snakemake in the environment, as a config file's do
+    # (scievals.common.redaction); the overlay, and all that copies it, has http://***@host.
+    in_environment = holds_credentials(settings)
+    export_credentials(settings.get("models") or {})
     if settings:
         import yaml  # only to write an overlay (the other commands start without it)
 
         overlay_file = OVERLAY_DIR / f"{args.benchmark}.yaml"
         write_text(overlay_file, "# written by `python -m scievals run`; rewritten each run\n"
-                   + yaml.safe_dump(settings, sort_keys=False))
+                   + yaml.safe_dump(redact_data(settings), sort_keys=False))
     command = snakemake_command(args, overlay_file)
     if args.print_command:
         print(" ".join(command))
+        if in_environment:
+            print(f"note: the --base-url credentials are not in the overlay; the command needs "
+                  f"them in {CREDENTIALS_ENV} (or the full URL in your config file)",
+                  file=sys.stderr)
         return 0
     process = subprocess.Popen(command)
     try:
@@ -146,14 +226,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "arguments after -- go to snakemake.",
     )
     parser.add_argument("benchmark", choices=benchmarks.NAMES, help="the benchmark to run")
-    parser.add_argument("--model", help="PROVIDER/MODEL (anthropic, openai, mock), e.g. "
-                        "openai/gpt-4o-mini, or the name of a model in your config's registry; "
-                        "it runs beside the benchmark's baselines")
+    parser.add_argument("--model", action="append", help="PROVIDER/MODEL (anthropic, openai, "
+                        "mock), e.g. openai/gpt-4o-mini, or the name of a model in your config's "
+                        "registry; it runs beside the benchmark's baselines (repeatable: every "
+                        "model given runs)")
     parser.add_argument("--base-url", help="OpenAI-compatible server (vLLM, Ollama, llama.cpp), "
-                        "e.g. http://localhost:11434/v1")
-    parser.add_argument("--api-key-env", help="name of the environment variable holding the "
-                        "API key (never the key itself)")
-    parser.add_argument("--limit", type=int, help="smoke run: only the first N items "
+                        "e.g. http://localhost:11434/v1, for the PROVIDER/MODEL models; "
+                        "credentials in it (http://user:pass@host) are passed in the "
+                        "environment, never written")
+    parser.add_argument("--api-key-env", metavar="VARIABLE", help="name of the environment "
+                        "variable holding the API key, e.g. OPENAI_API_KEY (never the key "
+                        "itself: a value that is not a variable name is refused)")
+    parser.add_argument("--limit", metavar="N", help="smoke run: only the first N items "
                         "(the tables say 'limited to N items')")
     parser.add_argument("--configfile", action="append", default=[], metavar="FILE",
                         help="your config file, merged over config/config.yaml (repeatable)")

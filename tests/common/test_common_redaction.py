@@ -95,3 +95,17 @@ def test_a_redacted_params_function_keeps_its_signature():
     # Snakemake treats a function of input/output differently from one of the wildcards
     assert list(inspect.signature(wrapped).parameters) == ["wildcards"]
     assert wrapped("v1") == {"base_url": "http://***@h/v1"}
+
+
+def test_credentials_inherited_from_the_run_command_stay_beside_the_configs(monkeypatch):
+    # `python -m scievals run --base-url http://u:pw@h/v1` writes http://***@h/v1 into its
+    # overlay and starts Snakemake with the full URL in the environment; a model of the
+    # user's config with its own credentials must not push it out.
+    monkeypatch.setenv(CREDENTIALS_ENV, json.dumps({"cli": "http://u:pw@h/v1"}))
+    models = {"cli": {"base_url": "http://***@h/v1"}, "gw": {"base_url": "http://v:pw2@g/v1"}}
+    assert export_credentials(models) == [CREDENTIALS_ENV]
+    assert restore_url("cli", "http://***@h/v1") == "http://u:pw@h/v1"
+    assert restore_url("gw", "http://***@g/v1") == "http://v:pw2@g/v1"
+    # ... and only that: one the config has not redacted alike is not restored
+    with pytest.raises(ScievalsError, match="credentials did not reach this job"):
+        restore_url("cli", "http://***@other/v1")

@@ -268,3 +268,34 @@ def test_task_level_mcp_mocks_are_refused_not_dropped(tmp_path):
                in p for p in problems)
     with pytest.raises(ScievalsError, match="task-level MCP mocks"):
         load_suite(suite)
+
+
+def test_many_unknown_keys_are_counted_and_hidden_characters_escaped(tmp_path, capsys):
+    # Issue 34, item 8: 100,000 unknown keys made a 1.6 MB note, and key names with an
+    # ANSI escape or a line break reached the terminal raw.
+    data = _results_v040()
+    data.update({f"k{i:06d}": i for i in range(100_000)})
+    data.update({"\x1b[2Jclear": 1, "\nbreak": 2})
+    suite = _suite(tmp_path)
+    path = tmp_path / "r.json"
+    write_json(path, data)
+    assert main(["waza", "grade", str(suite), "--results", str(path)]) == 0
+    err = capsys.readouterr().err
+    [note] = [line for line in err.splitlines() if line.startswith("note: ")]
+    # sorted, "\n" (0x0a) < "\x1b" < "k" < "runs[]..." < "tasks[]...": the two hostile names,
+    # then 3 of the 100,000; with the 1.8 file's own 2 unknown keys (the test above) 100,004
+    # in all, 5 named, so 99,999 more
+    assert note.endswith("; ignored: \\u000abreak, \\u001b[2Jclear, k000000, k000001, k000002 "
+                         "and 99,999 more")
+    assert "\x1b" not in err and err.count("note: ") == 1
+    assert len(note) < 600
+
+
+def test_a_listed_name_is_cut_and_kept_on_one_line():
+    from scievals.common.errors import LISTED_NAME_CHARS, listed
+
+    long = "x" * 10_000
+    # 80 characters and "...", then the tab escaped (a name is one line: tab and newline too)
+    assert listed([long, "a\tb"]) == "x" * LISTED_NAME_CHARS + "..., a\\u0009b"
+    assert listed(["a", "b", "c"], limit=2) == "a, b and 1 more"
+    assert listed([]) == ""

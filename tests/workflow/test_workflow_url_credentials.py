@@ -15,9 +15,12 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 
+import pandas as pd
 import pytest
 import yaml
+from scievals.common.redaction import CREDENTIALS_ENV
 from support.fake_server import FakeLLMServer
 
 from .conftest import copy_workflow
@@ -100,3 +103,38 @@ def test_an_unreachable_gateway_is_named_without_its_password(tmp_path):
     assert run.returncode != 0
     assert "base_url http://***@127.0.0.1:9/v1 is not reachable" in run.stderr
     assert PASSWORD not in run.stdout + run.stderr
+
+
+def test_run_command_keeps_credentials_and_key_out_of_every_file_and_runs_every_model(tmp_path):
+    # Issue 34, item 7: `run --base-url http://user:pass@host/v1` wrote the password into
+    # .scievals/run/gating.yaml. Issue 36, point 6: a second --model replaced the first.
+    # made here, so that no file of the copy (this test's source included) holds them before
+    user, password, key = (f"{what}{uuid.uuid4().hex}" for what in ("u", "Pw", "sk-canary-"))
+    workdir = copy_workflow(tmp_path / "scievals")
+    env = dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit", SCIEVALS_TEST_RUN_KEY=key)
+    env.pop(CREDENTIALS_ENV, None)
+    with FakeLLMServer() as server:
+        url = server.openai_base_url.replace("http://", f"http://{user}:{password}@")
+        run = subprocess.run(
+            [sys.executable, "-m", "scievals", "run", "gating", "--model", "openai/fake",
+             "--model", "openai/fake-two", "--base-url", url, "--api-key-env",
+             "SCIEVALS_TEST_RUN_KEY", "--limit", "1", "--cores", "2"],
+            cwd=workdir, env=env, capture_output=True, text=True, timeout=900, check=False)
+        assert run.returncode == 0, run.stderr[-4000:]
+        # 1 case x 3 contexts x 2 strategies, for each of the two models
+        assert server.count == 2 * 6
+        assert {r["body"]["model"] for r in server.requests} == {"fake", "fake-two"}
+        headers = {r["headers"].get("Authorization") for r in server.requests}
+        # the URL's credentials reached the server (basic auth; the SDK's bearer key is
+        # replaced by them)
+        assert headers == {"Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+    # Both models ran and are in the summary beside the baseline.
+    summary = pd.read_csv(workdir / "results" / "gating" / "summary.csv")
+    assert set(summary["model"]) == {"marker_baseline", "fake", "fake-two"}
+    overlay = yaml.safe_load((workdir / ".scievals" / "run" / "gating.yaml").read_text())
+    assert overlay["models"]["fake"]["base_url"] == url.replace(f"{user}:{password}", "***")
+    # grep -r over the whole copy: no file anywhere holds the password, the user or the key
+    for needle in (password, user, key):
+        assert _files_holding(workdir, needle.encode(), {}) == [], needle
+        assert needle not in run.stdout + run.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import unicodedata
+from collections.abc import Iterable
 
 # Characters a terminal does not show as themselves: format characters (right-to-left
 # overrides, zero-width spaces and joiners, the BOM), line and paragraph separators, lone
@@ -20,12 +21,30 @@ import unicodedata
 _HIDDEN_CATEGORIES = {"Cf", "Zl", "Zp", "Cs", "Cc"}
 
 
-def visible(text: str) -> str:
-    """``text`` with every hidden character (see above) as a ``\\uXXXX`` escape."""
+def visible(text: str, keep: str = "\t\n") -> str:
+    """``text`` with every hidden character (see above) but those in ``keep`` as a
+    ``\\uXXXX`` escape (``keep=""``: a name, which must stay on one line, escapes them too)."""
     if text.isascii() and text.isprintable():
         return text
-    return "".join(_escaped(c) if c not in "\t\n" and unicodedata.category(c)
+    return "".join(_escaped(c) if c not in keep and unicodedata.category(c)
                    in _HIDDEN_CATEGORIES else c for c in text)
+
+
+# A listing of names from a file (unknown keys, ids) stays readable however many there are.
+LISTED_NAMES = 5
+LISTED_NAME_CHARS = 80
+
+
+def listed(names: Iterable[object], limit: int = LISTED_NAMES) -> str:
+    """At most ``limit`` of ``names``, comma-separated, each on one line with its hidden
+    characters escaped and cut to :data:`LISTED_NAME_CHARS`, then how many more there are."""
+    names = [str(n) for n in names]
+    shown = []
+    for name in names[:limit]:
+        cut = name[:LISTED_NAME_CHARS] + ("..." if len(name) > LISTED_NAME_CHARS else "")
+        shown.append(visible(cut, keep=""))
+    more = len(names) - len(shown)
+    return ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")
 
 
 def _escaped(char: str) -> str:

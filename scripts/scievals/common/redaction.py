@@ -10,7 +10,8 @@ a config uses these two functions; nothing else in the package strips credential
 
 The credentials reach a workflow job through the environment (:data:`CREDENTIALS_ENV`,
 declared in the Snakefile's ``envvars:`` as API keys are), never through its params:
-:func:`job_credentials` and :func:`restore_url`.
+:func:`job_credentials` and :func:`restore_url`. ``python -m scievals run --base-url`` writes
+the redacted URL into its config overlay and hands the full one to Snakemake the same way.
 """
 
 from __future__ import annotations
@@ -103,10 +104,23 @@ def job_credentials(models: Mapping[str, Any]) -> dict[str, str]:
             and has_userinfo(entry["base_url"])}
 
 
+def inherited_credentials() -> dict[str, str]:
+    """{model name: full base_url} this process got in :data:`CREDENTIALS_ENV` ({} if none):
+    from the Snakefile for a job, from ``python -m scievals run --base-url`` for a workflow."""
+    try:
+        known = json.loads(os.environ.get(CREDENTIALS_ENV, "") or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(known, dict):
+        return {}
+    return {k: v for k, v in known.items() if isinstance(k, str) and isinstance(v, str)}
+
+
 def export_credentials(models: Mapping[str, Any]) -> list[str]:
-    """Put :func:`job_credentials` into the environment (for the jobs this process starts);
-    the variable's name in a list, for ``envvars:``, or [] when no URL has credentials."""
-    found = job_credentials(models)
+    """Put :func:`job_credentials` into the environment (for the jobs this process starts),
+    beside the ones it inherited (``run --base-url`` writes only the redacted URL); the
+    variable's name in a list, for ``envvars:``, or [] when no URL has credentials."""
+    found = {**inherited_credentials(), **job_credentials(models)}
     if not found:
         return []
     os.environ[CREDENTIALS_ENV] = json.dumps(found, sort_keys=True)
@@ -119,14 +133,12 @@ def restore_url(model: str, url: str | None) -> str | None:
     ScievalsError if they did not reach the job)."""
     if not url or f"://{REDACTED}@" not in url:
         return url
-    try:
-        known = json.loads(os.environ.get(CREDENTIALS_ENV, "") or "{}")
-    except ValueError:
-        known = {}
-    full = known.get(model) if isinstance(known, dict) else None
-    if isinstance(full, str) and redact_text(full) == url:
+    full = inherited_credentials().get(model)
+    if full is not None and redact_text(full) == url:
         return full
     raise ScievalsError(f"config: models.{model}.base_url",
                         f"{url}: its credentials did not reach this job (the environment "
                         f"variable {CREDENTIALS_ENV} the workflow sets does not hold them)",
-                        f"run the job from the workflow, or pass {CREDENTIALS_ENV} on to it")
+                        "run it from the workflow with the full URL in your config file or "
+                        "given to `python -m scievals run --base-url`, or pass "
+                        f"{CREDENTIALS_ENV} on to the job")

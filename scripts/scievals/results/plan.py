@@ -41,10 +41,11 @@ Z_SUM = 1.959964 + 0.841621  # z(0.975) + z(0.80)
 def register(sub: argparse._SubParsersAction) -> None:
     plan = sub.add_parser(
         "plan",
-        help="how many items (cases, articles, tasks) detect a difference at 80 % power",
+        # argparse %-formats a help string (%(default)s), not a description
+        help="how many items (cases, articles, tasks) detect a difference at 80 %% power",
         description="Size an experiment before paying for it: the number of items at which "
         "the benchmark's paired test detects a true difference of --diff between two models "
-        "with 80 %% power at the 5 %% level, from the last run's comparisons.csv (or a "
+        "with 80 % power at the 5 % level, from the last run's comparisons.csv (or a "
         "stated default spread).",
     )
     plan.add_argument("benchmark", choices=benchmarks.NAMES)

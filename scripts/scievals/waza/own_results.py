@@ -24,7 +24,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from scievals.common.errors import ScievalsError
+from scievals.common.errors import ScievalsError, listed
 from scievals.common.io import read_json, refuse_unwritable_text
 from scievals.waza.recording import RECORDED
 
@@ -344,7 +344,7 @@ def newer_minor_notes(data: Mapping[str, Any], path: str,
     notes = [f"{path}: results schema 1.{minor} is newer than 1.{KNOWN_MINOR}, the newest "
              "this reader knows key by key; runs are graded from their final output, "
              "transcript, session digest and skill invocations"
-             + (f"; ignored: {', '.join(sorted(unknown))}" if unknown else "")]
+             + (f"; ignored: {listed(sorted(unknown))}" if unknown else "")]
     if minor >= 8 and "program" in grader_types:
         notes.append(f"{path}: program graders here get waza v0.23's context (the output on "
                      "stdin, WAZA_WORKSPACE_DIR), not the program-grader context waza v0.40 "
