@@ -197,3 +197,28 @@ def test_an_interrupted_run_ends_with_one_line_saying_how_to_resume(folder, tmp_
     expected = ("scievals: interrupted: re-run the same command to resume (finished jobs and "
                 "answered LLM requests are kept)")
     assert stream.getvalue().strip().splitlines() == [expected]
+
+
+def test_the_same_notice_from_several_jobs_is_said_once_naming_them(folder, tmp_path,
+                                                                    monkeypatch):
+    # Two models' score jobs record the same limit (issue 36 point 4): one line, both jobs.
+    message = ("limited: a smoke run on the first 2 task(s) of each suite: not a full result "
+               "(every table says 'limited to ...'); drop the limit for one")
+    for model in ("fake", "waza_mock"):
+        (tmp_path / f"{model}.csv").write_text("x")
+        notices.start_job("waza_score", {"model": model}, [str(tmp_path / f"{model}.csv")],
+                          folder)
+        notices.record("other", "waza", message)
+        notices.end_job()
+    monkeypatch.setenv("COLUMNS", "60")  # a narrow terminal: lines wrap at 59 characters
+    stream = io.StringIO()
+    notices.report("success", directory=folder, out_json=tmp_path / "r.json", stream=stream)
+    lines = stream.getvalue().splitlines()
+    assert "scievals: 1 notice(s) about this run" in stream.getvalue()
+    said = [line for line in lines if line.startswith(("  - ", "    "))]
+    assert said[0].startswith("  - [waza] other: limited: a smoke run")
+    assert all(len(line) <= 59 for line in said), said
+    joined = " ".join(line.strip() for line in said)
+    assert joined.endswith("(jobs waza_score[model=fake], waza_score[model=waza_mock])")
+    # the report file keeps every notice as recorded
+    assert len(json.loads((tmp_path / "r.json").read_text())["notices"]) == 2

@@ -56,3 +56,29 @@ def test_a_limit_above_a_suites_task_count_leaves_its_label_alone(tmp_path):
                             "review": tmp_path / "review.md"},
                    bootstrap=BOOT, config_hash="abc", settings={"seed": 0, "limit": 50})
     assert set(score(job)["dataset"]) == {"code-explainer-demo"}  # all 4 tasks ran: a full run
+
+
+def test_a_limit_cuts_trigger_prompts_too_and_such_a_suite_is_labelled(tmp_path):
+    # code-explainer: 4 tasks and 16 trigger prompts (data/demo/waza/suites/code-explainer).
+    # A limit of 4 keeps every task but sends 4 of the 16 prompts (issue 36 point 5: 37
+    # prompts went out for --limit 2 before): the suite was cut, so it is labelled, and its
+    # sha256 is no longer the full suite's.
+    download_suites({**CONFIG, "suites": ["code-explainer"]}, tmp_path / "suites",
+                    tmp_path / "source.json")
+    out = tmp_path / "code-explainer.json"
+    predict_job(str(tmp_path / "suites" / "code-explainer"), "waza_mock",
+                {"waza": {}, "models": {"waza_mock": {"provider": "baseline"}}, "limit": 4},
+                str(out))
+    recorded = read_json(out)
+    assert len(recorded["tasks"]) == 4
+    assert len(recorded["trigger_results"]) == 4
+    job = ScoreJob(benchmark="waza", model="waza_mock", predictions=[out],
+                   truth={"source": tmp_path / "source.json", "suites": tmp_path / "suites"},
+                   outputs={"table": tmp_path / "t.csv", "per_case": tmp_path / "pc.csv",
+                            "review": tmp_path / "review.md"},
+                   bootstrap=BOOT, config_hash="abc", settings={"seed": 0, "limit": 4})
+    table = score(job)
+    assert set(table["dataset"]) == {"code-explainer-demo (limited to 4 items)"}
+    full_sha = read_json(tmp_path / "source.json")["suites"]["code-explainer"]["sha256"]
+    assert len(full_sha) == 64 and set(table["dataset_sha256"]) != {full_sha}
+    assert table["dataset_sha256"].str.len().eq(64).all()

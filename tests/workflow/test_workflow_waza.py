@@ -98,17 +98,17 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
 
     # 3 models (waza_mock, agent-mock, my-agent): every score job, then the merge
     # (and the suite comparisons, which read every model's per-task table)
-    assert planned_after("metrics", "waza-metrics-v3", "waza-metrics-v4") == [
+    assert planned_after("metrics", "waza-metrics-v4", "waza-metrics-v5") == [
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # a grader change: the score stage grades, so every score job and nothing else (no agent
     # or mock run, no import)
     assert planned_after("graders/base", "waza-graders-v3", "waza-graders-v4") == [
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # the agent loop: its 2 suites and its score, not the mock runs nor the import
-    assert planned_after("executors/agent", "waza-agent-v3", "waza-agent-v4") == [
+    assert planned_after("executors/agent", "waza-agent-v4", "waza-agent-v5") == [
         "summarize_benchmark", "waza_comparisons", "waza_predict_llm", "waza_predict_llm",
         "waza_score"]
     # the mock executor: its 2 suites and its score (the import only files own results)
-    assert planned_after("executors/mock", "waza-mock-v2", "waza-mock-v3") == sorted(
+    assert planned_after("executors/mock", "waza-mock-v3", "waza-mock-v4") == sorted(
         ["summarize_benchmark", "waza_comparisons", "waza_predict_baseline",
          "waza_predict_baseline", "waza_score"])

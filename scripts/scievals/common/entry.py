@@ -94,27 +94,46 @@ class _LogFileHandler(logging.FileHandler):
 
 
 def setup_logging(log_path: str | None) -> None:
-    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    terminal = logging.StreamHandler(sys.stderr)
+    terminal.addFilter(TerminalLines())
+    handlers: list[logging.Handler] = [terminal]
     if log_path:
         handlers.append(_LogFileHandler(log_path, mode="w", encoding="utf-8"))
     formatter = _RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in handlers:
         handler.setFormatter(formatter)
     logging.basicConfig(level=logging.INFO, handlers=handlers, force=True)
-    quiet_http_clients()
 
 
-# httpx (under the OpenAI and Anthropic SDKs) logs one INFO line per request: thousands of
-# lines that bury the notices. Off unless SCIEVALS_HTTP_LOG=1 asks for them.
+# An LLM run logged a line per request (httpx, under the SDKs), per batch and per tenth of a
+# batch (scievals.llm): 339 terminal lines for a waza smoke run of 2 tasks a suite. Those stay
+# in the job's log file; the terminal gets warnings, errors, the stages' own INFO lines and
+# the lines a stage marks ``extra={"terminal": True}`` (one per condition or suite). The HTTP
+# lines come back on the terminal with SCIEVALS_HTTP_LOG=1.
+FILE_ONLY_LOGGERS = ("scievals.llm", "httpx", "httpcore")  # prefixes: httpx2 too
 HTTP_LOGGERS = ("httpx", "httpcore")
 HTTP_LOG_ENV = "SCIEVALS_HTTP_LOG"
 
 
-def quiet_http_clients(environ: dict | None = None) -> None:
-    environ = os.environ if environ is None else environ
-    level = logging.INFO if environ.get(HTTP_LOG_ENV) == "1" else logging.WARNING
-    for name in HTTP_LOGGERS:
-        logging.getLogger(name).setLevel(level)
+class TerminalLines(logging.Filter):
+    """What a job prints on the terminal (the log file keeps every line)."""
+
+    def __init__(self, environ: dict | None = None) -> None:
+        super().__init__()
+        environ = os.environ if environ is None else environ
+        self.http = environ.get(HTTP_LOG_ENV) == "1"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == notices.log.name and record.levelno == logging.WARNING:
+            return False  # a notice: said once, at the end of the run (notices.report)
+        if record.levelno >= logging.WARNING:
+            return True
+        marked = getattr(record, "terminal", None)
+        if marked is not None:
+            return bool(marked)
+        if self.http and record.name.startswith(HTTP_LOGGERS):
+            return True
+        return not record.name.startswith(FILE_ONLY_LOGGERS)
 
 
 def _unblock_pyarrow() -> None:

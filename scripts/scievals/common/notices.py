@@ -29,7 +29,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import sys
+import textwrap
 import threading
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -196,6 +198,23 @@ def print_links(links: dict[str, str], heading: str = "where to look next",
         print(f"  {label:<{width}}  {where}", file=stream)
 
 
+def said_lines(notices: list[Notice]) -> list[str]:
+    """One line per distinct notice: the same message from several jobs (a limit said by each
+    model's score job) is said once, naming the jobs."""
+    jobs: dict[tuple[str, str, str], list[str]] = {}
+    for notice in notices:
+        jobs.setdefault((notice.benchmark, notice.kind, notice.message), [])
+        if notice.job:
+            jobs[(notice.benchmark, notice.kind, notice.message)].append(notice.job)
+    out = []
+    for (benchmark, kind, message), names in jobs.items():
+        names = list(dict.fromkeys(names))
+        label = "" if not names else f" (job {names[0]})" if len(names) == 1 else \
+            f" (jobs {', '.join(names)})"
+        out.append(f"[{benchmark}] {kind}: {message}{label}")
+    return out
+
+
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
            directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
            stream=None, links: dict[str, str] | None = None,
@@ -214,10 +233,13 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
     interrupted = any(n.kind == INTERRUPTED for n in notices)
     said = [n for n in notices if n.kind not in (ERROR, INTERRUPTED)]
     if said:
-        print(f"\nscievals: {len(said)} notice(s) about this run "
+        lines = said_lines(said)
+        print(f"\nscievals: {len(lines)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
-        for notice in said:
-            print(f"  - {notice.line()}", file=stream)
+        width = max(40, shutil.get_terminal_size((100, 24)).columns - 1)
+        for line in lines:
+            print(textwrap.fill(line, width, initial_indent="  - ", subsequent_indent="    ",
+                                break_long_words=False, break_on_hyphens=False), file=stream)
     if status == "error" and interrupted and not errors:
         print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
     elif status == "error":  # the last lines: what failed, not where the (stale) results are

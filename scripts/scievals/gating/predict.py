@@ -114,7 +114,8 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
         for strategy in strategies:
             condition = condition_name(context, strategy)
             requests = [build_request(case, context, strategy) for case in cases]
-            log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition)
+            log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
+                     extra={"terminal": False})  # the batch's own line says it on the terminal
             result = run_batch(spec, requests, settings, scope="gating", label=condition)
             by_request = {r.case_id: r for r in requests}
             for response in result.responses:

@@ -54,7 +54,7 @@ from scievals.llm.providers._sdk_errors import redact
 from scievals.llm.registry import api_key, key_env
 from scievals.llm.retry import call_with_retries
 from scievals.llm.settings import LLMSettings
-from scievals.llm.usage import UsageSummary, summarize_usage
+from scievals.llm.usage import UsageSummary, summarize_usage, usage_line
 
 log = logging.getLogger("scievals.llm")
 
@@ -285,6 +285,7 @@ async def run_batch_async(
     scope: str,
     records_path: Path | None = None,
     label: str = "",
+    announce: bool = True,
 ) -> BatchResult:
     """The coroutine behind :func:`run_batch` (for callers already inside an event loop)."""
     if not scope:
@@ -305,7 +306,7 @@ async def run_batch_async(
         settings.cache_mode,
         settings.cache_dir,
     )
-    batch.progress = Progress(len(samples), label, done=done)
+    batch.progress = Progress(len(samples), label, done=done, tty=None if announce else False)
     try:
         if batch.pending:
             await batch.send_all()
@@ -316,18 +317,12 @@ async def run_batch_async(
     final = [r for r in batch.responses if r is not None]
     assert len(final) == len(samples), "every sample gets a response"
     usage = summarize_usage(spec, final, wall_s=time.perf_counter() - started)
-    log.info(
-        "%s: done in %.2f s: %d cached, %d new, %d errors, %d retries; tokens in %d, out %d%s",
-        label,
-        usage.latency.wall_s,
-        usage.cache_hits,
-        usage.cache_misses - usage.errors,
-        usage.errors,
-        usage.retries,
-        usage.tokens_in,
-        usage.tokens_out,
-        "" if usage.cost_usd is None else f", cost ${usage.cost_usd:.4f}",
-    )
+    # the job's log file has the whole line; the terminal a short one per announced batch
+    log.info("%s: done in %.2f s: %s", label, usage.latency.wall_s, usage_line(usage),
+             extra={"terminal": False})
+    if announce:
+        name = label if label.startswith(spec.name) else f"{spec.name} {label}"
+        log.info("%s: %s", name, usage_line(usage), extra={"terminal": True})
     if records_path is not None:
         append_records(Path(records_path), spec, scope, label, samples, final)
     check_failures(spec, final, settings, scope, label)
@@ -390,12 +385,16 @@ def run_batch(
     scope: str,
     records_path: Path | None = None,
     label: str = "",
+    announce: bool = True,
 ) -> BatchResult:
-    """Answer ``requests`` with ``spec`` (see the module docstring). Blocks until done."""
+    """Answer ``requests`` with ``spec`` (see the module docstring). Blocks until done.
+    ``announce``: a line on the terminal when the batch is done (off for the one-request
+    batches of an agent's turns and a judge's verdicts: their caller sums them up)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(run_batch_async(spec, requests, settings, scope, records_path, label))
+        return asyncio.run(run_batch_async(spec, requests, settings, scope, records_path, label,
+                                           announce))
     raise RuntimeError("run_batch called inside an event loop; await run_batch_async instead")
 
 

@@ -56,6 +56,15 @@ def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
     return (tokens_in * spec.price_in_per_mtok + tokens_out * spec.price_out_per_mtok) / 1e6
 
 
+def usage_line(usage: UsageSummary) -> str:
+    """One batch's or suite's accounting in a line: replies, failures, retries, tokens, cost."""
+    new = usage.cache_misses - usage.errors
+    cost = "" if usage.cost_usd is None else f", ${usage.cost_usd:.4f}"
+    return (f"{usage.requests} replies ({usage.cache_hits} cached, {new} new), "
+            f"{usage.errors} failed, {usage.retries} retries; "
+            f"tokens {usage.tokens_in} in, {usage.tokens_out} out{cost}")
+
+
 def summarize_usage(
     spec: ModelSpec,
     responses: list[LLMResponse],

@@ -42,7 +42,8 @@ from scievals.waza.graders.base import GRADERS_VERSION
 # the score stage grades the recorded runs.
 # v2: no is_significant; Wilson/t intervals, pass@k/pass^k (issue 20)
 # v3: effective-n Wilson intervals of score means, run_pass_rate, pass@k and pass^k (issue 27)
-METRICS_VERSION = "-".join(("waza-metrics-v3", GRADERS_VERSION))
+# v4: a suite a smoke run cut (tasks or trigger prompts) gets a sha256 of what it ran
+METRICS_VERSION = "-".join(("waza-metrics-v4", GRADERS_VERSION))
 # Every score-table metric with an interval is a rate or a mean of [0, 1] scores
 METRIC_RANGES = {"*": (0.0, 1.0)}
 BOOTSTRAP_RESAMPLES = 10_000

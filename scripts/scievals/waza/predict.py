@@ -131,8 +131,8 @@ def run_task(suite: Suite, task: Task, executor: Executor, trials: int, case_pre
 
 
 def _pass(suite: Suite, selected: list[Task], executor: Executor, trials: int, prefix: str,
-          options: GraderOptions, threads: int | None, triggers: bool = True
-          ) -> tuple[list[dict], list[dict]]:
+          options: GraderOptions, threads: int | None, triggers: bool = True,
+          trigger_limit: int | None = None) -> tuple[list[dict], list[dict]]:
     """One pass over the tasks between the run hooks: (task records, trigger results)."""
     failure = hooks.run_point(suite.hooks, "before_run", suite.directory, str(suite.path))
     if failure:
@@ -153,8 +153,8 @@ def _pass(suite: Suite, selected: list[Task], executor: Executor, trials: int, p
                         _provisional(suite, task, r, options) != "passed" for r in done)):
                     log.warning("%s: fail_fast: stopping after task %s", suite.path, task.id)
                     break
-        found = run_triggers(suite, executor, prefix) if triggers and suite.trigger_prompts \
-            else []
+        found = run_triggers(suite, executor, prefix, trigger_limit) \
+            if triggers and suite.trigger_prompts else []
     finally:  # after_run always runs, even when the run failed; its errors only warn
         problem = hooks.run_point(suite.hooks, "after_run", suite.directory, str(suite.path))
         if problem:
@@ -192,13 +192,14 @@ def _hooked_task(suite: Suite, task: Task, executor: Executor, trials: int, pref
     return record
 
 
-def run_triggers(suite: Suite, executor: Executor, case_prefix: str) -> list[dict]:
+def run_triggers(suite: Suite, executor: Executor, case_prefix: str,
+                 limit: int | None = None) -> list[dict]:
     """Trigger tests (§6.13): did the run invoke the suite's skill? An executor error counts
-    as the wrong answer."""
+    as the wrong answer. ``limit``: a smoke run's first N prompts only."""
     skill = suite.trigger_skill or suite.skill
     timeout = float(suite.config.get("timeout_seconds") or 300)
     results = []
-    for index, item in enumerate(suite.trigger_prompts):
+    for index, item in enumerate(suite.trigger_prompts[:limit]):
         invoked, error = executor.invoked_skills(
             item.prompt, item.should_trigger, Trial(f"{case_prefix}/trigger{index}", 0, 0,
                                                     timeout))
@@ -257,21 +258,23 @@ def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
               model_id: str = "", trials: int | None = None,
               options: GraderOptions | None = None, task_filter: list[str] | None = None,
               tags: list[str] | None = None, threads: int | None = None,
-              baseline_executor: Executor | None = None) -> dict:
+              baseline_executor: Executor | None = None, limit: int | None = None) -> dict:
     """Run every selected task ``trials`` times and record the runs: a results JSON whose
     runs are ungraded (``"graded": false``; :func:`scievals.waza.runs.regrade` grades it).
     ``task_filter`` keeps tasks by id or name, ``tags`` tasks with any of the tags;
     ``options`` serve only the provisional retry/fail_fast verdicts; ``threads`` bounds the
     parallel workers (the job's threads). With ``baseline_executor`` (A/B mode: the same
     model without skills) every task runs a second time, with its own hooks, into
-    ``baseline_tasks``."""
+    ``baseline_tasks``. ``limit`` (a smoke run): the first N trigger prompts only (the
+    caller cuts the tasks through ``task_filter``)."""
     executor = executor or MockExecutor(suite.trigger_skill or suite.skill)
     trials = trials or int(suite.config.get("trials_per_task") or 1)
     options = options or GraderOptions()
     check_required_skills(suite)
     prefix = f"{suite.name}/{model}"
     selected = _selected(suite, task_filter, tags)
-    records, triggers = _pass(suite, selected, executor, trials, prefix, options, threads)
+    records, triggers = _pass(suite, selected, executor, trials, prefix, options, threads,
+                              trigger_limit=limit)
     baseline = None
     if baseline_executor is not None:  # the A/B arm: every task again, skills unavailable
         baseline, _ = _pass(suite, selected, baseline_executor, trials,
@@ -328,16 +331,20 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
     limit = config.get("limit")  # a smoke run (common.selection): the suite's first N tasks
     recorded = run_suite(suite, model, executor=executor, model_id=model_id,
                          trials=section.get("trials"), options=options, threads=threads,
-                         baseline_executor=baseline,
+                         baseline_executor=baseline, limit=limit,
                          task_filter=[t.id for t in suite.tasks[:limit]] if limit else None)
     # as the score stage does with its results: no configured key value in a recorded run
     write_json(out, redact_keys(recorded, config))
-    if usage_path and isinstance(executor, AgentExecutor):
+    if isinstance(executor, AgentExecutor):
         # The LLM layer's accounting only for an agent model (mock jobs stay fast).
-        from scievals.llm.usage import summarize_usage, write_usage
+        from scievals.llm.usage import summarize_usage, usage_line, write_usage
 
-        write_usage(usage_path, summarize_usage(executor.agent.spec, executor.agent.responses,
-                                                wall_s=time.perf_counter() - started))
+        usage = summarize_usage(executor.agent.spec, executor.agent.responses,
+                                wall_s=time.perf_counter() - started)
+        # the suite's one terminal line (its agent turns are batches of one request)
+        log.info("%s %s: %s", model, suite.name, usage_line(usage), extra={"terminal": True})
+        if usage_path:
+            write_usage(usage_path, usage)
     return recorded
 
 

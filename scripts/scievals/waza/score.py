@@ -18,6 +18,7 @@ section, LLM settings and registry entries a judge needs; see ``workflow.score_c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,10 +26,10 @@ import pandas as pd
 
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_json, write_csv, write_json, write_text
+from scievals.common.io import read_json, sha256_text, write_csv, write_json, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.common.selection import limited_label, say_limited
+from scievals.common.selection import say_limited
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 from scievals.waza import metrics, recording, runs
@@ -95,13 +96,11 @@ def notify_errors(suite: str, model: str, outcome: Mapping) -> None:
 def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
     """One model's long table (rows per suite, with an LLM agent's token, cost, cache-hit
     and failed-request rows), per-task CSV and failed-grader review."""
-    downloaded = read_json(job.truth["source"])["suites"]
     usage = usage_of(job.predictions)
     frames, cases = [], []
     for suite, outcome in sorted(outcomes.items()):
-        entry = downloaded.get(suite, {})
-        provenance = Provenance(benchmark="waza", dataset=outcome_dataset(job, suite, outcome),
-                                dataset_sha256=entry.get("sha256", ""),
+        dataset, digest = outcome_dataset(job, suite, outcome)
+        provenance = Provenance(benchmark="waza", dataset=dataset, dataset_sha256=digest,
                                 config_hash=job.config_hash)
         rows = metrics.suite_metrics(outcome, job.bootstrap)
         if (usage.get(suite) or {}).get("requests"):
@@ -119,29 +118,39 @@ def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
     return table
 
 
-def outcome_dataset(job: ScoreJob, suite: str, outcome: Mapping) -> str:
-    """The suite's dataset label; `` (limited to N items)`` when a smoke run's limit
-    (``job.settings["limit"]``) ran fewer tasks than the suite has."""
+def outcome_dataset(job: ScoreJob, suite: str, outcome: Mapping) -> tuple[str, str]:
+    """The suite's dataset label and sha256. When a smoke run's limit
+    (``job.settings["limit"]``) cut the suite's tasks or trigger prompts, the label says
+    `` (limited to N items)`` (N the tasks it ran) and the sha256 is the run's own (the
+    suite's, with the task ids and trigger prompts it ran), as gating's limited cases file
+    has its own: history and ``compare`` then see another dataset, not changed numbers. A
+    suite the limit did not cut is the full suite, as in gating."""
     entry = read_json(job.truth["source"])["suites"].get(suite, {})
-    dataset = entry.get("dataset", suite)
-    limit = job.settings.get("limit")
-    if not limit:
-        return dataset
-    n_all = len(load_suite(Path(job.truth["suites"]) / suite).tasks)
-    return limited_label(dataset, {"limit": limit}, len(outcome.get("tasks") or []), n_all)
+    dataset, digest = entry.get("dataset", suite), entry.get("sha256", "")
+    if not job.settings.get("limit"):
+        return dataset, digest
+    full = load_suite(Path(job.truth["suites"]) / suite)
+    tasks = [str(t.get("test_id", "")) for t in outcome.get("tasks") or []]
+    prompts = [str(t.get("prompt", "")) for t in outcome.get("trigger_results") or []]
+    if len(tasks) >= len(full.tasks) and len(prompts) >= len(full.trigger_prompts):
+        return dataset, digest
+    ran = {"suite_sha256": digest, "tasks": sorted(tasks), "trigger_prompts": sorted(prompts)}
+    return (f"{dataset} (limited to {len(tasks)} item{'s' if len(tasks) != 1 else ''})",
+            sha256_text(json.dumps(ran, sort_keys=True)))
 
 
 def score(job: ScoreJob) -> pd.DataFrame:
     """Grade every recorded run of ``job``'s model, then write its tables."""
     outcomes = grade(job)
     if job.settings.get("limit"):
-        labels = [outcome_dataset(job, s, o) for s, o in outcomes.items()]
+        labels = [outcome_dataset(job, s, o)[0] for s, o in outcomes.items()]
         if any(label.endswith((" items)", " item)")) for label in labels):
-            say_limited("waza", f"the first {job.settings['limit']} task(s) of each suite")
+            say_limited("waza", f"the first {job.settings['limit']} task(s) and trigger "
+                        "prompt(s) of each suite")
     if "graded" in job.outputs:
         # the dataset labels go along, for the comparisons job (a smoke run's differ)
         write_json(job.outputs["graded"], {
             "suites": outcomes,
-            **({"datasets": {s: outcome_dataset(job, s, o) for s, o in outcomes.items()}}
+            **({"datasets": {s: outcome_dataset(job, s, o)[0] for s, o in outcomes.items()}}
                if job.settings.get("limit") else {})})
     return tables(job, outcomes)

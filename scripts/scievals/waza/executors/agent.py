@@ -47,7 +47,8 @@ if TYPE_CHECKING:  # the LLM layer is imported when an agent runs (fast DAG buil
 # v2: runs are recorded (final workspace files included) and graded in the score stage.
 # v3: file tools refuse pipes, sockets and devices; the task timeout bounds a shell command;
 # tool_calls[].result is Go's {content, detailedContent}, report_intent events dropped.
-PROMPT_VERSION = "waza-agent-v3"
+# v4: a smoke run (limit N) sends the first N trigger prompts of each suite, not all.
+PROMPT_VERSION = "waza-agent-v4"
 # The LLM cache scope: changes only when the conversation changes (prompt, tools, loop),
 # so recording more of a run re-uses every cached reply.
 CACHE_SCOPE = "waza/waza-agent-v1"
@@ -297,7 +298,8 @@ class Agent:
                                  sample_index=sample_index)
             response = run_batch(self.spec, [request], self.llm, scope=CACHE_SCOPE,
                                  records_path=self.records_path,
-                                 label=f"{self.spec.name} {case_id} turn {turn}").responses[0]
+                                 label=f"{self.spec.name} {case_id} turn {turn}",
+                                 announce=False).responses[0]
             self.responses.append(response)
             if response.error or response.text is None:
                 return f"model error: {response.error or 'empty reply'}"

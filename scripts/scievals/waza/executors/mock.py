@@ -15,7 +15,8 @@ from scievals.waza.executors.base import Execution, Trial, TurnHook
 MOCK_MODEL = "waza_mock"
 # The predict_baseline rule's code version: a bump re-runs the mock's predict jobs.
 # v2: runs are recorded (final workspace files included) and graded in the score stage.
-BASELINE_VERSION = "waza-mock-v2"
+# v3: a smoke run (limit N) runs the first N trigger prompts of each suite, not all.
+BASELINE_VERSION = "waza-mock-v3"
 
 
 class MockExecutor:

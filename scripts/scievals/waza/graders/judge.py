@@ -67,7 +67,7 @@ class LLMJudge:
         spec = self.specs.get(model, self.default)
         request = LLMRequest(case_id=case_id, messages=[Message(role="user", content=prompt)])
         response = run_batch(
-            spec, [request], self.settings, JUDGE_SCOPE, self.records_path
+            spec, [request], self.settings, JUDGE_SCOPE, self.records_path, announce=False
         ).responses[0]
         if response.error or response.text is None:
             raise GraderError(
