@@ -106,7 +106,7 @@ def setup_logging(log_path: str | None) -> None:
 
 
 # An LLM run logged a line per request (httpx, under the SDKs), per batch and per tenth of a
-# batch (scievals.llm): 339 terminal lines for a waza smoke run of 2 tasks a suite. Those stay
+# batch (scievals.llm): 339 terminal lines for an agent smoke run of 2 tasks a suite. Those stay
 # in the job's log file; the terminal gets warnings, errors, the stages' own INFO lines and
 # the lines a stage marks ``extra={"terminal": True}`` (one per condition or suite). The HTTP
 # lines come back on the terminal with SCIEVALS_HTTP_LOG=1.
