@@ -102,9 +102,10 @@ def _checked(kept: Path, names: Sequence[str]) -> dict[str, bytes]:
         except OSError as exc:
             raise DamagedEntry(f"{name} unreadable ({exc.strerror or exc})") from exc
         if _digest(data) != expected:
-            state = ("truncated" if len(data) < expected.get("bytes", 0) else "changed")
-            raise DamagedEntry(f"{name} {state} since it was kept "
-                               f"({len(data)} bytes, {expected.get('bytes')} kept)")
+            raise DamagedEntry(
+                f"{name} is {len(data)} bytes, {expected.get('bytes')} when kept"
+                if len(data) != expected.get("bytes") else
+                f"{name} changed since it was kept (same size, another SHA-256)")
         tables[name] = data
     return tables
 
