@@ -7,6 +7,7 @@ import sys
 
 from scievals import benchmarks as registry
 from scievals.common import notices
+from scievals.common.code_digest import score_code_digest
 from scievals.common.errors import ScievalsError
 from scievals.common.housekeeping import prune_bookkeeping
 from scievals.common.job_spec import job_command, job_param, set_runner
@@ -170,8 +171,10 @@ def section_hash(benchmark):
 
 def code_version(benchmark, role):
     """The version constant of a benchmark's predict or score code, as a param (so a change
-    re-runs exactly the jobs that use that code)."""
-    return registry.get(benchmark).code_version(role)
+    re-runs exactly the jobs that use that code). The score code's also names the digest of
+    its source (scievals.common.code_digest): an edit re-scores without a version bump."""
+    version = registry.get(benchmark).code_version(role)
+    return f"{version}+{score_code_digest(benchmark)[:16]}" if role == "score" else version
 
 
 def score_tables(benchmark):

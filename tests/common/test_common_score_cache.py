@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import time
 from pathlib import Path
@@ -130,3 +132,114 @@ def test_kept_tables_restored_by_a_run_count_as_used(folder):
     assert score_cache.split(jobs, "abdev-metrics-v3")[0] == []  # restored, not re-scored
     assert housekeeping.prune_unused(score_cache.CACHE_DIR, max_age_days=1) == 0
     assert kept.is_dir()
+
+
+def scored_once(name="a"):
+    """One own file scored and kept; its outputs then removed, as Snakemake does before it
+    runs the job again. The kept entry's folder."""
+    Path(f"own/{name}.csv").write_text(f"predictions of {name}\n")
+    jobs = [job(name)]
+    todo, _ = score_cache.split(jobs, "abdev-metrics-v3")
+    score(jobs, todo, "first")
+    for path in jobs[0].outputs.values():
+        path.unlink()
+    return jobs, score_cache.CACHE_DIR / keys_of(jobs)[0]
+
+
+def test_a_result_edited_in_place_does_not_reach_the_kept_copy(folder):
+    Path("own/a.csv").write_text("predictions of a\n")
+    jobs = [job("a")]
+    todo, keys = score_cache.split(jobs, "abdev-metrics-v3")
+    score(jobs, todo, "first")
+    # an edit in place (open for writing keeps the inode), then delete and re-run
+    with open("scores/a.csv", "w") as handle:
+        handle.write("a table EDITED\n")
+    Path("scores/a.csv").unlink()
+    assert score_cache.split(jobs, "abdev-metrics-v3")[0] == []
+    assert Path("scores/a.csv").read_text() == "a table first\n"
+    # and the other way round: editing the restored table leaves the kept one alone
+    with open("scores/a.csv", "w") as handle:
+        handle.write("a table EDITED\n")
+    assert (score_cache.CACHE_DIR / keys[0] / "table").read_text() == "a table first\n"
+
+
+def test_each_kept_file_has_its_digest_and_size_recorded(folder):
+    Path("own/a.csv").write_text("predictions of a\n")
+    jobs = [job("a")]
+    todo, keys = score_cache.split(jobs, "abdev-metrics-v3")
+    score(jobs, todo, "first")
+    recorded = json.loads((score_cache.CACHE_DIR / keys[0] / score_cache.DIGESTS).read_text())
+    # the bytes score() wrote, hashed here independently
+    assert recorded == {
+        "table": {"sha256": hashlib.sha256(b"a table first\n").hexdigest(), "bytes": 14},
+        "reference": {"sha256": hashlib.sha256(b"a reference first\n").hexdigest(),
+                      "bytes": 18}}
+
+
+def damage(kept: Path, how: str) -> None:
+    table = kept / "table"
+    if how == "changed":  # one character, same length
+        table.write_text("a table fIrst\n")
+    elif how == "truncated":
+        table.write_bytes(table.read_bytes()[:5])
+    elif how == "missing":
+        table.unlink()
+    elif how == "unreadable":  # something that is not a file where the table was
+        table.unlink()
+        table.mkdir()
+    elif how == "no digests":
+        (kept / score_cache.DIGESTS).unlink()
+    elif how == "garbled digests":
+        (kept / score_cache.DIGESTS).write_text('{"table": ')
+
+
+@pytest.mark.parametrize("how", ["changed", "truncated", "missing", "unreadable", "no digests",
+                                 "garbled digests"])
+def test_a_damaged_entry_is_discarded_scored_again_and_said_once(folder, caplog, how):
+    Path("own/b.csv").write_text("predictions of b\n")
+    jobs, kept = scored_once("a")
+    jobs_b = [job("b")]
+    score(jobs_b, score_cache.split(jobs_b, "abdev-metrics-v3")[0], "first")
+    for path in jobs_b[0].outputs.values():
+        path.unlink()
+    damage(kept, how)
+    caplog.clear()
+    todo, _ = score_cache.split([*jobs, *jobs_b], "abdev-metrics-v3")
+    assert todo == [0]  # a is scored again; b, intact, is restored
+    assert not kept.exists()  # the entry is gone, so keep() can write a good one
+    assert not Path("scores/a.csv").exists()  # nothing of the damaged entry was put back
+    assert Path("scores/b.csv").read_text() == "b table first\n"
+    said = [r.getMessage() for r in caplog.records if "kept score table" in r.getMessage()]
+    assert len(said) == 1 and "1 kept score table(s)" in said[0], said
+    # "a table first\n" is 14 bytes
+    reason = {"changed": "table changed since it was kept (same size, another SHA-256)",
+              "truncated": "table is 5 bytes, 14 when kept",
+              "missing": "table unreadable", "unreadable": "table unreadable",
+              "no digests": "its digests.json is unreadable",
+              "garbled digests": "its digests.json is unreadable"}[how]
+    assert f"(predictions/abdev/a.csv: {reason}" in said[0], said
+    score(jobs, todo, "second")  # scored and kept again: the next run restores it
+    for path in jobs[0].outputs.values():
+        path.unlink()
+    assert score_cache.split(jobs, "abdev-metrics-v3")[0] == []
+    assert Path("scores/a.csv").read_text() == "a table second\n"
+
+
+def test_several_damaged_entries_are_one_line(folder, caplog):
+    names = ("a", "b", "c", "d")
+    for name in names:
+        Path(f"own/{name}.csv").write_text(f"predictions of {name}\n")
+    jobs = [job(n) for n in names]
+    score(jobs, score_cache.split(jobs, "abdev-metrics-v3")[0], "first")
+    for j in jobs:
+        for path in j.outputs.values():
+            path.unlink()
+    for key in keys_of(jobs):
+        damage(score_cache.CACHE_DIR / key, "truncated")
+    caplog.clear()
+    assert score_cache.split(jobs, "abdev-metrics-v3")[0] == [0, 1, 2, 3]
+    said = [r.getMessage() for r in caplog.records if "kept score table" in r.getMessage()]
+    # the first three named (score_cache.SHOWN), the fourth counted
+    assert len(said) == 1 and "4 kept score table(s)" in said[0], said
+    assert [n for n in names if f"predictions/abdev/{n}.csv: table is 5 bytes" in said[0]] == [
+        "a", "b", "c"] and said[0].endswith("and 1 more): discarded and scored again")

@@ -1,0 +1,89 @@
+"""The content digest of the code that computes a benchmark's score tables.
+
+A score rule's ``code_version`` param and the key of a kept table
+(:mod:`scievals.common.score_cache`) name this digest besides the benchmark's
+``METRICS_VERSION``: an edit to the scoring code re-runs every score job it affects and no
+kept table made by the old code comes back, even when nobody bumped the version, the tree is
+always ``<sha>-dirty``, ``SCIEVALS_GIT_COMMIT`` is set or the copy is outside git.
+
+What is hashed: the source of ``scievals.<b>.score`` and of every scievals module it imports,
+directly or through others, at module level or inside a function, with the packages above
+each (Python runs their ``__init__``), found by reading the ``import`` statements (a regular
+expression, not ``ast``: a few milliseconds for the Snakefile's parse, which asks at every
+start). Modules the score code does not import (a benchmark's predict code, the report) are
+left out, so editing them re-scores nothing. Not followed: modules loaded by a name computed
+at run time (``importlib.import_module``: the LLM providers, chosen by the config), and
+third-party libraries (pandas, scipy: their versions are the environment's).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import cache
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]  # scripts/scievals
+
+# `from scievals.x import a, b` (also parenthesised over lines) and `import scievals.x`, at
+# any indentation; a line in a docstring that looks like one only adds a module to the digest.
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(scievals(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
+    rb"|import[ \t]+(scievals(?:\.\w+)*))", re.MULTILINE)
+_NAME = re.compile(rb"\w+")
+
+
+def _source_path(module: str) -> Path | None:
+    """The file of a scievals module (a package's ``__init__.py``); None for a name that is
+    no module (``from scievals.common.io import write_csv`` names a function)."""
+    base = PACKAGE.joinpath(*module.split(".")[1:])
+    if base.is_dir():
+        init = base / "__init__.py"
+        return init if init.is_file() else None
+    path = base.with_suffix(".py")
+    return path if path.is_file() else None
+
+
+@cache
+def _module(module: str) -> tuple[bytes, tuple[str, ...]] | None:
+    """(source bytes, the scievals modules it may import); read once per process."""
+    path = _source_path(module)
+    if path is None:
+        return None
+    source = path.read_bytes()
+    parts = module.split(".")
+    named = [".".join(parts[:i]) for i in range(1, len(parts))]  # its parent packages
+    for package, names, plain in _IMPORT.findall(source):
+        if plain:
+            named.append(plain.decode())
+            continue
+        named.append(package.decode())
+        named.extend(f"{package.decode()}.{name.decode()}" for name in _NAME.findall(names))
+    return source, tuple(named)
+
+
+def reached_modules(root: str) -> dict[str, bytes]:
+    """Every scievals module ``root`` imports, directly or not, itself included: name ->
+    source bytes."""
+    found: dict[str, bytes] = {}
+    todo = [root]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        module = _module(name)
+        if module is not None:
+            found[name] = module[0]
+            todo.extend(module[1])
+    return found
+
+
+@cache
+def score_code_digest(benchmark: str) -> str:
+    """SHA-256 over the source of every module ``scievals.<benchmark>.score`` reaches (the
+    module docstring), by module name; once per process."""
+    digest = hashlib.sha256()
+    for name, source in sorted(reached_modules(f"scievals.{benchmark}.score").items()):
+        digest.update(f"\0{name}\0{len(source)}\0".encode())
+        digest.update(source)
+    return digest.hexdigest()
