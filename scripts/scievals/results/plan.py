@@ -50,7 +50,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with 80 %% power at the 5 %% level, from the last run's comparisons.csv (or a "
         "stated default spread).",
     )
-    plan.add_argument("benchmark", choices=benchmarks.NAMES)
+    plan.add_argument("benchmark", nargs="?", choices=benchmarks.NAMES,
+                      help="the benchmark (not with --from)")
+    plan.add_argument("--from", dest="logs", nargs="+", metavar="LOG",
+                      help="plan from two or more logs of other tools instead (inspect_ai, "
+                      "lm-eval, Every Eval Ever, tables `import` kept): the spread of their "
+                      "paired per-item differences")
     plan.add_argument("--diff", type=float, required=True,
                       help="the true difference to detect, in the metric's units")
     plan.add_argument("--metric", help="metric (default: the benchmark's first headline metric)")
@@ -65,6 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    if args.logs:
+        from scievals.interop.paired_logs import plan_logs  # only for logs
+
+        print(plan_logs(args.logs, args.diff, args.metric))
+        return 0
+    if args.benchmark is None:
+        raise ScievalsError("plan", "no benchmark", "name one, or give logs with --from")
     print(plan_text(args.benchmark, args.diff, args.metric, Path(args.results), args.sd,
                     args.discordant))
     return 0

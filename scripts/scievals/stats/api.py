@@ -22,7 +22,7 @@ The table, one row per scored (arm, item[, sample]):
   mean over its samples, so an item counts once), ``metric`` and ``dataset`` (each
   (dataset, metric) is compared on its own; default one metric ``score``).
 
-A pass/fail metric with several samples of an item is compared as the per-item pass share
+A pass/fail metric whose samples of an item disagree is compared as the per-item pass share
 (kind ``mean`` on [0, 1]); the result's ``notes`` say so.
 """
 
@@ -88,15 +88,16 @@ def item_metrics(table: pd.DataFrame, ranges: Range | Mapping[str, Range] | None
             raise ValueError(f"metric {metric!r} ({dataset}) has rows of kinds {kinds}: "
                              "give one kind per metric")
         kind = kinds[0]
-        samples = rows.groupby(["item", "arm"], sort=False)["score"].count()
-        if kind == "pass_fail" and samples.max() > 1:
-            kind = "mean"
-            if notes is not None:
-                notes.append(f"{metric}: pass/fail with up to {int(samples.max())} samples of "
-                             "an item: compared as the per-item pass share (sign-flip test "
-                             "on [0, 1])")
         low, high = _range(ranges, str(metric), kinds[0])
         values = rows.groupby(["item", "arm"], sort=True)["score"].mean().unstack("arm")
+        shares = values.to_numpy(dtype=float)
+        shares = shares[np.isfinite(shares)]
+        if kind == "pass_fail" and not np.all((shares == 0) | (shares == 1)):
+            kind = "mean"  # an item passed in some samples only: a share, not a pass/fail
+            if notes is not None:
+                notes.append(f"{metric}: pass/fail in repeated samples that disagree on some "
+                             "item: compared as the per-item pass share (sign-flip test on "
+                             "[0, 1])")
         seen = values.to_numpy(dtype=float)
         seen = seen[np.isfinite(seen)]
         if seen.size and (seen.min() < low or seen.max() > high):
