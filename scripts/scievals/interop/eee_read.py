@@ -28,7 +28,7 @@ def looks_like_eee(data) -> bool:
 
 @cache
 def validator(name: str):
-    import jsonschema
+    import jsonschema  # here: only Every Eval Ever records need it (start-up of commands)
 
     schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
     return jsonschema.Draft7Validator(schema)

@@ -112,7 +112,7 @@ def _stdlib_reads_zstd() -> bool:
 
 def _zstd_entry(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     try:
-        import zstandard
+        import zstandard  # the interop extra: only for zstd-compressed .eval logs
     except ModuleNotFoundError:
         raise ScievalsError(path, "its entries are zstd-compressed (as inspect_ai writes "
                             ".eval logs) and the zstandard package is not installed",
