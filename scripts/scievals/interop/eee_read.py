@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.common.io import read_jsonl
 from scievals.interop.runs import ImportedRun, finished
 
 SCHEMAS = Path(__file__).with_name("schemas") / "every_eval_ever_0.3.0"
@@ -89,21 +90,11 @@ def _instance_file(path: Path, data: dict) -> Path:
 
 
 def _rows(path: Path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScievalsError(path, f"unreadable ({exc})", "copy it again") from None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except ValueError as exc:
-            raise ScievalsError(f"{path}: line {number}", f"not JSON ({exc})",
-                                "the file is cut or damaged: copy it again") from None
+    """(row number, instance row) of the instance file, each checked against the schema."""
+    for number, row in enumerate(read_jsonl(path), start=1):
         problem = schema_problem(row, "instance_level_eval.schema.json")
         if problem:
-            raise ScievalsError(f"{path}: line {number}", "not an Every Eval Ever 0.3.0 "
+            raise ScievalsError(f"{path}: row {number}", "not an Every Eval Ever 0.3.0 "
                                 f"instance row ({problem})", "check it with the validator")
         yield number, row
 

@@ -13,11 +13,11 @@ document and aggregate at the end) has no per-item score and is left out, said.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
+from scievals.common.io import read_jsonl
 from scievals.interop.runs import ImportedRun, finished
 
 RESULTS_NAME = re.compile(r"^results_(?P<stamp>.+)\.json$")
@@ -87,20 +87,10 @@ def _model(data: dict) -> str:
 
 
 def _lines(path: Path):
-    """(line number, record) of a samples file; one clear error for a line that is not one."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScievalsError(path, f"unreadable ({exc})", "copy it again") from None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            line = json.loads(raw)
-        except ValueError as exc:
-            raise ScievalsError(f"{path}: line {number}", f"not JSON ({exc})",
-                                "the file is cut or damaged: copy it again") from None
+    """(row number, record) of a samples file (one clear error for a line that is not JSON
+    or not a sample)."""
+    for number, line in enumerate(read_jsonl(path), start=1):
         if not isinstance(line, dict) or "doc_id" not in line:
-            raise ScievalsError(f"{path}: line {number}", "not an lm-eval sample (no doc_id)",
+            raise ScievalsError(f"{path}: row {number}", "not an lm-eval sample (no doc_id)",
                                 "give lm-eval's samples_<task>_<timestamp>.jsonl")
         yield number, line
