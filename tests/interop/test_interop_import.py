@@ -3,7 +3,7 @@
 The inspect_ai logs under data/inspect/ are inspect_ai 0.3.285's own output (written by
 tests/support/make_inspect_logs.py, whose ANSWERS table the expectations below are read
 from). The lm-evaluation-harness and Every Eval Ever files are HAND-BUILT here from the
-formats' documentation (docs/interop.md): lm-eval needs torch, and the Every Eval Ever
+formats' documentation (docs/importing-logs.md): lm-eval needs torch, and the Every Eval Ever
 records are checked against its vendored 0.3.0 schemas."""
 
 from __future__ import annotations

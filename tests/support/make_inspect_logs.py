@@ -1,6 +1,6 @@
 """Write the inspect_ai logs under tests/interop/data/inspect/ with inspect_ai itself.
 
-Not run by the tests (inspect_ai is not a dependency, see docs/interop.md): run it by hand
+Not run by the tests (inspect_ai is not a dependency, see docs/importing-logs.md): run it by hand
 in a venv with inspect_ai to regenerate the committed logs, which are inspect's own output:
 
     python -m venv /tmp/inspect && /tmp/inspect/bin/pip install "inspect-ai==0.3.285"

@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "lm-evaluation-harness results_*.json with their samples_*.jsonl, Every Eval Ever "
         "records with their _samples.jsonl - and keep each as a per-item table under "
         f"{DEFAULT_OUT}/. `python -m scievals compare LOG_A LOG_B` then compares them "
-        "paired on their shared items (docs/interop.md).")
+        "paired on their shared items (docs/importing-logs.md).")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder (default {DEFAULT_OUT})")
     parser.set_defaults(func=_import)

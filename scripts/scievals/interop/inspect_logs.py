@@ -1,5 +1,5 @@
 """inspect_ai logs (log schema version 2): ``.eval`` zips and ``.json`` documents, read as the
-documented JSON with the standard library (docs/interop.md says why not ``read_eval_log``).
+documented JSON with the standard library (docs/importing-logs.md says why not ``read_eval_log``).
 
 - ``.json``: one ``EvalLog`` (``version``, ``status``, ``eval``, ``results``, ``samples``).
 - ``.eval``: a zip of ``header.json`` (the log without samples; absent while a run is going

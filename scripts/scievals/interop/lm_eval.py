@@ -1,5 +1,5 @@
 """lm-evaluation-harness output (0.4.x), read as its documented JSON (lm-eval itself needs
-torch: docs/interop.md).
+torch: docs/importing-logs.md).
 
 ``results_<timestamp>.json`` holds the aggregates (``results`` {task: {"<metric>,<filter>":
 value}}, ``higher_is_better``, ``config`` {model, model_args}, ``model_name``); with

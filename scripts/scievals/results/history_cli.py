@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "apart. Two or more logs (inspect_ai .eval/.json, lm-eval results_*.json, Every Eval "
         "Ever records, tables kept by `import`): the paired comparison of their shared items "
         "per metric - difference, 95 %% interval, p, p_holm, tiers, detectable difference - "
-        "and how many items did not pair and why (docs/interop.md).",
+        "and how many items did not pair and why (docs/importing-logs.md).",
     )
     cmp.add_argument("a", help="older summary: path or @previous/@N; or a log")
     cmp.add_argument("b", help="newer summary: path or @latest/@N; or a log")
