@@ -137,6 +137,49 @@ def test_import_keeps_a_table_that_compares_like_the_log(tmp_path, capsys):
         assert list(again[column]) == pytest.approx(list(direct[column]))
 
 
+def test_a_log_without_header_is_read_from_its_journal(tmp_path):
+    """A run that did not finish has no header.json: the eval spec comes from
+    _journal/start.json. Rewritten with deflate (as older inspect_ai wrote .eval logs)."""
+    running = tmp_path / "running.eval"
+    with zipfile.ZipFile(DATA / "c.eval") as source, \
+            zipfile.ZipFile(running, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in source.namelist():
+            if name != "header.json":
+                target.writestr(name, json.dumps(inspect_logs._entry(running, source, name)))
+    run = read_log(running)
+    assert any("status started" in note for note in run.notes)
+    assert list(_item_means(run, "includes")) == [1, 1, 0, 1, 1, 1, 0, 1]  # c's replies
+
+
+def test_logs_without_a_shared_item_say_so(tmp_path, capsys):
+    log = json.loads((DATA / "b.json").read_text())
+    for sample in log["samples"]:
+        sample["id"] = f"other-{sample['id']}"
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(log))
+    assert main(["compare", str(DATA / "a.json"), str(other)]) == 0
+    out = capsys.readouterr().out
+    assert "nothing compared" in out and "0 items paired" in out
+
+
+def test_compare_tells_logs_from_summaries(tmp_path, capsys):
+    from scievals.results.history_cli import is_log
+
+    out = tmp_path / "kept"
+    assert main(["import", str(DATA / "a.eval"), "--out", str(out)]) == 0
+    [kept] = out.glob("*.csv")
+    summary = tmp_path / "summary.csv"
+    summary.write_text("benchmark,dataset,model,condition,metric,value\n")
+    assert is_log(str(kept)) and is_log("x.eval") and is_log("run.json")
+    assert not is_log(str(summary)) and not is_log("@latest")
+    capsys.readouterr()
+    assert main(["compare", str(kept), str(DATA / "b.json")]) == 0
+    assert "capitals / includes" in capsys.readouterr().out
+    assert main(["compare", str(DATA / "a.eval"), str(DATA / "b.json"), "--tolerance",
+                 "0.1"]) == 1
+    assert "applies to result summaries" in capsys.readouterr().err
+
+
 @pytest.mark.slow  # the sign-flip's detectable difference at each n tried (~10 s)
 def test_plan_from_logs(capsys):
     assert main(["plan", "--from", str(DATA / "a.eval"), str(DATA / "b.json"), "--diff", "0.3",

@@ -13,7 +13,12 @@ import pytest
 from scievals import benchmarks
 from scievals.common.table_files import RESULT_COLUMNS
 from scievals.stats.api import compare, item_metrics, plan
-from scievals.stats.comparisons import COLUMNS, comparison_table
+from scievals.stats.comparisons import (
+    COLUMNS,
+    comparison_table,
+    read_comparisons,
+    write_comparisons,
+)
 from scievals.stats.paired import mcnemar_mdd, sign_flip_mdd_factor
 
 # Six items, two pass/fail arms:
@@ -158,10 +163,12 @@ def test_mean_numbers_equal_the_workflow_path(tmp_path):
         inputs["table"].append(str(table))
     metrics = benchmarks.resolve(bench.comparisons)(inputs, ["a", "b"], ["f1"], {},
                                                     {"seed": 0}, bench.ranges())
-    workflow = comparison_table("autogkb", metrics, {"seed": 0}, ranking="f1")
+    write_comparisons(tmp_path / "comparisons.csv",
+                      comparison_table("autogkb", metrics, {"seed": 0}, ranking="f1"))
+    workflow = read_comparisons(tmp_path / "comparisons.csv")  # the file the rule writes
     api = compare(_table(MEAN_A, MEAN_B, "mean", "f1").assign(dataset="demo"),
                   bench.ranges(), benchmark="autogkb").comparisons
-    pd.testing.assert_frame_equal(api, workflow)
+    pd.testing.assert_frame_equal(api, workflow, check_dtype=False)
     assert api["p_value"].iloc[0] == pytest.approx(2 / 64)  # the hand-worked value above
 
 

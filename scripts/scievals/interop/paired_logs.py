@@ -153,16 +153,17 @@ def comparison_text(found: LogComparison) -> str:
     its interval, p, p_holm and detectable difference, what did not pair, and the tiers."""
     result = found.result
     lines = [run.summary() for run in found.runs]
-    for (dataset, metric), pairs in result.comparisons.groupby(["dataset", "metric"],
-                                                               sort=True):
-        means = result.means[(result.means["dataset"] == dataset)
-                             & (result.means["metric"] == metric)]
+    for (dataset, metric), means in result.means.groupby(["dataset", "metric"], sort=True):
+        pairs = result.comparisons[(result.comparisons["dataset"] == dataset)
+                                   & (result.comparisons["metric"] == metric)]
         kind = means["kind"].iloc[0]
         lines.append("")
         lines.append(f"{dataset} / {metric} ({'pass/fail' if kind == 'pass_fail' else 'mean'})")
         for row in means.itertuples():
             lines.append(f"  {row.arm}: {row.value:.4g} [{row.ci_low:.4g}, {row.ci_high:.4g}] "
                          f"over {row.n} items ({row.ci_method})")
+        if pairs.empty:
+            lines.append("  no pair of logs scored an item in common: nothing compared")
         for row in pairs.itertuples():
             lines.append(f"  {row.arm_a} - {row.arm_b}: {row.diff:+.4g} "
                          f"[{row.ci_low:.4g}, {row.ci_high:.4g}] on {row.n} paired items, "
