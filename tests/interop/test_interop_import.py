@@ -216,6 +216,12 @@ def _bad_files(tmp_path: Path) -> dict[str, Path]:
     files["garbage"].write_bytes(bytes(range(256)) * 4)
     files["old schema"] = tmp_path / "old.json"
     files["old schema"].write_text(json.dumps({**log, "version": 1}))
+    files["deep json"] = tmp_path / "deep.json"
+    files["deep json"].write_text("[" * 100_000 + "]" * 100_000)
+    files["not a score"] = tmp_path / "not_a_score.json"
+    log = json.loads((DATA / "b.json").read_text())
+    log["samples"][3]["scores"]["includes"] = "C"  # a bare value where a Score belongs
+    files["not a score"].write_text(json.dumps(log))
     return files
 
 

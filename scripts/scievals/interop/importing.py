@@ -97,6 +97,8 @@ def _json(path: Path):
     except ValueError as exc:
         raise ScievalsError(path, f"not JSON ({exc}): cut, damaged or another format",
                             f"give {KNOWN}") from None
+    except RecursionError:
+        raise ScievalsError(path, "JSON nested too deeply to be a log", f"give {KNOWN}") from None
 
 
 def keep(run: ImportedRun, out: Path) -> Path:

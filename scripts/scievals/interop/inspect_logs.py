@@ -175,9 +175,18 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
         if not scores:
             errored += 1
             continue
-        item, epoch = str(sample["id"]), int(sample.get("epoch") or 1)
+        item, epoch = str(sample["id"]), sample.get("epoch", 1)
+        if not isinstance(epoch, int) or isinstance(epoch, bool) or not isinstance(scores,
+                                                                                   dict):
+            raise ScievalsError(f"{path}: sample {item}", "not an EvalSample (epoch "
+                                f"{epoch!r}, scores of type {type(scores).__name__})",
+                                "give a log inspect_ai wrote")
         for scorer, score in scores.items():
-            value = score.get("value") if isinstance(score, dict) else None
+            if not isinstance(score, dict) or "value" not in score:
+                raise ScievalsError(f"{path}: sample {item} epoch {epoch}",
+                                    f"score {scorer!r} is not a Score (no value)",
+                                    "give a log inspect_ai wrote")
+            value = score["value"]
             parts = (value.items() if isinstance(value, dict) else [(None, value)])
             for key, part in parts:
                 metric = scorer if key is None else f"{scorer}/{key}"
