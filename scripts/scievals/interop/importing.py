@@ -55,6 +55,10 @@ def _import(args: argparse.Namespace) -> int:
             failed += 1
             continue
         print(f"{run.summary()} -> {kept}")
+        if run.reported:  # the tool's own aggregates, for reference (never used here)
+            shown = ", ".join(f"{k} {v:.4g}" for k, v in list(run.reported.items())[:8])
+            more = len(run.reported) - 8
+            print(f"  the log's own figures: {shown}" + (f" (+{more} more)" if more > 0 else ""))
         for note in run.notes:
             print(f"  note: {note}")
     return 1 if failed else 0
