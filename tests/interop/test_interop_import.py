@@ -66,6 +66,17 @@ def test_inspect_eval_and_json_of_one_log_read_alike():
     assert json.loads((DATA / "VERSION.json").read_text())["inspect_ai"] == "0.3.285"
 
 
+@pytest.mark.parametrize("name", ["a.eval", "a.json", "b.json", "c.eval"])
+def test_every_score_is_read_as_inspect_reads_it(name):
+    """inspect_values.json: inspect_ai's own read_eval_log + value_to_float of each file, per
+    (id, epoch, scorer), written by inspect_ai when the fixtures were made."""
+    expected = json.loads((DATA / "inspect_values.json").read_text())[name]
+    run = read_log(DATA / name)
+    got = sorted([i, s, m, v] for m, i, s, v in zip(run.rows["metric"], run.rows["item"],
+                                                     run.rows["sample"], run.rows["score"]))
+    assert got == [[i, e, m, pytest.approx(v)] for i, e, m, v in expected]
+
+
 def test_inspect_scores_map_as_value_to_float():
     b = read_log(DATA / "b.json")
     assert list(_item_means(b, "includes")) == INCLUDES_B

@@ -18,7 +18,9 @@ the tests' expectations are written from the same table):
 Model ``a``: 2 epochs, the same reply both times. Model ``b``: 2 epochs, and on q03 the
 first call for the question is right and the second wrong. Model ``c``: 1 epoch, q01..q08
 only. ``a`` is written as ``.eval`` and ``.json`` (the same log in both formats), ``b`` as
-``.json``, ``c`` as ``.eval``.
+``.json``, ``c`` as ``.eval``. ``inspect_values.json`` holds inspect's own reading of every
+file (``read_eval_log`` + ``value_to_float`` per sample, epoch and scorer), the reference the
+tests check scievals' reader against.
 """
 
 from __future__ import annotations
@@ -31,9 +33,19 @@ from pathlib import Path
 import inspect_ai
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
-from inspect_ai.log import write_eval_log
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
-from inspect_ai.scorer import Score, Target, ci, includes, mean, scorer, stderr, accuracy
+from inspect_ai.scorer import (
+    Score,
+    Target,
+    accuracy,
+    ci,
+    includes,
+    mean,
+    scorer,
+    stderr,
+    value_to_float,
+)
 from inspect_ai.solver import TaskState, generate
 
 OUT = Path(__file__).resolve().parents[1] / "interop" / "data" / "inspect"
@@ -111,6 +123,17 @@ def main() -> int:
     for raw in (OUT / "_raw").glob("*"):
         raw.unlink()
     (OUT / "_raw").rmdir()
+    # inspect's own reading of each file: read_eval_log + value_to_float, per (id, epoch,
+    # scorer), the reference tests/interop/ checks scievals' reader against
+    to_float = value_to_float()
+    values = {}
+    for path in sorted(OUT.glob("*.eval")) + sorted(OUT.glob("*.json")):
+        if path.name.endswith("values.json") or path.name == "VERSION.json":
+            continue
+        log = read_eval_log(str(path))
+        values[path.name] = sorted([str(s.id), s.epoch, name, to_float(score.value)]
+                                   for s in log.samples for name, score in s.scores.items())
+    (OUT / "inspect_values.json").write_text(json.dumps(values, indent=0) + "\n")
     (OUT / "VERSION.json").write_text(json.dumps(
         {"inspect_ai": inspect_ai.__version__, "python": sys.version.split()[0],
          "written_by": "tests/support/make_inspect_logs.py"}, indent=1) + "\n")
