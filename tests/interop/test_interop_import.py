@@ -320,6 +320,16 @@ def test_lm_eval_results_and_samples_pair(tmp_path, capsys):
     assert "1 only in org/m1" in capsys.readouterr().out
 
 
+def test_lm_eval_output_path_json_names_are_read(tmp_path):
+    # `--output_path run.json` writes run_<timestamp>.json beside the samples files
+    a = _lm_eval(tmp_path / "m1", "m1")
+    renamed = a.rename(a.with_name(f"run_{STAMP}.json"))
+    assert list(_item_means(read_log(renamed), "acc")) == ACC["m1"]
+    plain = renamed.rename(renamed.with_name("results.json"))
+    with pytest.raises(ScievalsError, match="does not end in the run's timestamp"):
+        read_log(plain)
+
+
 def test_lm_eval_without_samples_is_refused(tmp_path):
     a = _lm_eval(tmp_path / "m1", "m1")
     next(a.parent.glob("samples_*")).unlink()

@@ -20,7 +20,9 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.interop.runs import ImportedRun, finished
 
-RESULTS_NAME = re.compile(r"^results_(?P<stamp>.+)\.json$")
+# results_<date_id>.json, or <stem>_<date_id>.json with --output_path <stem>.json; date_id is
+# datetime.now().isoformat() with ":" as "-", shared by the run's samples files
+RESULTS_NAME = re.compile(r"^.+_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
 
 
 def looks_like_lm_eval(data) -> bool:
@@ -33,7 +35,8 @@ def read_results(path: Path, data: dict) -> ImportedRun:
     """A ``results_<timestamp>.json`` already parsed, with its samples files."""
     match = RESULTS_NAME.match(path.name)
     if not match:
-        raise ScievalsError(path, "an lm-eval results file not named results_<timestamp>.json",
+        raise ScievalsError(path, "an lm-eval results file whose name does not end in the "
+                            "run's timestamp (results_<timestamp>.json)",
                             "keep lm-eval's file names: its samples files are found by the "
                             "timestamp")
     stamp = match.group("stamp")
