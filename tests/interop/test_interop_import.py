@@ -409,3 +409,12 @@ def test_invalid_or_lonely_every_eval_ever_records_are_refused(tmp_path):
     x.with_name(f"{x.stem}_samples.jsonl").unlink()
     with pytest.raises(ScievalsError, match="no instance rows beside it"):
         read_log(x)
+
+
+def test_the_command_list_shows_import_and_compare(capsys):
+    # every sub-command's help is %-formatted by argparse: a bare "%" broke `--help`
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert "import" in out and "paired answers on" in out and "80 % power" in out

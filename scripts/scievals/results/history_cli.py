@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "difference is listed; cache_hits and latency_mean_s rows are bookkeeping, listed "
         "apart. Two or more logs (inspect_ai .eval/.json, lm-eval results_*.json, Every Eval "
         "Ever records, tables kept by `import`): the paired comparison of their shared items "
-        "per metric - difference, 95 %% interval, p, p_holm, tiers, detectable difference - "
+        "per metric - difference, 95 % interval, p, p_holm, tiers, detectable difference - "
         "and how many items did not pair and why (docs/importing-logs.md).",
     )
     cmp.add_argument("a", help="older summary: path or @previous/@N; or a log")

@@ -44,7 +44,7 @@ from scievals.stats.planning import (
 def register(sub: argparse._SubParsersAction) -> None:
     plan = sub.add_parser(
         "plan",
-        help="how many items (cases, articles, tasks) detect a difference at 80 % power",
+        help="how many items (cases, articles, tasks) detect a difference at 80 %% power",
         description="Size an experiment before paying for it: the number of items at which "
         "the benchmark's paired test detects a true difference of --diff between two models "
         "with 80 %% power at the 5 %% level, from the last run's comparisons.csv (or a "
