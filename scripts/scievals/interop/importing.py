@@ -4,10 +4,11 @@ A path is recognised by what it holds, not by its name: an inspect_ai ``.eval`` 
 ``.json`` log, an lm-evaluation-harness ``results_<timestamp>.json`` (its
 ``samples_<task>_<timestamp>.jsonl`` beside it), an Every Eval Ever aggregate record (its
 ``<uuid>_samples.jsonl`` beside it), or a table this command kept. Each log is kept as one
-CSV under ``results/imported/`` (``runs.TABLE_COLUMNS``: the per-item scores and what each
-metric is), which ``compare`` and ``plan`` read like the log itself. A file that cannot be
-read gets one line (file, what is wrong) and the others are still imported; the exit code
-is 1 when any failed.
+CSV under ``results/imported/`` (columns arm, dataset, metric, item, sample, score, kind,
+low, high, lower_is_better), which ``compare`` and ``plan --from`` read like the log itself:
+``python -m scievals compare LOG_A LOG_B`` pairs logs on their shared items. A file that
+cannot be read gets one line (file, what is wrong) and the others are still imported; the
+exit code is 1 when any failed. Details: docs/importing-logs.md.
 """
 
 from __future__ import annotations
@@ -26,19 +27,14 @@ from scievals.interop import eee_read, inspect_logs, lm_eval
 from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo
 
 DEFAULT_OUT = "results/imported"
+HELP = "read inspect_ai, lm-eval or Every Eval Ever logs into per-item tables"
 KNOWN = ("an inspect_ai .eval/.json log, an lm-eval results_<timestamp>.json, an Every Eval "
          "Ever record, or a table kept by `python -m scievals import`")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "import",
-        help="read inspect_ai, lm-eval or Every Eval Ever logs into per-item tables",
-        description="Read logs other tools wrote - inspect_ai .eval/.json logs (schema 2), "
-        "lm-evaluation-harness results_*.json with their samples_*.jsonl, Every Eval Ever "
-        "records with their _samples.jsonl - and keep each as a per-item table under "
-        f"{DEFAULT_OUT}/. `python -m scievals compare LOG_A LOG_B` then compares them "
-        "paired on their shared items (docs/importing-logs.md).")
+    parser = sub.add_parser("import", help=HELP, description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder (default {DEFAULT_OUT})")
     parser.set_defaults(func=_import)
