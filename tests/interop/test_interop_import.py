@@ -320,6 +320,13 @@ def test_lm_eval_results_and_samples_pair(tmp_path, capsys):
     assert "1 only in org/m1" in capsys.readouterr().out
 
 
+def test_logs_of_different_tasks_are_not_compared(tmp_path, capsys):
+    a = _lm_eval(tmp_path / "m1", "m1")
+    assert main(["compare", str(DATA / "a.eval"), str(a)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no (task, metric) is in two of these logs" in err
+
+
 def test_lm_eval_output_path_json_names_are_read(tmp_path):
     # `--output_path run.json` writes run_<timestamp>.json beside the samples files
     a = _lm_eval(tmp_path / "m1", "m1")
