@@ -133,7 +133,9 @@ def main() -> int:
         log = read_eval_log(str(path))
         values[path.name] = sorted([str(s.id), s.epoch, name, to_float(score.value)]
                                    for s in log.samples for name, score in s.scores.items())
-    (OUT / "inspect_values.json").write_text(json.dumps(values, indent=0) + "\n")
+    (OUT / "inspect_values.json").write_text("{\n" + ",\n".join(
+        f"{json.dumps(name)}: [\n" + ",\n".join(json.dumps(row) for row in rows) + "]"
+        for name, rows in values.items()) + "\n}\n")  # one row a line
     (OUT / "VERSION.json").write_text(json.dumps(
         {"inspect_ai": inspect_ai.__version__, "python": sys.version.split()[0],
          "written_by": "tests/support/make_inspect_logs.py"}, indent=1) + "\n")
