@@ -124,6 +124,11 @@ def eee_record(folder: Path, items: int) -> Path:
     return path
 
 
+def _sub(folder: Path, name: str) -> Path:
+    (folder / name).mkdir()
+    return folder / name
+
+
 def cpu(fn, repeats: int) -> float:
     times = []
     for _ in range(repeats):
@@ -143,12 +148,15 @@ def main() -> None:
         plain_a, zipped_a = inspect_logs(folder, args.items, "model-a")
         plain_b, _ = inspect_logs(folder, args.items, "model-b")
         logs = {"inspect_ai .json": plain_a, "inspect_ai .eval (zstd)": zipped_a,
-                "lm-eval results + samples": lm_eval_pair(folder, args.items),
-                "Every Eval Ever record + instance rows": eee_record(folder, args.items)}
+                "lm-eval results + samples": lm_eval_pair(_sub(folder, "lm"), args.items),
+                "Every Eval Ever record + instance rows": eee_record(_sub(folder, "eee"),
+                                                                     args.items)}
         print(f"{args.items} items, CPU seconds (median of {args.repeats})")
         for name, path in logs.items():
             seconds = cpu(lambda p=path: keep(read_log(p), folder / "kept"), args.repeats)
-            size = path.stat().st_size / 1e6
+            beside = [f for f in path.parent.glob("*samples*.jsonl")] if path.suffix == ".json" \
+                and "inspect" not in name else []
+            size = sum(f.stat().st_size for f in [path, *beside]) / 1e6  # the files it reads
             print(f"  import {name:40s} {seconds:7.3f} s  {1e3 * seconds / args.items:6.3f} "
                   f"ms/item  ({size:.1f} MB)")
         seconds = cpu(lambda: compare_logs([str(plain_a), str(plain_b)]), args.repeats)
