@@ -175,4 +175,3 @@ def _discordant(pairs, discordant) -> tuple[float, str]:
         share = float(np.nanmedian(a * (1 - b) + b * (1 - a)))
         return share, f"from the last run's pass rates, median of {len(pairs)} pairs"
     return DEFAULT_DISCORDANT, "the default"
-
