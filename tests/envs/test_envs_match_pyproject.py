@@ -25,8 +25,9 @@ from scievals.config_validation import validate_config
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV_DIR = ROOT / "envs"
-# Extras that are not needed by any job or by the process that runs the workflow.
-NOT_IN_ENVS = {"test", "all"}
+# Extras that are not needed by any job or by the process that runs the workflow (interop:
+# `python -m scievals import`/`compare` of other tools' logs, outside the workflow).
+NOT_IN_ENVS = {"test", "all", "interop"}
 # conda-forge names that differ from the PyPI names in pyproject.toml.
 CONDA_TO_PYPI = {"matplotlib-base": "matplotlib"}
 # Tools, not dependencies.

@@ -1,4 +1,9 @@
-"""``python -m scievals compare A B`` and ``python -m scievals history``."""
+"""``python -m scievals compare A B`` and ``python -m scievals history``.
+
+``compare`` answers two questions by what it is given: two result summaries (CSV paths or
+history refs) are compared row by row (:mod:`scievals.results.compare`); two or more logs
+of other tools (inspect_ai, lm-eval, Every Eval Ever, or tables ``import`` kept) get the
+paired comparison of their shared items (:mod:`scievals.interop.paired_logs`)."""
 
 from __future__ import annotations
 
@@ -22,14 +27,25 @@ RUN_RECORD_SUFFIX = ".manifest.json"
 def register(sub: argparse._SubParsersAction) -> None:
     cmp = sub.add_parser(
         "compare",
-        help="show what changed between two result summaries",
-        description="Compare two summary CSVs (paths, or @latest, @previous, @N from the history "
-        "index) row by row on (benchmark, dataset, model, condition, metric). Results are value, "
-        "ci_low, ci_high, n and each benchmark's dataset (name, sha256): every difference is "
-        "listed; cache_hits and latency_mean_s rows are bookkeeping, listed apart.",
+        help="what changed between two result summaries; or paired answers on two or more "
+        "logs of other tools",
+        description="Two summary CSVs (paths, or @latest, @previous, @N from the history "
+        "index): compared row by row on (benchmark, dataset, model, condition, metric). Results "
+        "are value, ci_low, ci_high, n and each benchmark's dataset (name, sha256): every "
+        "difference is listed; cache_hits and latency_mean_s rows are bookkeeping, listed "
+        "apart. Two or more logs (inspect_ai .eval/.json, lm-eval results_*.json, Every Eval "
+        "Ever records, tables kept by `import`): the paired comparison of their shared items "
+        "per metric - difference, 95 % interval, p, p_holm, tiers, detectable difference - "
+        "and how many items did not pair and why (docs/importing-logs.md).",
     )
-    cmp.add_argument("a", help="older summary: path or @previous/@N")
-    cmp.add_argument("b", help="newer summary: path or @latest/@N")
+    cmp.add_argument("a", help="older summary: path or @previous/@N; or a log")
+    cmp.add_argument("b", help="newer summary: path or @latest/@N; or a log")
+    cmp.add_argument("more", nargs="*", metavar="LOG", help="more logs (logs only)")
+    cmp.add_argument("--seed", type=int, default=0,
+                     help="logs: seed of the Monte-Carlo sign-flip test above 13 items "
+                     "(default 0)")
+    cmp.add_argument("--csv", metavar="FILE",
+                     help="logs: also write the pairs (comparisons.csv's columns) to FILE")
     cmp.add_argument("--tolerance", type=float, default=0.0,
                      help="ignore differences of value, ci_low, ci_high and n up to this "
                      "(default 0)")
@@ -56,6 +72,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    if args.more or is_log(args.a) or is_log(args.b):
+        from scievals.interop.paired_logs import compare_logs_command  # only for logs
+
+        return compare_logs_command([args.a, args.b, *args.more], args)
     warn_credentials(args.history_dir)
     path_a = resolve(args.a, args.history_dir)
     path_b = resolve(args.b, args.history_dir)
@@ -65,6 +85,21 @@ def _compare(args: argparse.Namespace) -> int:
     else:
         print(format_comparison(result, str(path_a), str(path_b)))
     return 2 if args.fail_on_change and not result.identical else 0
+
+
+def is_log(path: str) -> bool:
+    """A log of another tool (or a table ``import`` kept), not a result summary: by name
+    (.eval, .json, .jsonl), or a CSV whose header has ``arm`` and ``item`` columns."""
+    if path.startswith("@"):
+        return False
+    suffix = Path(path).suffix.lower()
+    if suffix in (".eval", ".json", ".jsonl"):
+        return True
+    if suffix == ".csv" and Path(path).is_file():
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            header = handle.readline().strip().split(",")
+        return "arm" in header and "item" in header and "benchmark" not in header
+    return False
 
 
 def _history(args: argparse.Namespace) -> int:

@@ -30,12 +30,15 @@ import pandas as pd
 
 from scievals import benchmarks
 from scievals.common.errors import ScievalsError
-from scievals.stats.paired import mcnemar_mdd, sign_flip_mdd_factor
-
-DEFAULT_SD = 0.25          # sd of per-item differences of a [0, 1] score, as a share of the range
-DEFAULT_DISCORDANT = 0.3   # share of items on which two pass/fail arms disagree
-MAX_ITEMS = 5000
-Z_SUM = 1.959964 + 0.841621  # z(0.975) + z(0.80)
+from scievals.stats.paired import sign_flip_mdd_factor
+from scievals.stats.planning import (
+    DEFAULT_DISCORDANT,
+    DEFAULT_SD,
+    MAX_ITEMS,
+    items_for_mean,
+    items_for_pass_fail,
+    items_for_set,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,7 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with 80 % power at the 5 % level, from the last run's comparisons.csv (or a "
         "stated default spread).",
     )
-    plan.add_argument("benchmark", choices=benchmarks.NAMES)
+    plan.add_argument("benchmark", nargs="?", choices=benchmarks.NAMES,
+                      help="the benchmark (not with --from)")
+    plan.add_argument("--from", dest="logs", nargs="+", metavar="LOG",
+                      help="plan from two or more logs of other tools instead (inspect_ai, "
+                      "lm-eval, Every Eval Ever, tables `import` kept): the spread of their "
+                      "paired per-item differences")
     plan.add_argument("--diff", type=float, required=True,
                       help="the true difference to detect, in the metric's units")
     plan.add_argument("--metric", help="metric (default: the benchmark's first headline metric)")
@@ -63,6 +71,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    if args.logs:
+        from scievals.interop.paired_logs import plan_logs  # only for logs
+
+        print(plan_logs(args.logs, args.diff, args.metric))
+        return 0
+    if args.benchmark is None:
+        raise ScievalsError("plan", "no benchmark", "name one, or give logs with --from")
     print(plan_text(args.benchmark, args.diff, args.metric, Path(args.results), args.sd,
                     args.discordant))
     return 0
@@ -82,7 +97,7 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
     noun = entry.item_noun
     if kind == "pass_fail":
         share, source = _discordant(pairs, discordant)
-        n = _smallest(lambda k: mcnemar_mdd(k, round(share * k)) <= diff)
+        n = items_for_pass_fail(diff, share)
         test = f"exact McNemar, {share:.2f} of {noun} discordant ({source})"
     elif kind == "set":
         if pairs is None:
@@ -91,12 +106,12 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
                                 "from its paired bootstrap")
         se = float(np.median((pairs["ci_high"] - pairs["ci_low"]) / (2 * 1.959964)))
         n_run = int(pairs["n"].median())
-        n = math.ceil(n_run * (Z_SUM * se / diff) ** 2)
+        n = items_for_set(diff, se, n_run)
         test = (f"paired cluster bootstrap, standard error {se:.3g} at {n_run} {noun} "
                 f"(median of {len(pairs)} pairs, {results / benchmark / 'comparisons.csv'})")
     else:
         spread, source = _sd(pairs, sd, benchmark, metric)
-        n = _smallest(lambda k: spread * sign_flip_mdd_factor(k) <= diff) if spread > 0 else 6
+        n = items_for_mean(diff, spread)
         test = f"sign-flip, sd of per-item differences {spread:.3g} ({source})"
     if n is None:
         return (f"{benchmark} {metric}: a difference of {diff:g} is not detectable with "
@@ -161,17 +176,3 @@ def _discordant(pairs, discordant) -> tuple[float, str]:
         share = float(np.nanmedian(a * (1 - b) + b * (1 - a)))
         return share, f"from the last run's pass rates, median of {len(pairs)} pairs"
     return DEFAULT_DISCORDANT, "the default"
-
-
-def _smallest(detects) -> int | None:
-    """The smallest n in 2..MAX_ITEMS with detects(n) (monotone: doubling, then bisection)."""
-    high = 2
-    while not detects(high):
-        high *= 2
-        if high > MAX_ITEMS:
-            return None
-    low = high // 2
-    while high - low > 1:
-        mid = (low + high) // 2
-        low, high = (low, mid) if detects(mid) else (mid, high)
-    return high if not detects(low) or low < 2 else low
