@@ -124,7 +124,8 @@ def spec_file(text: str, directory: str | os.PathLike = SPEC_DIR) -> str:
 
 # Why a job file could not be written, and what to do about it (errno -> cause, fix).
 _AGAIN = "then run the same snakemake command again"
-_FULL = ("disk full", f"free space on that disk (or run in a working directory on another), {_AGAIN}")
+_FULL = ("disk full",
+         f"free space on that disk (or run in a working directory on another), {_AGAIN}")
 _DENIED = ("permission denied", f"make that folder writable for you, {_AGAIN}")
 _WRITE_FAILURES = {errno.ENOSPC: _FULL, errno.EDQUOT: ("disk quota full", _FULL[1]),
                    errno.EACCES: _DENIED, errno.EPERM: _DENIED,
@@ -135,8 +136,8 @@ _WRITE_FAILURES = {errno.ENOSPC: _FULL, errno.EDQUOT: ("disk quota full", _FULL[
 def unwritable(path: str | os.PathLike, exc: OSError) -> str:
     """One line for a job file ``path`` that could not be written: the file, the cause (disk
     full, permission, read-only; the system's words in brackets) and the fix."""
-    cause, fix = _WRITE_FAILURES.get(
-        exc.errno, ("cannot be written", f"check that folder of the run's working directory, {_AGAIN}"))
+    other = ("cannot be written", f"check that folder of the run's working directory, {_AGAIN}")
+    cause, fix = _WRITE_FAILURES.get(exc.errno, other)
     return f"{Path(path).as_posix()}: job file not written: {cause} ({exc.strerror or exc}); {fix}"
 
 

@@ -163,8 +163,8 @@ def own_files_sha256(paths: list[str]) -> str:
 
 
 def own_content(files: list[str] | str) -> Callable[[Any], str]:
-    """The ``own_sha256`` param of a rule that imports the user's own ``files``: a list (an
-    abdev batch), or one file's pattern with the rule's wildcards (``predictions/x/{model}.json``).
+    """The ``own_sha256`` param of a rule that imports the user's own ``files``: a list (a
+    batch of them), or one file's pattern with the rule's wildcards (``p/x/{model}.json``).
 
     Snakemake re-runs a job when an input is newer than its outputs, so a file whose content
     changed but whose mtime did not (two files swapped with ``mv``; a backup restored by
