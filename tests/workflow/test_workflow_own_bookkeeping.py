@@ -6,6 +6,7 @@ system file leaves nothing of it in results/."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -174,3 +175,37 @@ def test_a_refused_symlinked_own_file_leaves_nothing_of_its_target_in_results(wo
     assert leaked == []
     # the valid own files beside it are still scored
     assert _perfect(_values(work, "own_a"))
+
+
+def test_own_gating_files_swapped_with_their_mtimes_are_scored_again(tmp_path):
+    """Item 5 for the benchmarks whose own files are imported one per job (`<b>_import` of
+    gating, autogkb and waza: rules/stages.smk gives all three the same own_sha256 param),
+    shown on gating: the marker baseline's hierarchies against bare roots."""
+    workdir = copy_workflow(tmp_path / "scievals")
+    baseline = "results/gating/predictions/marker_baseline.jsonl"
+    snakemake(workdir, "--cores", "2", baseline)
+    lines = [json.loads(line) for line in (workdir / baseline).read_text().splitlines()]
+    own = workdir / "predictions" / "gating"
+    own.mkdir(parents=True)
+    bare = {"name": "All events", "markers": [], "children": []}
+    for name, tree in (("own_a", None), ("own_b", bare)):
+        (own / f"{name}.jsonl").write_text("".join(
+            json.dumps({"case_id": r["case_id"], "hierarchy": tree or r["hierarchy"]}) + "\n"
+            for r in lines))
+    tables = [f"results/gating/scores/{m}.csv" for m in ("own_a", "own_b")]
+    snakemake(workdir, "--cores", "2", *tables)
+    before = {m: _gating_values(workdir, m) for m in ("own_a", "own_b")}
+    assert not before["own_a"]["value"].equals(before["own_b"]["value"])
+    os.rename(own / "own_a.jsonl", own / "swap.tmp")
+    os.rename(own / "own_b.jsonl", own / "own_a.jsonl")
+    os.rename(own / "swap.tmp", own / "own_b.jsonl")
+    snakemake(workdir, "--cores", "2", *tables)
+    pd.testing.assert_frame_equal(_gating_values(workdir, "own_a"), before["own_b"])
+    pd.testing.assert_frame_equal(_gating_values(workdir, "own_b"), before["own_a"])
+
+
+def _gating_values(workdir: Path, model: str) -> pd.DataFrame:
+    table = pd.read_csv(workdir / "results" / "gating" / "scores" / f"{model}.csv")
+    assert set(table["model"]) == {model}
+    keys = ["dataset", "condition", "metric"]
+    return table.set_index(keys)[VALUES].sort_index()
