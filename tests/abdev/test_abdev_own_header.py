@@ -13,11 +13,14 @@ PASSWD = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sb
 
 
 @pytest.mark.parametrize("header", ["antibody_name,HIC", "\ufeffHIC,antibody_name,Tm2",
-                                    '"antibody_name","AC-SINS_pH7.4"'])
+                                    '"antibody_name","AC-SINS_pH7.4"', "\n\nantibody_name,HIC"])
 def test_a_prediction_tables_header_passes(tmp_path, header):
     path = tmp_path / "mine.csv"
     path.write_text(f"{header}\nabc,1\n", encoding="utf-8")
     check_own_header(path)  # no error
+    # and the full validation reads the same header (blank lines skipped, as pandas does)
+    assert not any("Missing required column" in e or "No property columns" in e
+                   for e in validate_prediction_file(path).errors)
 
 
 def test_a_link_to_a_system_file_is_refused_without_its_content(tmp_path):

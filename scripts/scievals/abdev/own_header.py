@@ -10,6 +10,7 @@ job reports it as not scored, beside the batch's valid files."""
 from __future__ import annotations
 
 import csv
+import io
 import os
 
 from scievals.abdev.constants import PROPERTY_LIST
@@ -70,7 +71,10 @@ def check_own_header(path: str | os.PathLike) -> None:
         text = head[:exc.start].decode("utf-8-sig")
     if "\0" in text:
         raise ScievalsError(str(path), "not a text file (it holds NUL bytes)", fix)
-    header = next(csv.reader(text.splitlines()[:1]), [])
+    # the first line with a value, as pandas reads it (it skips blank lines): this check must
+    # never refuse a file the full validation accepts
+    rows = csv.reader(io.StringIO(text, newline=""))
+    header = next((row for row in rows if any(cell.strip() for cell in row)), [])
     separator = separator_error(header)
     errors = [separator] if separator else missing_column_errors(header)
     if errors:
