@@ -272,7 +272,6 @@ BIG_SNAKEFILE = textwrap.dedent("""
 
 BIG_ENTRY = textwrap.dedent("""
     import json
-import os
     inputs = list(snakemake.input)
     open(snakemake.output[0], "w").write(json.dumps(
         {"n": len(inputs), "first": inputs[0], "last": inputs[-1], "tag": snakemake.params.tag}))
