@@ -17,7 +17,9 @@ Printed per size: the own files, the arms (own files + baselines), wall and CPU 
 run (snakemake and every job it started, ``RUSAGE_CHILDREN``), CPU seconds per own file, the
 comparisons job's CPU seconds (Snakemake's ``benchmark:`` file,
 logs/benchmarks/comparisons/<b>.tsv; psutil samples a job while it runs, so its last moments
-are missed), the jobs the added file re-ran and the dry run's CPU seconds (building the DAG).
+are missed), the jobs the added file re-ran, the dry run's CPU seconds (building the DAG), cold
+and again with every output up to date (when Snakemake compares every job's params), and the
+CPU seconds of hashing every own file's bytes for the import rules' ``own_sha256`` params.
 Then the growth exponent: the log-log slope of each cost against the number of own files (1 =
 linear). Wall time depends on the machine's load; CPU seconds much less.
 """
@@ -66,6 +68,8 @@ class Size:
     cold_cpu: float = 0.0
     comparisons_cpu: float = float("nan")
     dry_cpu: float = 0.0
+    noop_cpu: float = float("nan")  # snakemake -n with every output up to date
+    hash_cpu: float = float("nan")  # the import rules' own_sha256 params, in this process
     added_cpu: float = 0.0
     added_jobs: str = ""
 
@@ -133,6 +137,21 @@ def comparisons_cpu(work: Path, benchmark: str) -> float:
     return float(pd.read_csv(path, sep="\t")["cpu_time"].sum()) if path.is_file() else float("nan")
 
 
+def own_hash_cpu(own: Path, names: list[str]) -> float:
+    """CPU seconds of the own_sha256 params every import job carries (each file's bytes hashed
+    once per parse that builds its job: scievals.common.workflow.own_content); NaN on a
+    checkout without them."""
+    try:
+        from scievals.common.workflow import own_files_sha256
+    except ImportError:
+        return float("nan")
+    files = sorted(str(path) for path in own.iterdir())
+    start = time.process_time()
+    for first in range(0, len(files), 100):  # a batch's files at a time, as the rules ask
+        own_files_sha256(files[first:first + 100])
+    return time.process_time() - start
+
+
 def measure(benchmark: str, files: int, cores: str, dry_run_only: bool) -> Size:
     size = Size(benchmark, files)
     with tempfile.TemporaryDirectory(prefix="leaderboard_scale.") as tmp:
@@ -147,12 +166,15 @@ def measure(benchmark: str, files: int, cores: str, dry_run_only: bool) -> Size:
             snakemake(work, cores, "results/gating/predictions/marker_baseline.jsonl")
             gating_files(own, names, work / "results/gating/predictions/marker_baseline.jsonl",
                          seed=0)
+        size.hash_cpu = own_hash_cpu(own, names)
         # building the DAG (snakemake -n), then the cold run, then one file more
         size.dry_cpu = snakemake(work, cores, benchmark, "-n")[1]
         if dry_run_only:
             return size
         size.cold_wall, size.cold_cpu = snakemake(work, cores, benchmark)
         size.comparisons_cpu = comparisons_cpu(work, benchmark)
+        # up to date: Snakemake compares every job's params, own_sha256 among them
+        size.noop_cpu = snakemake(work, cores, benchmark, "-n")[1]
         if benchmark == "abdev":
             abdev_files(own, ["own_added"], seed=1)
         else:
@@ -202,13 +224,14 @@ def main() -> None:
             size = measure(benchmark, files, args.cores, args.dry_run_only)
             results.append(size)
             if args.dry_run_only:
-                print(f"{benchmark} {files} own files: snakemake -n {size.dry_cpu:.1f} CPU-s",
-                      flush=True)
+                print(f"{benchmark} {files} own files: snakemake -n {size.dry_cpu:.1f} CPU-s; "
+                      f"own_sha256 params {size.hash_cpu:.2f} CPU-s", flush=True)
                 continue
             print(f"{benchmark} {files} own files ({size.arms} arms): cold {size.cold_wall:.0f} s "
                   f"wall, {size.cold_cpu:.1f} CPU-s = {size.cold_cpu / files:.3f} CPU-s per own "
                   f"file; comparisons job {size.comparisons_cpu:.1f} CPU-s; snakemake -n "
-                  f"{size.dry_cpu:.1f} CPU-s; one file added: {size.added_cpu:.1f} CPU-s, "
+                  f"{size.dry_cpu:.1f} CPU-s (up to date: {size.noop_cpu:.1f}; own_sha256 params "
+                  f"{size.hash_cpu:.2f}); one file added: {size.added_cpu:.1f} CPU-s, "
                   f"re-ran {size.added_jobs} ({time.perf_counter() - start:.0f} s in all)",
                   flush=True)
     for benchmark in ("abdev", "gating"):

@@ -3,6 +3,7 @@
 # prediction files are copied, not imported by a Python job each, and copied and scored a
 # batch per job.
 from scievals.abdev import workflow as abdev_wf
+from scievals.common.workflow import own_content
 
 ABDEV = config["abdev"]
 ABDEV_MODELS = MODELS["abdev"]
@@ -32,6 +33,8 @@ for _batch, _models in byo_batches(ABDEV_MODELS.byo, ABDEV["byo_score_jobs"]).it
         conda:
             "../envs/core.yaml"
         params:
+            # the files' bytes: a change that keeps their mtime (mv, cp -p) re-copies them too
+            own_sha256=own_content([f"{ABDEV['predictions_dir']}/{m}.csv" for m in _models]),
             job=job_param(f"abdev_import_own_{_batch}", "copy_own.py", {}),
         shell:
             JOB_SHELL

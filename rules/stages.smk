@@ -11,6 +11,7 @@
 # scievals.<b>.score.score). rules/<b>.smk, where it exists, keeps only what is specific to <b>.
 from scievals.common.job_spec import redacted_param
 from scievals.common.workflow import model_regex as _model_regex
+from scievals.common.workflow import own_content
 
 
 def _rule_params(bench, stage):
@@ -21,6 +22,9 @@ def _rule_params(bench, stage):
         params["retry_failed"] = retry_failed(f"{bench.name}_predict_llm")
     if stage.role == "score":
         params.update(bootstrap=BOOTSTRAP, config_hash=section_hash(bench.name))
+    if stage.role == "import":
+        # the own file's bytes: a change that keeps its mtime (mv, cp -p) re-imports it too
+        params["own_sha256"] = own_content(stage.input["user"])
     # Snakemake stores every param under .snakemake/: URL credentials stay out (a job
     # gets them from the environment, scievals.common.redaction)
     return {name: redacted_param(value) for name, value in params.items()}

@@ -3,8 +3,10 @@ entry script sees what Snakemake's `script:` directive would have shown it."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -196,10 +198,55 @@ def test_a_job_file_that_is_gone_is_one_line_naming_it_and_the_way_out(tmp_path)
 
 def test_an_unwritable_job_folder_is_one_clear_error(tmp_path):
     (tmp_path / ".snakemake").write_text("a file where the folder would go")
-    with pytest.raises(ValueError, match=r"rule r: its job file could not be written under "
-                       r"\.snakemake/scievals/jobs \(.*\); make that folder of the run's "
-                       "working directory writable"):
+    with pytest.raises(SystemExit, match=r"^error: \.snakemake/scievals/jobs/\w{24}\.json: job "
+                       r"file not written: cannot be written \(.*\); check that folder of the "
+                       "run's working directory, then run the same snakemake command again$"):
         _spec({"p": 1})
+
+
+@pytest.mark.parametrize(("code", "cause", "fix"), [
+    (errno.ENOSPC, "disk full", "free space on that disk"),
+    (errno.EDQUOT, "disk quota full", "free space on that disk"),
+    (errno.EACCES, "permission denied", "make that folder writable for you"),
+    (errno.EROFS, "read-only file system", "run in a working directory on a writable disk"),
+])
+def test_a_job_file_that_cannot_be_written_says_why_in_one_line(monkeypatch, code, cause, fix):
+    """Issue 34 item 4: a full jobs folder said "make that folder writable" (it was writable,
+    only full). The kernel's answer is simulated as tests/common/test_common_full_disk.py does."""
+    def refused(self, data):
+        raise OSError(code, os.strerror(code), str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", refused)
+    with pytest.raises(SystemExit) as caught:
+        _spec({"p": 1})
+    line = str(caught.value)
+    assert "\n" not in line and line.startswith("error: .snakemake/scievals/jobs/")
+    assert f": job file not written: {cause} ({os.strerror(code)}); {fix}" in line
+    assert not list(Path(SPEC_DIR).glob(".*.tmp"))  # no temporary file left behind
+
+
+def test_a_damaged_job_file_is_written_again_when_the_jobs_are_built(tmp_path):
+    """Issue 34 item 4: a truncated job file was trusted by its name, and every later run failed
+    with a JSONDecodeError naming no file."""
+    path = _spec({"p": list(range(100))})
+    whole = (tmp_path / path).read_bytes()
+    for damaged in (whole[:40], b"", whole.replace(b"99", b"98")):
+        (tmp_path / path).write_bytes(damaged)
+        assert _spec({"p": list(range(100))}) == path
+        assert (tmp_path / path).read_bytes() == whole
+        assert decode(path, threads=1, log=[], scriptdir="/s")[1].params.p == list(range(100))
+
+
+def test_a_job_that_finds_its_file_damaged_is_one_line_naming_it_and_the_way_out(tmp_path):
+    path = _spec({"p": 1})
+    whole = (tmp_path / path).read_bytes()
+    (tmp_path / path).write_bytes(whole[:25])
+    with pytest.raises(SystemExit) as caught:
+        decode(path, threads=1, log=[], scriptdir="/s")
+    assert str(caught.value) == (
+        f"error: {path}: this job file is damaged (its content does not match its name, a hash "
+        "of what was written: 25 bytes left); run the same snakemake command again (the "
+        "workflow writes it when it builds its jobs)")
 
 
 # A rule whose facts outgrow a command line: 7,000 inputs (21 bytes each in JSON, 147 KB: over the

@@ -109,3 +109,39 @@ def test_an_own_file_named_like_a_configured_model_is_one_clear_error(tmp_path):
     line = err.value.one_line()
     assert "random.csv: own file named like the configured model 'random'" in line
     assert "my_random.csv" in line
+
+
+def test_the_own_sha256_param_follows_the_bytes_not_the_mtime(tmp_path):
+    """Issue 34 item 5: two own files swapped with `mv` (mtimes kept) must change the import
+    rules' param, and a touch that keeps the bytes must not."""
+    import os
+    from types import SimpleNamespace
+
+    from scievals.common.workflow import own_content
+
+    def wildcards(**values):
+        return SimpleNamespace(items=lambda: values.items())
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("antibody_name,HIC\nx,1\n")
+    b.write_text("antibody_name,HIC\nx,2\n")
+    # a fresh param function per parse, as each snakemake run builds its rules anew
+    def batch():
+        return own_content([str(a), str(b)])(wildcards())
+
+    def one(model):
+        return own_content(str(tmp_path / "{model}.csv"))(wildcards(model=model))
+
+    first, first_a, first_b = batch(), one("a"), one("b")
+    assert len({first, first_a, first_b}) == 3 and len(first) == 64
+    os.utime(a, (1, 1))  # touched, same bytes: same param
+    assert (batch(), one("a")) == (first, first_a)
+    stamps = a.stat().st_mtime_ns, b.stat().st_mtime_ns
+    os.rename(a, tmp_path / "t")
+    os.rename(b, a)
+    os.rename(tmp_path / "t", b)
+    assert (b.stat().st_mtime_ns, a.stat().st_mtime_ns) == stamps  # mv kept each mtime
+    assert batch() != first
+    assert one("a") != first_a and one("b") != first_b  # each name's param changed
+    b.unlink()  # unreadable: a param of its own (the import job then names the problem)
+    assert one("b") not in (first_a, first_b)

@@ -53,3 +53,19 @@ def test_a_file_that_is_not_a_result_table_is_one_line(tmp_path):
     with pytest.raises(ScievalsError, match="not a readable CSV"):
         concat_files([blank], tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_refusal_stored_in_place_of_a_copy_is_read_back_and_other_files_are_not(tmp_path):
+    """scripts/copy_own.py puts a refused own file's error where its copy would be (issue 34
+    item 8); the score job reads it back as that error."""
+    from scievals.common.errors import ScievalsError
+    from scievals.common.table_files import stored_error, write_not_scored
+
+    refused = tmp_path / "y.csv"
+    write_not_scored(refused, ScievalsError("predictions/abdev/y.csv", "not a table", "fix it"))
+    error = stored_error(refused)
+    assert error is not None and error.one_line() == "predictions/abdev/y.csv: not a table (fix it)"
+    table = tmp_path / "ok.csv"
+    table.write_text("antibody_name,HIC\nx,1\n")
+    assert stored_error(table) is None
+    assert stored_error(tmp_path / "missing.csv") is None  # its reader names it

@@ -28,7 +28,7 @@ from scievals.common.io import read_json, sha256_file, write_csv
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.stats.intervals import interval_method
-from scievals.common.table_files import write_not_scored
+from scievals.common.table_files import stored_error, write_not_scored
 from scievals.common.tables import RESULT_COLUMNS, result_rows, write_result_table
 
 log = logging.getLogger(__name__)
@@ -207,6 +207,10 @@ def score_files(
     )
     loaded, failures = [], []
     for target in targets:
+        refused = stored_error(target.pred)  # refused before it was copied (copy_own.py)
+        if refused is not None:
+            failures.append((target, refused))
+            continue
         preds, report = read_checked_predictions(target.pred, truth, fold_col, shown_as=target.origin)
         try:
             raise_on_errors(report)

@@ -20,6 +20,7 @@ import pandas as pd
 from scievals.abdev.constants import DEFAULT_FOLD_COL, GDPA1_COLUMNS, HELDOUT_COLUMNS, PROPERTY_LIST
 from scievals.abdev.csv_files import csv_header, read_csv
 from scievals.abdev.metrics import MIN_ROWS
+from scievals.abdev.own_header import missing_column_errors, separator_error
 from scievals.common.names import named_with_hints
 
 MAX_LISTED = 5  # how many offending names/rows a message spells out
@@ -44,11 +45,7 @@ class ValidationReport:
 
 def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
     """The reference's four format checks; all run, errors accumulate in this order."""
-    errors: list[str] = []
-    if "antibody_name" not in df.columns:
-        errors.append("Missing required column 'antibody_name'")
-    if not [c for c in df.columns if c in PROPERTY_LIST]:
-        errors.append(f"No property columns found. Must have at least one of: {PROPERTY_LIST}")
+    errors = missing_column_errors(df.columns)
     if "antibody_name" in df.columns and df["antibody_name"].isna().any():
         errors.append("antibody_name column contains NaN values")
     if "antibody_name" in df.columns:
@@ -56,20 +53,6 @@ def validate_prediction_format(df: pd.DataFrame) -> tuple[bool, list[str]]:
         if duplicated.any():
             errors.append(f"Found {duplicated.sum()} duplicate antibody_name values")
     return len(errors) == 0, errors
-
-
-SEPARATORS = {";": ";", "tab": "\t", "|": "|"}
-
-
-def other_separator(header: list[str]) -> str | None:
-    """``';'``, ``'\\t'`` or ``'|'`` when a one-column header holds that separator (a CSV
-    written with another delimiter, as European spreadsheets write ``;``), else None."""
-    if len(header) != 1:
-        return None
-    for separator, name in ((";", ";"), ("\t", "tab"), ("|", "|")):
-        if separator in header[0]:
-            return name
-    return None
 
 
 def _flat(text) -> str:
@@ -287,12 +270,9 @@ def check_predictions(
     the checks against the truth; ``per_fold`` (cross-validation scoring, the workflow's)
     also asks for enough scorable antibodies in every fold.
     """
-    separator = other_separator(df.attrs.get("header") or [str(c) for c in df.columns])
+    separator = separator_error(df.attrs.get("header") or [str(c) for c in df.columns])
     if separator:  # one error, not the three the one merged column would raise
-        report.errors.append(
-            f"the file looks {separator}-separated (its header is one column: "
-            f"{_flat(df.columns[0])[:60]!r}); write it comma-separated, e.g. "
-            f"pandas.read_csv(f, sep={SEPARATORS[separator]!r}).to_csv(f, index=False)")
+        report.errors.append(separator)
         return report
     _, format_errors = validate_prediction_format(df)
     report.errors.extend(format_errors)

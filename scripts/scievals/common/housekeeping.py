@@ -30,6 +30,8 @@ def prune_unused(folder: str | os.PathLike, max_age_days: float = MAX_AGE_DAYS,
     cutoff = (time.time() if now is None else now) - max_age_days * 86400
     removed = 0
     try:
+        if Path(folder).is_symlink():  # its entries would be another folder's: never pruned
+            return 0
         entries = list(os.scandir(folder))
     except OSError:
         return 0
@@ -47,6 +49,15 @@ def prune_unused(folder: str | os.PathLike, max_age_days: float = MAX_AGE_DAYS,
     return removed
 
 
+def _linked_out(folder: Path) -> bool:
+    """Whether a folder between ``folder`` and ``.snakemake/`` is a symlink (someone linked it
+    elsewhere: what is there is not the workflow's to delete; ``folder`` itself is checked by
+    :func:`prune_unused`)."""
+    return any(part.is_symlink() for part in [*folder.parents][:-2])
+
+
 def prune_bookkeeping(max_age_days: float = MAX_AGE_DAYS) -> int:
-    """Prune the job files and the kept score tables of the working directory."""
-    return sum(prune_unused(Path(folder), max_age_days) for folder in (SPEC_DIR, CACHE_DIR))
+    """Prune the job files and the kept score tables of the working directory; a folder
+    reached through a symlink below ``.snakemake/`` is left alone."""
+    return sum(prune_unused(Path(folder), max_age_days) for folder in (SPEC_DIR, CACHE_DIR)
+               if not _linked_out(Path(folder)))

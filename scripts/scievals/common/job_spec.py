@@ -17,6 +17,8 @@ tables (350 KB), which no command line could carry (Linux caps one argument at 1
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import hashlib
 import inspect
@@ -78,35 +80,65 @@ def job_param(rule: str, script: str, params: Mapping[str, Any]) -> Callable[...
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rule {rule}: a param is not plain data ({exc}); config values "
                              "must be strings, numbers, booleans, lists or mappings") from None
-        try:
-            return spec_file(text)
-        except OSError as exc:
-            raise ValueError(f"rule {rule}: its job file could not be written under "
-                             f"{SPEC_DIR.as_posix()} ({exc.strerror or exc}); make that folder "
-                             "of the run's working directory writable") from None
+        return spec_file(text)
 
     return spec
 
 
 def spec_file(text: str, directory: str | os.PathLike = SPEC_DIR) -> str:
-    """The path of a file holding the job's JSON ``text``, named by its sha256 (written once).
+    """The path of a file holding the job's JSON ``text``, named by its sha256.
 
     The shell command carries this short path rather than the JSON itself: Snakemake prints
     a failed job's whole command, and a 1,300-character line of JSON buried the job's one-line
     error. The name is the content's hash, so the param still changes exactly when the job's
-    facts change (Snakemake's params trigger), and the same in every checkout."""
-    path = Path(directory) / f"{hashlib.sha256(text.encode()).hexdigest()[:24]}.json"
-    if path.is_file():
+    facts change (Snakemake's params trigger), and the same in every checkout.
+
+    A file of that name is used only if it holds exactly ``text``: one truncated by a crash
+    or a full disk is written again here, every time the workflow builds its jobs, so no job
+    ever reads it (a file compared byte for byte costs one read, under 1 ms at 350 KB). No
+    fsync therefore: a write a crash loses is repaired by the next parse. A file that cannot
+    be written stops the parse with one line naming it, the cause and the fix."""
+    data = text.encode()
+    path = Path(directory) / f"{hashlib.sha256(data).hexdigest()[:24]}.json"
+    try:
+        kept = path.read_bytes()
+    except OSError:
+        kept = None
+    if kept == data:
         try:
             os.utime(path)  # in use: kept by scievals.common.housekeeping's pruning
         except OSError:
             pass
-    else:
+        return path.as_posix()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_bytes(data)
         os.replace(tmp, path)  # atomic: a job never reads half a file
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise SystemExit(f"error: {unwritable(path, exc)}") from None
     return path.as_posix()
+
+
+# Why a job file could not be written, and what to do about it (errno -> cause, fix).
+_AGAIN = "then run the same snakemake command again"
+_FULL = ("disk full",
+         f"free space on that disk (or run in a working directory on another), {_AGAIN}")
+_DENIED = ("permission denied", f"make that folder writable for you, {_AGAIN}")
+_WRITE_FAILURES = {errno.ENOSPC: _FULL, errno.EDQUOT: ("disk quota full", _FULL[1]),
+                   errno.EACCES: _DENIED, errno.EPERM: _DENIED,
+                   errno.EROFS: ("read-only file system", "run in a working directory on a "
+                             "writable disk (snakemake -d DIR)")}
+
+
+def unwritable(path: str | os.PathLike, exc: OSError) -> str:
+    """One line for a job file ``path`` that could not be written: the file, the cause (disk
+    full, permission, read-only; the system's words in brackets) and the fix."""
+    other = ("cannot be written", f"check that folder of the run's working directory, {_AGAIN}")
+    cause, fix = _WRITE_FAILURES.get(exc.errno, other)
+    return f"{Path(path).as_posix()}: job file not written: {cause} ({exc.strerror or exc}); {fix}"
 
 
 def redacted_param(value: Any) -> Any:
@@ -178,16 +210,28 @@ class Job:
     scriptdir: str
 
 
+def _read_spec(path: str) -> str:
+    """The JSON of the job file ``path``, checked against its name (its content's hash): a
+    file damaged after the parse wrote it (a crash, a full disk) is one line, not a JSON
+    traceback naming no file. The next run's parse writes it again (:func:`spec_file`)."""
+    again = "run the same snakemake command again (the workflow writes it when it builds its jobs)"
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise SystemExit(f"error: {path}: this job's facts are gone "
+                         f"({exc.strerror or exc}); {again}") from None
+    if hashlib.sha256(data).hexdigest()[:24] != Path(path).stem:
+        raise SystemExit(f"error: {path}: this job file is damaged (its content does not match "
+                         f"its name, a hash of what was written: {len(data)} bytes left); "
+                         f"{again}")
+    return data.decode("utf-8")
+
+
 def decode(spec: str, threads: int, log: list[str], scriptdir: str) -> tuple[str, Job]:
     """(entry script, job) of :func:`job_param`'s ``spec``: the path of its JSON file (or the
     JSON itself)."""
     if not spec.lstrip().startswith("{"):
-        try:
-            spec = Path(spec).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise SystemExit(f"error: {spec}: this job's facts are gone "
-                             f"({exc.strerror or exc}); the workflow writes them when it builds "
-                             "its jobs: run the same snakemake command again") from None
+        spec = _read_spec(spec)
     data = json.loads(spec)
     params = data["params"]
     return data["script"], Job(rule=data["rule"],

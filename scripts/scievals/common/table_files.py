@@ -49,6 +49,23 @@ def raise_if_not_scored(path: str | os.PathLike, text: str) -> None:
         raise ScievalsError(where, problem, fix)
 
 
+def stored_error(path: str | os.PathLike) -> ScievalsError | None:
+    """The error a :func:`write_not_scored` file holds in place of its content, else None
+    (an own file refused before it was copied: scripts/copy_own.py)."""
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(NOT_SCORED)) != NOT_SCORED.encode():
+                return None
+            text = NOT_SCORED + handle.readline().decode("utf-8")
+    except OSError:  # the reader that follows names a missing or unreadable file
+        return None
+    try:
+        raise_if_not_scored(path, text)
+    except ScievalsError as exc:
+        return exc
+    return None
+
+
 def read_rows(path: str | os.PathLike) -> list[dict[str, str]]:
     """A result table's rows as text cells, checked for the shared columns."""
     text = read_user_text(path)

@@ -13,6 +13,7 @@ models)`` for one :class:`Stage` per rule it has, and fills in what is the same 
 
 from __future__ import annotations
 
+import hashlib
 import re
 import zlib
 from collections.abc import Callable, Mapping
@@ -144,6 +145,44 @@ def score_inputs(model: str, byo_models: list[str], fixed: dict[str, str], predi
     if model not in byo_models:
         inputs["usage"] = usage.format(model=model)
     return inputs
+
+
+def own_files_sha256(paths: list[str]) -> str:
+    """SHA-256 of the bytes of the user's own files ``paths``, each named: what the import
+    rules carry as their ``own_sha256`` param (:func:`own_content`)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(f"\0{path}\0".encode())
+        try:
+            with open(path, "rb") as handle:
+                digest.update(hashlib.file_digest(handle, "sha256").digest())
+        except OSError as exc:
+            # the import job reads it again and says what is wrong in one line
+            digest.update(f"unreadable: {exc.strerror or exc}".encode())
+    return digest.hexdigest()
+
+
+def own_content(files: list[str] | str) -> Callable[[Any], str]:
+    """The ``own_sha256`` param of a rule that imports the user's own ``files``: a list (a
+    batch of them), or one file's pattern with the rule's wildcards (``p/x/{model}.json``).
+
+    Snakemake re-runs a job when an input is newer than its outputs, so a file whose content
+    changed but whose mtime did not (two files swapped with ``mv``; a backup restored by
+    ``cp -p``, ``rsync -a`` or ``tar x``) kept the old file's scores under the new name. A
+    param holding the files' content hash changes with their bytes, whatever their mtime, and
+    Snakemake's params trigger re-runs the import (the scores follow). A function of the
+    wildcards only: Snakemake compares no param derived from input or output. It is called
+    when a job is built, so only the jobs of the run's DAG read their files, each once."""
+    seen: dict[tuple[str, ...], str] = {}
+
+    def own_sha256(wildcards) -> str:  # Snakemake's argument name
+        paths = ((files.format(**dict(wildcards.items())),) if isinstance(files, str)
+                 else tuple(files))
+        if paths not in seen:
+            seen[paths] = own_files_sha256(list(paths))
+        return seen[paths]
+
+    return own_sha256
 
 
 def retry_failed(rule: str):
