@@ -5,6 +5,7 @@
 # (`comparison_inputs=`). summarize_all reads the tables for the leaderboard's ranks.
 # Their cost grows with the models: through the executor, packed two to a SLURM job under
 # profiles/slurm (`group: comparisons`, group-components in the profile).
+from scievals.common.code_digest import code_digest
 from scievals.stats.comparisons import COMPARISONS_VERSION
 
 for _bench in ENABLED:
@@ -15,7 +16,10 @@ for _bench in ENABLED:
         bootstrap=BOOTSTRAP,
         all_pairs=config["comparisons"]["all_pairs"],
         max_family_arms=config["comparisons"]["max_family_arms"],
-        code_version=COMPARISONS_VERSION,
+        # the engine's version and the digest of the code that computes the table (the
+        # benchmark's items function and the engine): an edit re-runs it without a bump
+        code_version=COMPARISONS_VERSION + "+" + code_digest(
+            _bench.comparisons.split(":")[0], "scievals.stats.comparisons")[:16],
     )
 
     rule:

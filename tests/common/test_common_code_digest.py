@@ -53,15 +53,15 @@ def package(tmp_path, monkeypatch):
     shutil.copytree(code_digest.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(code_digest, "PACKAGE", copy)
     code_digest._module.cache_clear()
-    code_digest.score_code_digest.cache_clear()
+    code_digest.code_digest.cache_clear()
     yield copy
     code_digest._module.cache_clear()
-    code_digest.score_code_digest.cache_clear()
+    code_digest.code_digest.cache_clear()
 
 
 def digests() -> dict[str, str]:
     code_digest._module.cache_clear()
-    code_digest.score_code_digest.cache_clear()
+    code_digest.code_digest.cache_clear()
     return {name: code_digest.score_code_digest(name) for name in ("abdev", "gating")}
 
 
@@ -101,3 +101,23 @@ def test_a_kept_tables_key_changes_with_the_score_code(package, tmp_path):
     append(package / "common" / "tables.py", "\n")
     digests()
     assert score_cache.job_key(job, "abdev-metrics-v4", "") != before
+
+
+def test_the_comparisons_jobs_code_covers_the_engine(package):
+    # rules/comparisons.smk names this digest in the job's code_version: an edit to the
+    # paired tests re-runs every comparisons job, one to a benchmark's items function its own.
+    def versions():
+        code_digest._module.cache_clear()
+        code_digest.code_digest.cache_clear()
+        return {b.name: code_digest.code_digest(b.comparisons.split(":")[0],
+                                                "scievals.stats.comparisons")
+                for b in benchmarks.REGISTRY}
+    first = versions()
+    assert {"scievals.stats.paired", "scievals.stats.intervals"} <= set(
+        code_digest.reached_modules("scievals.stats.comparisons"))
+    append(package / "stats" / "paired.py", "# an edit to the paired tests\n")
+    second = versions()
+    assert all(second[name] != first[name] for name in first)
+    append(package / "waza" / "comparisons.py", "# waza's items\n")
+    third = versions()
+    assert [name for name in third if third[name] != second[name]] == ["waza"]

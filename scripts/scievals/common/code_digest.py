@@ -79,11 +79,19 @@ def reached_modules(root: str) -> dict[str, bytes]:
 
 
 @cache
-def score_code_digest(benchmark: str) -> str:
-    """SHA-256 over the source of every module ``scievals.<benchmark>.score`` reaches (the
-    module docstring), by module name; once per process."""
+def code_digest(*roots: str) -> str:
+    """SHA-256 over the source of every module the ``roots`` reach (the module docstring), by
+    module name; once per process."""
+    reached: dict[str, bytes] = {}
+    for root in roots:
+        reached.update(reached_modules(root))
     digest = hashlib.sha256()
-    for name, source in sorted(reached_modules(f"scievals.{benchmark}.score").items()):
+    for name, source in sorted(reached.items()):
         digest.update(f"\0{name}\0{len(source)}\0".encode())
         digest.update(source)
     return digest.hexdigest()
+
+
+def score_code_digest(benchmark: str) -> str:
+    """The digest of the code that computes ``benchmark``'s score tables."""
+    return code_digest(f"scievals.{benchmark}.score")
