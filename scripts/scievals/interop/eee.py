@@ -169,6 +169,7 @@ class Record:
     aggregate: dict
     instances: list[dict]
     uuid: str
+    items: list[dict] = field(default_factory=list)  # the viewer's samples behind instances
 
     @property
     def folder(self) -> PurePosixPath:
@@ -358,9 +359,9 @@ def build_records(summary: pd.DataFrame, samples: Mapping[tuple[str, str], list[
     wanted = None if keys is None else set(keys)
     out = []
     for (benchmark, model), rows in frame.groupby(["benchmark", "model"], sort=True):
-        if wanted is not None and (benchmark, model) not in wanted:
-            continue
         base, arm = split_arm(model)
+        if wanted is not None and (benchmark, base) not in wanted:
+            continue
         partitioned = partitions(benchmark)
         items = samples.get((benchmark, model), [])
         groups = ([("", rows)] if partitioned
@@ -376,7 +377,7 @@ def build_records(summary: pd.DataFrame, samples: Mapping[tuple[str, str], list[
 def record(benchmark: str, model: str, condition: str, rows: pd.DataFrame, items: list[dict],
            entry: Mapping | None, facts: RunFacts) -> Record:
     """One :class:`Record`: the aggregate of ``rows`` and an instance row per item."""
-    made = Record(benchmark, model, condition, {}, [], str(uuid.uuid4()))
+    made = Record(benchmark, model, condition, {}, [], str(uuid.uuid4()), items)
     made.aggregate = aggregate(benchmark, model, condition, rows, entry, facts)
     made.aggregate["detailed_evaluation_results"] = {
         "format": "jsonl", "file_path": str(made.samples_path), "total_rows": len(items)}

@@ -43,7 +43,7 @@ INLINE_LIMIT = 4_000_000
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
-def _groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[tuple]:
+def item_groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[tuple]:
     """((benchmark, model), that model's items as plain dicts), one model at a time, in the
     order of ``models`` (benchmark -> model names)."""
     for benchmark, names in models.items():
@@ -58,7 +58,7 @@ def _groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[t
 
 def collect(root: str | Path, models: Mapping[str, Iterable[str]]) -> list[dict]:
     """Every item of ``models`` (benchmark -> model names), as plain dicts, in order."""
-    return [item for _, items in _groups(root, models) for item in items]
+    return [item for _, items in item_groups(root, models) for item in items]
 
 
 def embedded_json(data) -> str:
@@ -81,6 +81,12 @@ def _entries(groups: Iterable[tuple], folder: str) -> Iterator[tuple[dict, str]]
 
 def _data_file(entry: dict, text: str) -> str:
     return f"{DATA_CALLBACK}({embedded_json(entry['key'])}, {text});\n"
+
+
+def data_script(key: str, items: list[dict]) -> str:
+    """A data file's text: the call that hands ``items`` to the page under ``key`` (the
+    kept run logs' viewer files, scievals.interop.runlogs, are these too)."""
+    return _data_file({"key": key}, embedded_json(items))
 
 
 def _page(index: list[dict], inline: list[str] | None, note: str, title: str) -> str:
@@ -114,7 +120,7 @@ def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str
     index: list[dict] = []
     inline: list[str] | None = []
     size = 0
-    for entry, text in _entries(_groups(root, models), out.stem):
+    for entry, text in _entries(item_groups(root, models), out.stem):
         path = out.parent / entry["file"]
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, _data_file(entry, text))
