@@ -23,6 +23,7 @@ COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.results.history_cli",
     "scievals.results.show",
     "scievals.results.plan",
+    "scievals.interop.cli",
     "scievals.run",
 ]
 

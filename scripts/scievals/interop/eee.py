@@ -404,14 +404,18 @@ def dumps(data) -> str:
 
 def write_record(made: Record, root: str | Path) -> list[Path]:
     """Write ``made`` under ``root`` (``root/data/...``), each file atomically; the paths."""
-    root = Path(root)
-    paths = [root / made.aggregate_path]
-    write_text(paths[0], json.dumps(made.aggregate, ensure_ascii=False, allow_nan=False,
+    return write_pair(root, str(made.aggregate_path), made.aggregate, made.instances)
+
+
+def write_pair(root: str | Path, repo_path: str, aggregate_record: dict,
+               instances: list[dict]) -> list[Path]:
+    """An aggregate at ``root/repo_path`` and its instance rows beside it (when it has any)."""
+    paths = [Path(root) / repo_path]
+    write_text(paths[0], json.dumps(aggregate_record, ensure_ascii=False, allow_nan=False,
                                     indent=2, sort_keys=True) + "\n")
-    if made.instances:
-        paths.append(root / made.samples_path)
-        with_strict = (json.loads(dumps(row)) for row in made.instances)
-        write_jsonl(paths[1], with_strict)
+    if instances:
+        paths.append(paths[0].with_name(paths[0].stem + "_samples.jsonl"))
+        write_jsonl(paths[1], (json.loads(dumps(row)) for row in instances))
     return paths
 
 

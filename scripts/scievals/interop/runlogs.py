@@ -194,8 +194,13 @@ def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
             continue
         try:
             data = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+            fine = isinstance(data, dict) and data.get("run_id") == folder.name and all(
+                isinstance(e, dict) and {"benchmark", "model", "condition", "label"} <= set(e)
+                for e in data.get("records", []))
+            if not fine:
+                raise ValueError("not a run record of this folder")
         except (OSError, ValueError) as exc:
-            log.warning("run log %s has no readable %s (%s)", folder, RUN_FILE, exc)
+            log.warning("run log %s left out: no readable %s (%s)", folder, RUN_FILE, exc)
             continue
         data["folder"] = str(folder)
         data["bytes"] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
