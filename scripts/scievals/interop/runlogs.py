@@ -219,6 +219,16 @@ def protected(runs: list[dict]) -> set[str]:
     return keep | set(newest_full.values())
 
 
+def last_full_run(benchmark: str, runs_dir: str | Path = RUNS_DIR) -> str | None:
+    """The id of the newest kept run with a full (not limited) record of ``benchmark``."""
+    found = None
+    for run in list_runs(runs_dir):
+        if any(e["benchmark"] == benchmark and not e.get("limited")
+               for e in run.get("records", [])):
+            found = run["run_id"]
+    return found
+
+
 def prune(runs_dir: Path, settings: Mapping) -> list[str]:
     """Remove the oldest unprotected runs past ``keep`` runs or ``max_mb``; their ids."""
     runs = list_runs(runs_dir)

@@ -39,6 +39,8 @@ DATA_CALLBACK = "scievalsSamples"  # what each per-model data file calls
 # Up to this many bytes of items in all, they are embedded in the page too (the default
 # run's four benchmarks are about 0.35 MB); above, the page loads them from files only.
 INLINE_LIMIT = 4_000_000
+# The kept run logs' index (scievals.interop.runlogs), relative to results/report/samples.html.
+RUNS_INDEX = "../runs/index.js"
 # JSON text that is safe inside <script>: nothing can end the element or open a comment.
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -168,11 +170,13 @@ padding:.5em;max-height:45vh;overflow:auto;font-size:.82em}
 _JS = """
 'use strict';
 const INDEX = JSON.parse(document.getElementById('sample-index').textContent);
+const RUNS_INDEX = document.body.dataset.runsIndex || '';
 const DATA = {};
 const WAITING = {};
 const el = id => document.getElementById(id);
-const state = {view: 'items', benchmark: '', model: '', modelB: '', condition: '*',
-               outcome: '*', text: '', item: null, sort: null, desc: false};
+const state = {view: 'items', run: '', runB: '', benchmark: '', model: '', modelB: '',
+               condition: '*', outcome: '*', text: '', item: null, sort: null, desc: false};
+for (const e of INDEX) e.run = e.run || '';
 let ROWS = [];
 
 window.scievalsSamples = function (key, items) {
@@ -180,8 +184,31 @@ window.scievalsSamples = function (key, items) {
   for (const done of WAITING[key] || []) done(items);
   delete WAITING[key];
 };
-function entry(benchmark, model) {
-  return INDEX.find(e => e.benchmark === benchmark && e.model === model);
+function entry(run, benchmark, model) {
+  return INDEX.find(e => e.run === run && e.benchmark === benchmark && e.model === model);
+}
+// The kept run logs (results/runs/index.js, scievals.interop.runlogs): loaded once at the
+// start; their entries join the index under their run id (a page without them, inside the
+// HTML report say, shows the current results only).
+const RUNS_BASE = RUNS_INDEX.replace(/index\.js$/, '');
+const RUN_LIMITED = {};
+window.scievalsRuns = function (entries) {
+  for (const e of entries) {
+    if (entry(e.run, e.benchmark, e.model)) continue;
+    INDEX.push(Object.assign({}, e, {file: RUNS_BASE + e.file}));
+    RUN_LIMITED[e.run] = RUN_LIMITED[e.run] || e.limited;
+  }
+};
+function loadRuns() {
+  return new Promise(resolve => {
+    if (!RUNS_INDEX) { resolve(); return; }
+    const s = document.createElement('script');
+    s.src = RUNS_INDEX; s.onload = () => resolve(); s.onerror = () => resolve();
+    document.head.appendChild(s);
+  });
+}
+function runLabel(run) {
+  return run === '' ? 'current results' : run + (RUN_LIMITED[run] ? ' (limited)' : ' (full)');
 }
 function load(e) {
   if (!e) return Promise.resolve([]);
@@ -225,22 +252,40 @@ function setHash(hash, replace) {
   try { history[replace ? 'replaceState' : 'pushState'](null, '', hash); } catch (err) { }
 }
 function enc(parts) { return parts.map(encodeURIComponent).join('/'); }
-function linkFor(item) { return '#' + enc([item.benchmark, item.model, item.condition, item.item]); }
+// a kept run is one more part in front: run:<id> (and runb:<id> for B); current results none
+function runParts(compare) {
+  return [...(state.run ? ['run:' + state.run] : []),
+          ...(compare && state.runB ? ['runb:' + state.runB] : [])];
+}
+function linkFor(item) {
+  return '#' + enc([...runParts(false), item.benchmark, item.model, item.condition, item.item]);
+}
 function pairLink(r) {
-  return '#' + enc(['compare', r.A.benchmark, r.A.model, r.B.model, r.condition, r.item]);
+  return '#' + enc(['compare', ...runParts(true), r.A.benchmark, state.model, state.modelB,
+                    r.condition, r.item]);
 }
 function currentHash() {
   const cond = state.condition === '*' ? [] : [state.condition];
   const item = state.item && state.condition !== '*' ? [state.item] : [];
   if (state.view === 'compare')
-    return '#' + enc(['compare', state.benchmark, state.model, state.modelB, ...cond, ...item]);
-  return '#' + enc([state.benchmark, state.model, ...cond, ...item]);
+    return '#' + enc(['compare', ...runParts(true), state.benchmark, state.model, state.modelB,
+                      ...cond, ...item]);
+  return '#' + enc([...runParts(false), state.benchmark, state.model, ...cond, ...item]);
 }
 function readHash() {
   const raw = location.hash.replace(/^#/, '');
   if (!raw) return;
   let parts;
   try { parts = raw.split('/').map(decodeURIComponent); } catch (err) { return; }
+  const compare = parts[0] === 'compare';
+  if (compare) parts.shift();
+  state.run = ''; state.runB = '';
+  while (parts.length && /^runb?:/.test(parts[0])) {
+    const [key, id] = [parts[0].slice(0, parts[0].indexOf(':')), parts[0].slice(parts[0].indexOf(':') + 1)];
+    state[key === 'run' ? 'run' : 'runB'] = id; parts.shift();
+  }
+  if (!compare) state.runB = state.run;
+  if (compare) parts.unshift('compare');
   if (parts[0] === 'compare') {
     state.view = 'compare';
     [state.benchmark, state.model, state.modelB] = parts.slice(1, 4);
@@ -253,19 +298,40 @@ function readHash() {
     state.item = parts.length > 3 ? parts.slice(3).join('/') : null;
   }
 }
+function runOptions(select, keep) {
+  const runs = [...new Set(INDEX.map(e => e.run))];
+  select.replaceChildren();
+  for (const r of runs) {
+    const o = document.createElement('option'); o.value = r; o.textContent = runLabel(r);
+    select.appendChild(o);
+  }
+  select.value = runs.includes(keep) ? keep : runs[0];
+  el('run-box').hidden = runs.length < 2;
+  return select.value;
+}
 function syncControls() {
-  const benchmarks = [...new Set(INDEX.map(e => e.benchmark))];
+  state.run = runOptions(el('filter-run'), state.run);
+  state.runB = runOptions(el('filter-run-b'), state.view === 'compare' ? state.runB : state.run);
+  const benchmarks = [...new Set(INDEX.filter(e => e.run === state.run).map(e => e.benchmark))];
   state.benchmark = options(el('filter-benchmark'), benchmarks, state.benchmark);
-  const models = INDEX.filter(e => e.benchmark === state.benchmark).map(e => e.model);
+  const modelsOf = run => INDEX.filter(e => e.run === run && e.benchmark === state.benchmark)
+    .map(e => e.model);
+  const models = modelsOf(state.run), modelsB = modelsOf(state.runB);
   state.model = options(el('filter-model'), models, state.model);
-  state.modelB = options(el('filter-model-b'), models, models.includes(state.modelB)
-    ? state.modelB : models.find(m => m !== state.model) || models[0]);
+  const other = state.runB !== state.run;  // across runs, the same model is the natural B
+  state.modelB = options(el('filter-model-b'), modelsB, modelsB.includes(state.modelB)
+    ? state.modelB : modelsB.find(m => other ? m === state.model : m !== state.model)
+      || modelsB.find(m => m !== state.model) || modelsB[0]);
   const conds = new Set();
-  for (const m of state.view === 'compare' ? [state.model, state.modelB] : [state.model]) {
-    const e = entry(state.benchmark, m); if (e) e.conditions.forEach(c => conds.add(c));
+  const wantedEntries = state.view === 'compare'
+    ? [entry(state.run, state.benchmark, state.model), entry(state.runB, state.benchmark, state.modelB)]
+    : [entry(state.run, state.benchmark, state.model)];
+  for (const e of wantedEntries) {
+    if (e) e.conditions.forEach(c => conds.add(c));
   }
   state.condition = options(el('filter-condition'), [...conds].sort(), state.condition, 'all');
   el('model-b').hidden = state.view !== 'compare';
+  el('run-b').hidden = state.view !== 'compare';
   el('outcome-box').hidden = state.view === 'compare';
   for (const b of document.querySelectorAll('.tabs button'))
     b.classList.toggle('on', b.dataset.view === state.view);
@@ -308,11 +374,12 @@ async function refresh(fromHash) {
   const started = performance.now();
   syncControls();
   if (!fromHash) setHash(currentHash(), true);
-  const wanted = state.view === 'compare' ? [state.model, state.modelB] : [state.model];
-  setStatus('loading ' + wanted.join(' and ') + ' ...');
+  const wanted = state.view === 'compare' ? [[state.run, state.model], [state.runB, state.modelB]]
+    : [[state.run, state.model]];
+  setStatus('loading ' + wanted.map(w => w[1]).join(' and ') + ' ...');
   let loaded;
   try {
-    loaded = await Promise.all(wanted.map(m => load(entry(state.benchmark, m))));
+    loaded = await Promise.all(wanted.map(([r, m]) => load(entry(r, state.benchmark, m))));
   } catch (err) { setStatus(String(err.message)); console.error(err.message); return; }
   setStatus('');
   if (state.view === 'compare') ROWS = pairs(loaded[0], loaded[1]);
@@ -433,8 +500,9 @@ function show(item) {
 }
 function showPair(r) {
   const d = el('detail'); d.replaceChildren();
-  d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + ' (A) vs '
-    + r.B.model + ' (B)', pairLink(r)));
+  const runNote = run => run ? ' @ ' + run : '';
+  d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + runNote(state.run)
+    + ' (A) vs ' + r.B.model + runNote(state.runB) + ' (B)', pairLink(r)));
   const rows = [['', 'A', 'B', 'B - A'],
     ['score' + (r.A.score_name ? ' (' + r.A.score_name + ')' : ''), fmt(r.a, 4), fmt(r.b, 4),
      fmt(r.diff, 4)], ['outcome', r.A.outcome, r.B.outcome, '']];
@@ -455,6 +523,7 @@ function control(id, key) {
     state[key] = el(id).value; state.item = null; refresh(false);
   });
 }
+control('filter-run', 'run'); control('filter-run-b', 'runB');
 control('filter-benchmark', 'benchmark'); control('filter-model', 'model');
 control('filter-model-b', 'modelB'); control('filter-condition', 'condition');
 el('filter-outcome').addEventListener('change', () => { state.outcome = el('filter-outcome').value; render(); });
@@ -465,23 +534,29 @@ for (const b of document.querySelectorAll('.tabs button'))
 // an edited address, and Back/Forward over the items opened (pushState fires no hashchange)
 window.addEventListener('hashchange', () => { readHash(); refresh(true); });
 window.addEventListener('popstate', () => { readHash(); refresh(true); });
-if (INDEX.length) { readHash(); refresh(!!location.hash); }
-else { el('count').textContent = 'no items'; document.body.dataset.ready = '1'; }
+loadRuns().then(() => {
+  if (INDEX.length) { readHash(); refresh(!!location.hash); }
+  else { el('count').textContent = 'no items'; document.body.dataset.ready = '1'; }
+});
 """
 
 
 def viewer_html(index: list[dict], data_blocks: str = "", title: str = TITLE,
-                note: str = "") -> str:
-    """The page: the index and any embedded data blocks (see the module docstring)."""
+                note: str = "", runs_index: str = RUNS_INDEX) -> str:
+    """The page: the index and any embedded data blocks (see the module docstring);
+    ``runs_index`` is where the kept runs' index is, relative to the page ("" for none)."""
     def select(name: str, label: str) -> str:
         return f'<label>{label} <select id="filter-{name}"></select></label>'
 
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
-        f"</title><style>{_CSS}</style></head><body><header><h1>{escape(title)}</h1>"
+        f"</title><style>{_CSS}</style></head>"
+        f'<body data-runs-index="{escape(runs_index)}"><header><h1>{escape(title)}</h1>'
         '<span class="tabs"><button data-view="items">Items of one model</button>'
         '<button data-view="compare">Two models side by side</button></span>'
-        f'<div class="bar">{select("benchmark", "benchmark")}'
+        f'<div class="bar"><span id="run-box" hidden>{select("run", "run")}'
+        f'<span id="run-b" hidden>{select("run-b", "vs run B")}</span></span>'
+        f'{select("benchmark", "benchmark")}'
         f'{select("model", "model")}<span id="model-b" hidden>'
         f'{select("model-b", "vs model B")}</span>{select("condition", "condition")}'
         f'<span id="outcome-box">{select("outcome", "outcome")}</span>'
