@@ -8,7 +8,7 @@ job reads changes) :func:`keep_run` stores what that run's jobs made, per benchm
     results/runs/20261128T041500Z-3fa9c1/
       run.json                       the run record (results/run_manifest.json: command,
                                      config, versions, datasets and sha256, commit) + the
-                                     list of records, limited or full, a content digest
+                                     list of records, limited or full, their digests
       data/<benchmark>/<developer>/<model>/<uuid>.json           aggregate (intervals, n)
       data/<benchmark>/<developer>/<model>/<uuid>_samples.jsonl  every item
       viewer/<n>.js                  the same items for the sample viewer (a file:// page
@@ -16,8 +16,9 @@ job reads changes) :func:`keep_run` stores what that run's jobs made, per benchm
     results/runs/index.js            the kept runs, for the sample viewer's run picker
 
 The folder is written under a temporary name and renamed when complete, so a log is whole
-or absent. A run whose records equal the newest log's (a re-run that only made a report)
-adds none. Pruning (``run_logs`` in config.yaml): past ``keep`` runs or ``max_mb``, the
+or absent. A log holds the records that differ from their newest kept ones: a re-run that
+changed nothing (or only made a report) adds none, and a run of one benchmark after a full
+run holds that benchmark only. Pruning (``run_logs`` in config.yaml): past ``keep`` runs or ``max_mb``, the
 oldest go, except the newest run and the newest full run of each benchmark, so a smoke run
 (``--limit``) never removes the last full result.
 """
@@ -43,7 +44,6 @@ log = logging.getLogger(__name__)
 RUNS_DIR = Path("results/runs")
 RUN_FILE = "run.json"
 VIEWER_INDEX = "index.js"
-RUNS_CALLBACK = "scievalsRuns"  # what results/runs/index.js calls (report/viewer.py)
 RUN_NAME = re.compile(r"\d{8}T\d{6}Z-[0-9a-f]{6}")
 DEFAULTS = {"keep": 20, "max_mb": 500}
 
@@ -93,19 +93,31 @@ def collect(results: Path, keys: list[tuple[str, str]]):
     return summary, dict(item_groups(results.parent, by_benchmark))
 
 
-def digest(summary, samples: Mapping) -> str:
-    """What the records say, without when they were made: equal digests, equal logs."""
-    rows = summary.astype(str).to_dict("records") if len(summary) else []
-    return sha256_text(canonical_json({"rows": rows, "items": {
-        f"{b}/{m}": items for (b, m), items in sorted(samples.items())}}))
+def digests(summary, samples: Mapping, keys: list[tuple[str, str]]) -> dict[str, str]:
+    """``benchmark/model`` -> a digest of what its records say (rows and items), without
+    when they were made: equal digests, equal records."""
+    rows: dict[tuple[str, str], list] = {}
+    for row in summary.astype(str).to_dict("records"):
+        rows.setdefault((row["benchmark"], eee.split_arm(row["model"])[0]), []).append(row)
+    return {f"{b}/{m}": sha256_text(canonical_json({"rows": rows.get((b, m), []),
+                                                    "items": samples.get((b, m), [])}))
+            for b, m in keys}
+
+
+def newest_digests(runs: list[dict]) -> dict[str, str]:
+    """``benchmark/model`` -> the digest of its newest kept record."""
+    found: dict[str, str] = {}
+    for run in runs:
+        found.update(run.get("digests") or {})
+    return found
 
 
 def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str] = (),
              in_run: set[str] | None = None, config: Mapping | None = None,
              manifest: str | Path | None = None, now: datetime | None = None) -> Path | None:
     """Keep this run's log under ``<results_dir>/runs/``; its folder, or None when there
-    was nothing to keep (no score table, ``run_logs.keep: 0``, or the same records as the
-    newest log)."""
+    was nothing to keep: no score table, ``run_logs.keep: 0``, or only records equal to
+    their newest kept ones (a re-run that only made a report, say)."""
     settings = {**DEFAULTS, **dict((config or {}).get("run_logs") or {})}
     if not settings["keep"]:
         return None
@@ -117,10 +129,12 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     summary, samples = collect(results, keys)
     if not len(summary):
         return None
-    content = digest(summary, samples)
-    newest = list_runs(runs)[-1:] if runs.is_dir() else []
-    if newest and newest[0].get("digest") == content:
+    content = digests(summary, samples, keys)
+    kept = newest_digests(list_runs(runs))
+    keys = [(b, m) for b, m in keys if kept.get(f"{b}/{m}") != content[f"{b}/{m}"]]
+    if not keys:
         return None
+    content = {k: v for k, v in content.items() if tuple(k.split("/", 1)) in set(keys)}
     now = now or datetime.now(UTC)
     name = run_name(now)
     while (runs / name).exists():
@@ -138,7 +152,7 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
         entries = _write(staging, name, records)
         write_json(staging / RUN_FILE, {
             "run_id": name, "recorded_utc": now.isoformat(timespec="seconds"),
-            "digest": content, "limited": any(e["limited"] for e in entries),
+            "digests": content, "limited": any(e["limited"] for e in entries),
             "benchmarks": sorted({b for b, _ in keys}),
             "models": sorted({m for _, m in keys}),
             "records": entries, "run_record": record})
@@ -263,7 +277,7 @@ def write_viewer_index(runs_dir: Path) -> None:
                 "file": f"{run['run_id']}/{entry['viewer']}",
                 "conditions": entry.get("conditions", []),
                 "score_name": entry.get("score_name", "")})
-    from scievals.report.viewer import embedded_json
+    from scievals.report.viewer import RUNS_CALLBACK, embedded_json
 
     write_text(runs_dir / VIEWER_INDEX, f"{RUNS_CALLBACK}({embedded_json(entries)});\n")
 

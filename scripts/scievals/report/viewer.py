@@ -36,6 +36,7 @@ from scievals.common.sample_links import PAGE
 
 TITLE = "scievals sample viewer"
 DATA_CALLBACK = "scievalsSamples"  # what each per-model data file calls
+RUNS_CALLBACK = "scievalsRuns"  # what the kept runs' index calls (scievals.interop.runlogs)
 # Up to this many bytes of items in all, they are embedded in the page too (the default
 # run's four benchmarks are about 0.35 MB); above, the page loads them from files only.
 INLINE_LIMIT = 4_000_000
@@ -91,32 +92,37 @@ def data_script(key: str, items: list[dict]) -> str:
     return _data_file({"key": key}, embedded_json(items))
 
 
-def _page(index: list[dict], inline: list[str] | None, note: str, title: str) -> str:
+def _page(index: list[dict], inline: list[str] | None, note: str, title: str,
+          runs_index: str = "") -> str:
     blocks = "".join(f'<script type="application/json" id="data-{n}">{text}</script>'
                      for n, text in enumerate(inline or []))
-    return viewer_html(index, blocks, note=note, title=title)
+    return viewer_html(index, blocks, note=note, title=title, runs_index=runs_index)
 
 
 def viewer_files(groups: Mapping[tuple[str, str], list[dict]], page: str = PAGE,
                  note: str = "", inline_limit: int = INLINE_LIMIT,
-                 title: str = TITLE) -> dict[str, str]:
+                 title: str = TITLE, runs_index: str = "") -> dict[str, str]:
     """Relative path -> text of the page and its per-model data files for ``groups``
     ((benchmark, model) -> items; see the module docstring); the data folder is the page's
-    name without ``.html``."""
+    name without ``.html``; ``runs_index``: the kept runs' index relative to the page."""
     entries = list(_entries(groups.items(), Path(page).stem))
     files = {entry["file"]: _data_file(entry, text) for entry, text in entries}
     texts = [text for _, text in entries]
     inline = texts if sum(map(len, texts)) <= inline_limit else None
-    files[page] = _page([entry for entry, _ in entries], inline, note, title)
+    files[page] = _page([entry for entry, _ in entries], inline, note, title, runs_index)
     return files
 
 
 def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str | Path = ".",
-                 note: str = "", inline_limit: int = INLINE_LIMIT) -> int:
+                 note: str = "", inline_limit: int = INLINE_LIMIT,
+                 runs_index: str = RUNS_INDEX) -> int:
     """Write the page and its data folder beside it, one model at a time (so memory does not
     grow with the models; each file atomically; data files of models no longer there are
-    removed); the number of items."""
+    removed); the number of items. The page reads the kept runs from ``runs_index``
+    (relative to it), written empty here until the first run log fills it."""
     out = Path(out)
+    if runs_index and not (out.parent / runs_index).exists():
+        write_text(out.parent / runs_index, f"{RUNS_CALLBACK}([]);\n")
     folder = out.parent / out.stem
     stale = set(folder.glob("*/*.js")) if folder.is_dir() else set()
     index: list[dict] = []
@@ -132,7 +138,7 @@ def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str
         inline = inline if inline is not None and size <= inline_limit else None
         if inline is not None:
             inline.append(text)
-    write_text(out, _page(index, inline, note, TITLE))
+    write_text(out, _page(index, inline, note, TITLE, runs_index))
     for path in stale:
         path.unlink()
     return sum(entry["n"] for entry in index)
@@ -201,7 +207,8 @@ window.scievalsRuns = function (entries) {
 };
 function loadRuns() {
   return new Promise(resolve => {
-    if (!RUNS_INDEX) { resolve(); return; }
+    // only where a relative file can be (not inside the report's data: page)
+    if (!RUNS_INDEX || !/^(file|https?):$/.test(location.protocol)) { resolve(); return; }
     const s = document.createElement('script');
     s.src = RUNS_INDEX; s.onload = () => resolve(); s.onerror = () => resolve();
     document.head.appendChild(s);
@@ -542,7 +549,7 @@ loadRuns().then(() => {
 
 
 def viewer_html(index: list[dict], data_blocks: str = "", title: str = TITLE,
-                note: str = "", runs_index: str = RUNS_INDEX) -> str:
+                note: str = "", runs_index: str = "") -> str:
     """The page: the index and any embedded data blocks (see the module docstring);
     ``runs_index`` is where the kept runs' index is, relative to the page ("" for none)."""
     def select(name: str, label: str) -> str:

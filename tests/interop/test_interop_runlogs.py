@@ -1,0 +1,91 @@
+"""Kept run logs (scievals.interop.runlogs): listing, pruning within its bounds without ever
+removing the last full result, finding a run, and one line for what is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scievals.common.errors import ScievalsError
+from scievals.interop import runlogs
+
+
+def _run(runs: Path, name: str, *, limited: bool, benchmark: str = "gating",
+         size: int = 0) -> Path:
+    """A kept run with one record of ``benchmark`` (and ``size`` bytes of data)."""
+    folder = runs / name
+    folder.mkdir(parents=True)
+    entry = {"benchmark": benchmark, "model": "m", "condition": "", "label": "m",
+             "limited": limited, "items": 2, "viewer": "viewer/0000.js",
+             "viewer_key": f"{name}/{benchmark}/m/", "aggregate": "", "samples": ""}
+    (folder / runlogs.RUN_FILE).write_text(json.dumps({
+        "run_id": name, "recorded_utc": "2026-11-28T04:00:00+00:00", "limited": limited,
+        "records": [entry], "digests": {f"{benchmark}/m": name}}))
+    if size:
+        (folder / "data.bin").write_bytes(b"x" * size)
+    return folder
+
+
+NAMES = [f"20261128T04000{i}Z-00000{i}" for i in range(5)]
+
+
+def test_pruning_keeps_the_newest_and_the_last_full_run_of_each_benchmark(tmp_path):
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False)  # the last full gating run
+    _run(runs, NAMES[1], limited=False, benchmark="abdev")  # the last full abdev run
+    for name in NAMES[2:]:
+        _run(runs, name, limited=True)
+    # keep 2: runs 2 and 3 go (oldest unprotected first); 0 and 1 are the last full runs of
+    # their benchmarks, 4 is the newest, so 3 stay although keep says 2.
+    removed = runlogs.prune(runs, {"keep": 2, "max_mb": 500})
+    assert removed == [NAMES[2], NAMES[3]]
+    assert [r["run_id"] for r in runlogs.list_runs(runs)] == [NAMES[0], NAMES[1], NAMES[4]]
+    assert runlogs.last_full_run("gating", runs) == NAMES[0]
+    assert runlogs.last_full_run("abdev", runs) == NAMES[1]
+    assert runlogs.last_full_run("waza", runs) is None
+
+
+def test_pruning_by_size_removes_the_oldest_until_under_the_bound(tmp_path):
+    runs = tmp_path / "runs"
+    for name in NAMES[:4]:
+        _run(runs, name, limited=False, size=400_000)
+    # 4 runs of ~0.4 MB each, max 1 MB: the two oldest go (1.6 -> 1.2 -> 0.8 MB); the
+    # newest full run of gating is the newest run, protected anyway.
+    assert runlogs.prune(runs, {"keep": 20, "max_mb": 1}) == NAMES[:2]
+    assert sum(r["bytes"] for r in runlogs.list_runs(runs)) < 1_000_000
+
+
+def test_listing_says_limited_or_full_and_the_size(tmp_path):
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False, size=2_000_000)
+    _run(runs, NAMES[1], limited=True)
+    lines = runlogs.lines(runlogs.list_runs(runs))
+    assert lines[1].split()[:3] == [NAMES[0], "2026-11-28T04:00:00", "full"]
+    assert float(lines[1].split()[3]) == pytest.approx(2.0, abs=0.01)  # 2,000,000 bytes
+    assert lines[2].split()[2] == "limited" and lines[2].endswith("gating: m")
+    assert runlogs.lines([])[0].startswith("no kept runs")
+
+
+def test_a_damaged_or_foreign_folder_is_left_out_and_a_run_is_found_by_prefix(tmp_path):
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False)
+    (runs / NAMES[1]).mkdir()
+    (runs / NAMES[1] / runlogs.RUN_FILE).write_text("{not json")
+    (runs / "notes").mkdir()
+    assert [r["run_id"] for r in runlogs.list_runs(runs)] == [NAMES[0]]
+    assert runlogs.find_run(NAMES[0][:12], runs)["run_id"] == NAMES[0]
+    assert runlogs.find_run("latest-full", runs)["run_id"] == NAMES[0]
+    with pytest.raises(ScievalsError) as caught:
+        runlogs.find_run("1999", runs)
+    assert "no single kept run '1999'" in caught.value.one_line()
+    assert "\n" not in caught.value.one_line()
+
+
+def test_run_names_sort_by_time():
+    from datetime import UTC, datetime
+
+    early = runlogs.run_name(datetime(2026, 11, 28, 4, 0, 59, tzinfo=UTC))
+    late = runlogs.run_name(datetime(2026, 11, 28, 4, 1, 0, tzinfo=UTC))
+    assert runlogs.RUN_NAME.fullmatch(early) and early < late
