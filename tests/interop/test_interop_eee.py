@@ -1,67 +1,20 @@
 """Every Eval Ever 0.3.0 records from our tables (scievals.interop.eee), checked here with
 jsonschema against the vendored schema files and with the checks EEE's validator adds
 (every_eval_ever/validator/validation_core.py: datastore path, companion file, ids, finite
-scores within declared bounds, deployment fields), written out independently below."""
+scores within declared bounds, deployment fields), in tests/support/eee_check.py."""
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from jsonschema import Draft7Validator
+from support.eee_check import validator_errors
 
 from scievals.interop import eee
 
-SCHEMAS = Path(eee.__file__).parent / "schemas" / "every_eval_ever_0.3.0"
-AGGREGATE = Draft7Validator(json.loads((SCHEMAS / "eval.schema.json").read_text()))
-INSTANCE = Draft7Validator(json.loads((SCHEMAS / "instance_level_eval.schema.json").read_text()))
-UUID4 = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 FACTS = eee.RunFacts(retrieved_timestamp="1764300000", started_utc="2026-11-28T04:00:00Z",
                      run_id="20261128T040000Z-abcdef", n_resamples=1000)
-
-
-def validator_errors(aggregate: dict, rows: list[dict], repo_path: str) -> list[str]:
-    """The EEE validator's verdict, as its code reads (schema + registered checks)."""
-    errors = [e.message for e in AGGREGATE.iter_errors(aggregate)]
-    errors += [e.message for row in rows for e in INSTANCE.iter_errors(row)]
-    # strict JSON: no NaN or Infinity numbers anywhere
-    json.dumps(aggregate, allow_nan=False), [json.dumps(r, allow_nan=False) for r in rows]
-    if not re.fullmatch(rf"data/[^/]+/[^/]+/[^/]+/{UUID4}\.json", repo_path):
-        errors.append("path")
-    detail = aggregate.get("detailed_evaluation_results")
-    if rows:
-        assert detail is not None, "a samples file needs detailed_evaluation_results"
-        if detail["file_path"] != repo_path[:-len(".json")] + "_samples.jsonl":
-            errors.append("companion path")
-        if detail["format"] != "jsonl" or detail.get("total_rows") != len(rows):
-            errors.append("companion format/rows")
-        if {r["evaluation_id"] for r in rows} != {aggregate["evaluation_id"]}:
-            errors.append("evaluation_id")
-        if {r["model_id"] for r in rows} != {aggregate["model_info"]["id"]}:
-            errors.append("model_id")
-    details = aggregate["model_info"]["additional_details"]
-    if details.get("deployment_type") not in ("self_deployed", "externally_managed", "unknown"):
-        errors.append("deployment_type")
-    if details.get("model_availability") not in ("open_weights", "closed_weights", "unknown"):
-        errors.append("model_availability")
-    for result in aggregate["evaluation_results"]:
-        metric, score = result["metric_config"], result["score_details"]["score"]
-        bound = {"Infinity": math.inf, "-Infinity": -math.inf}
-        low = bound.get(metric.get("min_score"), metric.get("min_score"))
-        high = bound.get(metric.get("max_score"), metric.get("max_score"))
-        if metric.get("score_type") == "continuous" and (low is None or high is None):
-            errors.append("bounds")
-        elif not (math.isfinite(score) and low <= score <= high):
-            errors.append(f"score {score} outside [{low}, {high}]")
-    # the datastore folder names the model as model_info.id does (developer/model)
-    developer, model = aggregate["model_info"]["id"].split("/", 1)
-    if repo_path.split("/")[2:4] != [developer, model.replace("/", "_")]:
-        errors.append("identity path")
-    return errors
 
 
 def _rows(**over) -> pd.DataFrame:

@@ -16,9 +16,9 @@ job reads changes) :func:`keep_run` stores what that run's jobs made, per benchm
     results/runs/index.js            the kept runs, for the sample viewer's run picker
 
 The folder is written under a temporary name and renamed when complete, so a log is whole
-or absent. A log holds the records that differ from their newest kept ones: a re-run that
-changed nothing (or only made a report) adds none, and a run of one benchmark after a full
-run holds that benchmark only. Pruning (``run_logs`` in config.yaml): past ``keep`` runs or ``max_mb``, the
+or absent. A log holds the records no kept run holds already: a re-run that changed nothing
+(or only made a report) adds none, and a run of one benchmark after a full run holds that
+benchmark only. Pruning (``run_logs`` in config.yaml): past ``keep`` runs or ``max_mb``, the
 oldest go, except the newest run and the newest full run of each benchmark, so a smoke run
 (``--limit``) never removes the last full result.
 """
@@ -71,22 +71,17 @@ def run_keys(results: Path, benchmark_names: Iterable[str],
 
 
 def collect(results: Path, keys: list[tuple[str, str]]):
-    """(summary rows of ``keys``, their items): what a log holds, read from ``results``."""
+    """(result rows of ``keys``, their items): what a log holds, read from each model's score
+    table (what the summaries merge; a benchmark's summary may be older than its scores when
+    a run's target did not need it) and its per-item files."""
     import pandas as pd
 
     from scievals.common.tables import read_result_table
     from scievals.report.viewer import item_groups
 
-    frames = []
-    for name in sorted({b for b, _ in keys}):
-        path = results / name / "summary.csv"
-        if path.is_file():
-            frames.append(read_result_table(path))
+    frames = [read_result_table(results / bench / "scores" / f"{model}.csv")
+              for bench, model in keys]
     summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    wanted = set(keys)
-    if len(summary):
-        summary = summary[[(b, eee.split_arm(m)[0]) in wanted  # waza's "<m> [no-skill]"
-                           for b, m in zip(summary["benchmark"], summary["model"])]]
     by_benchmark: dict[str, list[str]] = {}
     for bench, model in keys:
         by_benchmark.setdefault(bench, []).append(model)
@@ -104,20 +99,17 @@ def digests(summary, samples: Mapping, keys: list[tuple[str, str]]) -> dict[str,
             for b, m in keys}
 
 
-def newest_digests(runs: list[dict]) -> dict[str, str]:
-    """``benchmark/model`` -> the digest of its newest kept record."""
-    found: dict[str, str] = {}
-    for run in runs:
-        found.update(run.get("digests") or {})
-    return found
+def kept_digests(runs: list[dict]) -> set[str]:
+    """Every ``benchmark/model:digest`` a kept run holds."""
+    return {f"{key}:{value}" for run in runs for key, value in (run.get("digests") or {}).items()}
 
 
 def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str] = (),
              in_run: set[str] | None = None, config: Mapping | None = None,
              manifest: str | Path | None = None, now: datetime | None = None) -> Path | None:
     """Keep this run's log under ``<results_dir>/runs/``; its folder, or None when there
-    was nothing to keep: no score table, ``run_logs.keep: 0``, or only records equal to
-    their newest kept ones (a re-run that only made a report, say)."""
+    was nothing to keep: no score table, ``run_logs.keep: 0``, or only records a kept run
+    holds already (a re-run that only made a report, say)."""
     settings = {**DEFAULTS, **dict((config or {}).get("run_logs") or {})}
     if not settings["keep"]:
         return None
@@ -130,9 +122,11 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     if not len(summary):
         return None
     content = digests(summary, samples, keys)
-    kept = newest_digests(list_runs(runs))
-    keys = [(b, m) for b, m in keys if kept.get(f"{b}/{m}") != content[f"{b}/{m}"]]
+    kept = kept_digests(list_runs(runs))
+    keys = [(b, m) for b, m in keys if f"{b}/{m}:{content[f'{b}/{m}']}" not in kept]
     if not keys:
+        if runs.is_dir():
+            write_viewer_index(runs)  # a run folder removed by hand leaves the picker too
         return None
     content = {k: v for k, v in content.items() if tuple(k.split("/", 1)) in set(keys)}
     now = now or datetime.now(UTC)
