@@ -1,5 +1,10 @@
 """``python -m scievals logs`` (the kept run logs) and ``python -m scievals export eee`` (the
-latest results, or a kept run, as Every Eval Ever 0.3.0 records)."""
+latest results, or a kept run, as Every Eval Ever 0.3.0 records).
+
+Each command imports what it needs inside its own function: `python -m scievals` imports
+every command's module to build its parser (pandas, jsonschema and the statistics would
+load for any command otherwise).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +12,30 @@ import argparse
 import json
 import shutil
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.interop import eee, runlogs
+
+RUNS_DIR = "results/runs"
 
 EXPORT_DIR = Path("results/export/eee")
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
+    from scievals.interop import runlogs
+
     for line in runlogs.lines(runlogs.list_runs(args.runs_dir)):
         print(line)
     return 0
 
 
-def latest_records(results: Path, organization: str) -> list[eee.Record]:
-    """Records of every (benchmark, model) of ``results/summary.csv`` as the results stand,
-    with the run record's config (model registry, bootstrap) beside it."""
-    from datetime import UTC, datetime
-
+def latest_records(results: Path, organization: str) -> list:
+    """Records (:class:`scievals.interop.eee.Record`) of every (benchmark, model) of
+    ``results/summary.csv`` as the results stand, with the run record's config (model
+    registry, bootstrap) beside it."""
     from scievals.common.tables import read_result_table
+    from scievals.interop import eee
     from scievals.report.viewer import item_groups
 
     summary_path = results / "summary.csv"
@@ -67,6 +76,8 @@ def run_records(run: dict) -> list[tuple[str, dict, list[dict]]]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from scievals.interop import eee, runlogs
+
     out = Path(args.out)
     if (out / "data").exists() and any((out / "data").iterdir()):
         raise ScievalsError(out / "data", "already holds records (an export adds new uuid4 "
@@ -104,7 +115,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("logs", help="list the kept run logs (results/runs/)",
                             description="List the kept run logs: when, which benchmarks "
                             "and models, a limited (smoke) or full run, and their size.")
-    parser.add_argument("--runs-dir", default=str(runlogs.RUNS_DIR), help=argparse.SUPPRESS)
+    parser.add_argument("--runs-dir", default=RUNS_DIR, help=argparse.SUPPRESS)
     parser.set_defaults(func=cmd_logs)
 
     parser = sub.add_parser(
@@ -121,5 +132,5 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--organization", default="scievals",
                         help="source_organization_name of the records (default scievals)")
     parser.add_argument("--results", default="results", help=argparse.SUPPRESS)
-    parser.add_argument("--runs-dir", default=str(runlogs.RUNS_DIR), help=argparse.SUPPRESS)
+    parser.add_argument("--runs-dir", default=RUNS_DIR, help=argparse.SUPPRESS)
     parser.set_defaults(func=cmd_export)

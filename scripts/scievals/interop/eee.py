@@ -37,11 +37,13 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 
 import pandas as pd
+from jsonschema import Draft7Validator
 
 from scievals import __version__
 from scievals import benchmarks as registry
 from scievals.common.io import write_jsonl, write_text
 from scievals.llm.usage_rows import USAGE_METRICS
+from scievals.stats.intervals import metric_range
 
 SCHEMA_VERSION = "0.3.0"
 SCHEMA_DIR = Path(__file__).parent / "schemas" / "every_eval_ever_0.3.0"
@@ -123,8 +125,6 @@ def lower_is_better(metric: str) -> bool:
 def metric_bounds(benchmark: str, metric: str) -> tuple[float | str, float | str]:
     """(min_score, max_score) as EEE writes them (``"Infinity"`` for an open end): usage
     rows are counts and dollars, the rest the benchmark's declared ranges."""
-    from scievals.stats.intervals import metric_range
-
     if metric in USAGE:
         low, high = 0.0, math.inf
     else:
@@ -428,8 +428,6 @@ _FILE = re.compile(rf"{_UUID}(\.json|_samples\.jsonl)")
 @cache
 def validators():
     """(aggregate, instance) jsonschema validators of the vendored 0.3.0 schemas."""
-    from jsonschema import Draft7Validator
-
     loaded = [json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8"))
               for name in ("eval.schema.json", "instance_level_eval.schema.json")]
     return tuple(Draft7Validator(schema) for schema in loaded)

@@ -34,10 +34,14 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pandas as pd
+
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, sha256_text, write_json, write_text
+from scievals.common.tables import read_result_table
 from scievals.common.workflow import RESERVED_PARTS
 from scievals.interop import eee
+from scievals.report.viewer import RUNS_CALLBACK, data_script, embedded_json, item_groups
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +78,6 @@ def collect(results: Path, keys: list[tuple[str, str]]):
     """(result rows of ``keys``, their items): what a log holds, read from each model's score
     table (what the summaries merge; a benchmark's summary may be older than its scores when
     a run's target did not need it) and its per-item files."""
-    import pandas as pd
-
-    from scievals.common.tables import read_result_table
-    from scievals.report.viewer import item_groups
-
     frames = [read_result_table(results / bench / "scores" / f"{model}.csv")
               for bench, model in keys]
     summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -167,8 +166,6 @@ def _read_manifest(path: str | Path) -> dict:
 
 def _write(folder: Path, name: str, records: list[eee.Record]) -> list[dict]:
     """Each record's EEE pair and viewer data under ``folder``; their run.json entries."""
-    from scievals.report.viewer import data_script
-
     entries = []
     for number, made in enumerate(records):
         eee.write_record(made, folder)
@@ -271,8 +268,6 @@ def write_viewer_index(runs_dir: Path) -> None:
                 "file": f"{run['run_id']}/{entry['viewer']}",
                 "conditions": entry.get("conditions", []),
                 "score_name": entry.get("score_name", "")})
-    from scievals.report.viewer import RUNS_CALLBACK, embedded_json
-
     write_text(runs_dir / VIEWER_INDEX, f"{RUNS_CALLBACK}({embedded_json(entries)});\n")
 
 

@@ -196,7 +196,7 @@ function entry(run, benchmark, model) {
 // The kept run logs (results/runs/index.js, scievals.interop.runlogs): loaded once at the
 // start; their entries join the index under their run id (a page without them, inside the
 // HTML report say, shows the current results only).
-const RUNS_BASE = RUNS_INDEX.replace(/index\.js$/, '');
+const RUNS_BASE = RUNS_INDEX.replace(/index\\.js$/, '');
 const RUN_LIMITED = {};
 window.scievalsRuns = function (entries) {
   for (const e of entries) {

@@ -495,6 +495,8 @@ LIMITED = "(limited to "  # the dataset label of a smoke run (scievals.common.se
 def limited_note(benchmark: str, runs_dir: str = "results/runs") -> str:
     """What a limited section shows, and where the last full result of its benchmark is (a
     kept run log, scievals.interop.runlogs), so a smoke run never hides it."""
+    # here, not at the top: the run logs' module (and the viewer it writes for) is only
+    # needed when a section is limited
     from scievals.interop.runlogs import last_full_run
 
     full = last_full_run(benchmark, runs_dir)
