@@ -115,11 +115,12 @@ def viewer_files(groups: Mapping[tuple[str, str], list[dict]], page: str = PAGE,
 
 def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str | Path = ".",
                  note: str = "", inline_limit: int = INLINE_LIMIT,
-                 runs_index: str = RUNS_INDEX) -> int:
+                 runs_index: str = "") -> int:
     """Write the page and its data folder beside it, one model at a time (so memory does not
     grow with the models; each file atomically; data files of models no longer there are
     removed); the number of items. The page reads the kept runs from ``runs_index``
-    (relative to it), written empty here until the first run log fills it."""
+    (relative to it; the workflow's page: RUNS_INDEX), written empty here until the first
+    run log fills it."""
     out = Path(out)
     if runs_index and not (out.parent / runs_index).exists():
         write_text(out.parent / runs_index, f"{RUNS_CALLBACK}([]);\n")
