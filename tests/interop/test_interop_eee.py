@@ -64,6 +64,7 @@ def test_a_gating_record_carries_the_interval_n_and_every_item():
     assert (row["sample_id"], row["input"], row["output"]) == (
         "OMIP-069", {"raw": "panel", "reference": ["truth tree"]}, {"raw": ["tree"]})
     assert row["evaluation"] == {"score": 0.5, "is_correct": False}
+    assert row["answer_attribution"][0]["extracted_value"] == "tree"  # nothing parsed: reply
     assert row["evaluation_result_id"] == result["evaluation_result_id"] == "OMIP/hierarchy_f1"
     # 120 + 30 = 150 tokens; 1.5 s = 1500 ms
     assert row["token_usage"] == {"input_tokens": 120, "output_tokens": 30, "total_tokens": 150}
@@ -106,6 +107,16 @@ def test_the_no_skill_arm_is_a_condition_of_the_same_model():
     assert with_items.instances[0]["evaluation"] == {"score": 1.0, "is_correct": True}
     for made in records:
         assert validator_errors(made.aggregate, made.instances, str(made.aggregate_path)) == []
+
+
+def test_the_parsed_value_is_the_extracted_answer():
+    item = _item(reply="Here is the tree: ```All Events```", parsed="All Events")
+    [made] = eee.build_records(_rows(), {("gating", "gpt"): [item]}, MODELS, FACTS)
+    [row] = made.instances
+    assert row["output"] == {"raw": ["Here is the tree: ```All Events```"]}
+    assert row["answer_attribution"] == [{"turn_idx": 0, "source": "output.raw",
+                                          "extracted_value": "All Events",
+                                          "extraction_method": "ok", "is_terminal": True}]
 
 
 def test_rows_without_a_value_are_named_and_items_without_a_score_are_marked():

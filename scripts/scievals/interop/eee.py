@@ -14,8 +14,9 @@ results of one record instead, the fold in ``evaluation_result_id``.
   Spearman of a constant prediction) cannot be a score and are named in
   ``eval_library.additional_details["rows_without_a_value"]``;
 - instances: one row per item the sample viewer shows (``scievals.common.samples.Sample``):
-  input, reply, expected answer, parsed value, score, tokens, latency, cost and the item's
-  metrics (``metadata``, strings). An item without a score (a failed request) gets score 0,
+  input, reply, expected answer, the value parsed from the reply (``answer_attribution``;
+  the reply itself where nothing is parsed from it), score, tokens, latency, cost and the
+  item's metrics (``metadata``, strings). An item without a score (a failed request) gets score 0,
   ``is_correct`` false and ``metadata["scored"] = "false"``: the schema needs a number.
 
 What the schema cannot carry (paired differences, Holm-adjusted p, ranks): :data:`NOT_CARRIED`.
@@ -314,7 +315,7 @@ def instance_row(sample: Mapping, evaluation_id: str, model_id: str, evaluation_
                   "reference": [_text(sample.get("expected"))]},
         "output": {"raw": [reply]},
         "answer_attribution": [{"turn_idx": 0, "source": "output.raw",
-                                "extracted_value": reply,
+                                "extracted_value": _text(sample.get("parsed")) or reply,
                                 "extraction_method": metadata["parse_status"] or "-",
                                 "is_terminal": True}],
         "evaluation": {"score": score if score is not None else 0.0,
