@@ -412,8 +412,7 @@ def write_pair(root: str | Path, repo_path: str, aggregate_record: dict,
                instances: list[dict]) -> list[Path]:
     """An aggregate at ``root/repo_path`` and its instance rows beside it (when it has any)."""
     paths = [Path(root) / repo_path]
-    write_text(paths[0], json.dumps(aggregate_record, ensure_ascii=False, allow_nan=False,
-                                    indent=2, sort_keys=True) + "\n")
+    write_text(paths[0], dumps(aggregate_record) + "\n")  # one line: half the indented size
     if instances:
         paths.append(paths[0].with_name(paths[0].stem + "_samples.jsonl"))
         write_jsonl(paths[1], (json.loads(dumps(row)) for row in instances))
