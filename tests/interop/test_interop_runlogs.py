@@ -89,3 +89,32 @@ def test_run_names_sort_by_time():
     early = runlogs.run_name(datetime(2026, 11, 28, 4, 0, 59, tzinfo=UTC))
     late = runlogs.run_name(datetime(2026, 11, 28, 4, 1, 0, tzinfo=UTC))
     assert runlogs.RUN_NAME.fullmatch(early) and early < late
+
+
+def test_a_run_larger_than_max_mb_is_not_kept_and_leaves_nothing(tmp_path):
+    """A log over the size bound is refused before anything is read (the score tables alone
+    are larger) or while it is written (extrapolated from its first records): one line, no
+    folder."""
+    from scievals.interop import eee
+
+    results = tmp_path / "results"
+    scores = results / "abdev" / "scores"
+    scores.mkdir(parents=True)
+    (scores / "m.csv").write_bytes(b"x" * 2_000_000)  # 2 MB of score table, max 1 MB
+    with pytest.raises(ScievalsError) as caught:
+        runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 5, "max_mb": 1}})
+    assert "would take more than run_logs.max_mb (1 MB; 2 MB or more): not kept" in \
+        caught.value.one_line()
+    assert not (results / "runs").exists()
+    # while writing: 100 records of ~30 kB each (~3 MB) against 1 MB: after the first 20
+    # (~0.6 MB written) the extrapolation 0.6 MB / 20 x 100 = 3 MB stops it
+    made = eee.Record("gating", "m", "", {"model_info": {"developer": "d", "name": "m"},
+                                          "evaluation_results": [], "pad": "x" * 30_000},
+                      [], "", [])
+    records = [eee.Record(**{**made.__dict__, "uuid": f"{i:08d}-0000-4000-8000-000000000000"})
+               for i in range(100)]
+    folder = tmp_path / "runs" / ".x.partial"
+    with pytest.raises(ScievalsError) as caught:
+        runlogs._write(folder, "x", records, 1e6, {"max_mb": 1})
+    assert "(1 MB; 3 MB or more)" in caught.value.one_line()
+    assert len(list(folder.rglob("*.json"))) == runlogs.SIZE_PROBE == 20

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import secrets
 import shutil
@@ -117,6 +118,12 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     keys = run_keys(results, benchmark_names, in_run)
     if not keys:
         return None
+    max_bytes = settings["max_mb"] * 1e6
+    # every row of a score table is a result of a record, longer as JSON than as CSV: their
+    # size is a floor of the log's, known before anything is read
+    floor = sum((results / b / "scores" / f"{m}.csv").stat().st_size for b, m in keys)
+    if floor > max_bytes:
+        raise _too_large(runs, floor, settings)
     summary, samples = collect(results, keys)
     if not len(summary):
         return None
@@ -142,7 +149,7 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     staging = runs / f".{name}.partial"
     shutil.rmtree(staging, ignore_errors=True)
     try:
-        entries = _write(staging, name, records)
+        entries = _write(staging, name, records, max_bytes, settings)
         write_json(staging / RUN_FILE, {
             "run_id": name, "recorded_utc": now.isoformat(timespec="seconds"),
             "digests": content, "limited": any(e["limited"] for e in entries),
@@ -164,17 +171,38 @@ def _read_manifest(path: str | Path) -> dict:
         return {}
 
 
-def _write(folder: Path, name: str, records: list[eee.Record]) -> list[dict]:
-    """Each record's EEE pair and viewer data under ``folder``; their run.json entries."""
+def _too_large(runs: Path, size: float, settings: Mapping) -> ScievalsError:
+    return ScievalsError(runs, f"this run's log would take more than run_logs.max_mb "
+                         f"({settings['max_mb']:g} MB; {size / 1e6:.0f} MB or more): not kept",
+                         "raise run_logs.max_mb in config.yaml to keep runs this large")
+
+
+# Records written before the log's size is extrapolated from them (a run of 10,000 own files
+# stops after these instead of writing up to max_mb first).
+SIZE_PROBE = 20
+
+
+def _write(folder: Path, name: str, records: list[eee.Record], max_bytes: float = math.inf,
+           settings: Mapping = DEFAULTS) -> list[dict]:
+    """Each record's EEE pair and viewer data under ``folder``; their run.json entries. Stops
+    with a ScievalsError once the log would exceed ``max_bytes`` (its first records' mean
+    size times the records, or the bytes written)."""
     entries = []
+    written = 0
     for number, made in enumerate(records):
-        eee.write_record(made, folder)
+        paths = eee.write_record(made, folder)
         datasets = sorted({r["source_data"]["dataset_name"]
                            for r in made.aggregate["evaluation_results"]})
         items = made.items
         viewer = f"viewer/{number:04d}.js"
         key = f"{name}/{made.benchmark}/{made.model}/{made.condition}"
         write_text(folder / viewer, data_script(key, items))
+        written += sum(p.stat().st_size for p in [*paths, folder / viewer])
+        done = number + 1
+        if written > max_bytes or (done == SIZE_PROBE
+                                   and written / done * len(records) > max_bytes):
+            raise _too_large(folder.parent, max(written, written / done * len(records)),
+                             settings)
         shown = made.condition and not eee.partitions(made.benchmark) \
             and not eee.split_arm(made.model)[1]
         entries.append({
