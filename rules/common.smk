@@ -134,10 +134,12 @@ def keep_run_log(in_run):
 
     try:
         return runlogs.keep_run("results", BENCHMARKS, in_run, config)
-    except (OSError, ValueError, KeyError, ScievalsError) as exc:
+    except ScievalsError as exc:
+        print(f"scievals: {exc.one_line()}", file=sys.stderr)
+    except (OSError, ValueError, KeyError) as exc:
         print(f"scievals: this run's log was not kept in results/runs/: {exc}",
               file=sys.stderr)
-        return None
+    return None
 
 
 def nothing_was_to_be_done():

@@ -123,7 +123,7 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     # size is a floor of the log's, known before anything is read
     floor = sum((results / b / "scores" / f"{m}.csv").stat().st_size for b, m in keys)
     if floor > max_bytes:
-        raise _too_large(runs, floor, settings)
+        raise _too_large(runs, settings, f"its score tables alone take {floor / 1e6:.1f} MB")
     summary, samples = collect(results, keys)
     if not len(summary):
         return None
@@ -171,9 +171,9 @@ def _read_manifest(path: str | Path) -> dict:
         return {}
 
 
-def _too_large(runs: Path, size: float, settings: Mapping) -> ScievalsError:
+def _too_large(runs: Path, settings: Mapping, size: str) -> ScievalsError:
     return ScievalsError(runs, f"this run's log would take more than run_logs.max_mb "
-                         f"({settings['max_mb']:g} MB; {size / 1e6:.0f} MB or more): not kept",
+                         f"({settings['max_mb']:g} MB; {size}): not kept",
                          "raise run_logs.max_mb in config.yaml to keep runs this large")
 
 
@@ -199,10 +199,13 @@ def _write(folder: Path, name: str, records: list[eee.Record], max_bytes: float 
         write_text(folder / viewer, data_script(key, items))
         written += sum(p.stat().st_size for p in [*paths, folder / viewer])
         done = number + 1
-        if written > max_bytes or (done == SIZE_PROBE
-                                   and written / done * len(records) > max_bytes):
-            raise _too_large(folder.parent, max(written, written / done * len(records)),
-                             settings)
+        if written > max_bytes:
+            raise _too_large(folder.parent, settings, f"over it after {done} of "
+                             f"{len(records)} records")
+        if done == SIZE_PROBE and written / done * len(records) > max_bytes:
+            estimate = written / done * len(records) / 1e6
+            raise _too_large(folder.parent, settings, f"about {estimate:.0f} MB "
+                             f"from its first {done} of {len(records)} records")
         shown = made.condition and not eee.partitions(made.benchmark) \
             and not eee.split_arm(made.model)[1]
         entries.append({

@@ -289,8 +289,9 @@ function readHash() {
   if (compare) parts.shift();
   state.run = ''; state.runB = '';
   while (parts.length && /^runb?:/.test(parts[0])) {
-    const [key, id] = [parts[0].slice(0, parts[0].indexOf(':')), parts[0].slice(parts[0].indexOf(':') + 1)];
-    state[key === 'run' ? 'run' : 'runB'] = id; parts.shift();
+    const cut = parts[0].indexOf(':');
+    state[parts[0].slice(0, cut) === 'run' ? 'run' : 'runB'] = parts[0].slice(cut + 1);
+    parts.shift();
   }
   if (!compare) state.runB = state.run;
   if (compare) parts.unshift('compare');
@@ -332,7 +333,8 @@ function syncControls() {
       || modelsB.find(m => m !== state.model) || modelsB[0]);
   const conds = new Set();
   const wantedEntries = state.view === 'compare'
-    ? [entry(state.run, state.benchmark, state.model), entry(state.runB, state.benchmark, state.modelB)]
+    ? [entry(state.run, state.benchmark, state.model),
+       entry(state.runB, state.benchmark, state.modelB)]
     : [entry(state.run, state.benchmark, state.model)];
   for (const e of wantedEntries) {
     if (e) e.conditions.forEach(c => conds.add(c));
