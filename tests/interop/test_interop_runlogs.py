@@ -118,3 +118,19 @@ def test_a_run_larger_than_max_mb_is_not_kept_and_leaves_nothing(tmp_path):
         runlogs._write(folder, "x", records, 1e6, {"max_mb": 1})
     assert "(1 MB; about 3 MB from its first 20 of 100 records)" in caught.value.one_line()
     assert len(list(folder.rglob("*.json"))) == runlogs.SIZE_PROBE == 20
+
+
+def test_exporting_a_damaged_kept_run_is_one_line(tmp_path, capsys):
+    from scievals.cli import main
+
+    runs = tmp_path / "runs"
+    folder = _run(runs, NAMES[0], limited=False)
+    run = json.loads((folder / runlogs.RUN_FILE).read_text())
+    run["records"][0]["aggregate"] = "data/gating/scievals/m/missing.json"
+    (folder / runlogs.RUN_FILE).write_text(json.dumps(run))
+    code = main(["export", "eee", "--run", "latest", "--runs-dir", str(runs),
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert f"kept run {NAMES[0]} is damaged (FileNotFoundError" in err[0]
+    assert not (tmp_path / "out" / "data").exists()

@@ -66,11 +66,18 @@ def run_records(run: dict) -> list[tuple[str, dict, list[dict]]]:
     folder = Path(run["folder"])
     out = []
     for entry in run.get("records", []):
-        aggregate = json.loads((folder / entry["aggregate"]).read_text(encoding="utf-8"))
-        rows = []
-        if entry.get("samples"):
-            with open(folder / entry["samples"], encoding="utf-8") as handle:
-                rows = [json.loads(line) for line in handle if line.strip()]
+        path = folder / entry["aggregate"]
+        try:
+            aggregate = json.loads(path.read_text(encoding="utf-8"))
+            rows = []
+            if entry.get("samples"):
+                path = folder / entry["samples"]
+                with open(path, encoding="utf-8") as handle:
+                    rows = [json.loads(line) for line in handle if line.strip()]
+        except (OSError, ValueError) as exc:
+            raise ScievalsError(path, f"kept run {run['run_id']} is damaged "
+                                f"({type(exc).__name__}: {exc})",
+                                "export another run (python -m scievals logs)") from None
         out.append((entry["aggregate"], aggregate, rows))
     return out
 
