@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
+
+from scievals.common.tables import RESULT_COLUMNS
 
 from scievals.common.errors import ScievalsError
 from scievals.interop import runlogs
@@ -134,3 +137,41 @@ def test_exporting_a_damaged_kept_run_is_one_line(tmp_path, capsys):
     assert code == 1 and len(err) == 1
     assert f"kept run {NAMES[0]} is damaged (FileNotFoundError" in err[0]
     assert not (tmp_path / "out" / "data").exists()
+
+
+def _score_table(results: Path, model: str, value: float) -> None:
+    row = {"benchmark": "abdev", "dataset": "GDPa1_cross_validation", "dataset_sha256": "a" * 64,
+           "model": model, "condition": "fold=average", "metric": "HIC:spearman",
+           "value": value, "ci_low": value - 0.1, "ci_high": value + 0.1, "n": 246,
+           "ci_method": "percentile-cluster", "scievals_version": "0.1.0",
+           "git_commit": "abc", "config_hash": "0" * 12}
+    path = results / "abdev" / "scores" / f"{model}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame([row], columns=RESULT_COLUMNS).to_csv(path, index=False)
+
+
+def test_a_log_keeps_this_runs_tables_once_and_only_what_changed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the samples readers read results/ under the working folder
+    results = tmp_path / "results"
+    _score_table(results, "a", 0.3)
+    _score_table(results, "b", 0.4)
+    (results / "abdev" / "scores" / "a.reference.csv").write_text("not a model\n")
+    config = {"run_logs": {"keep": 5, "max_mb": 10}, "models": {}}
+    # the run's jobs made a's table only: b's is an older run's
+    first = runlogs.keep_run(results, ["abdev"], {"results/abdev/scores/a.csv"}, config)
+    run = json.loads((first / runlogs.RUN_FILE).read_text())
+    assert [e["model"] for e in run["records"]] == ["a"]
+    aggregate = json.loads((first / run["records"][0]["aggregate"]).read_text())
+    assert aggregate["evaluation_results"][0]["score_details"]["score"] == 0.3
+    # the same tables again: nothing new to keep
+    assert runlogs.keep_run(results, ["abdev"], None, config).name != first.name  # b is new
+    assert runlogs.keep_run(results, ["abdev"], None, config) is None
+    # a changes: the next log holds a alone, and the first is as it was
+    before = (first / run["records"][0]["aggregate"]).read_bytes()
+    _score_table(results, "a", 0.35)
+    third = runlogs.keep_run(results, ["abdev"], None, config)
+    assert [e["model"] for e in json.loads((third / runlogs.RUN_FILE).read_text())["records"]] \
+        == ["a"]
+    assert (first / run["records"][0]["aggregate"]).read_bytes() == before
+    index = (results / "runs" / runlogs.VIEWER_INDEX).read_text()
+    assert index.startswith("scievalsRuns([") and index.count('"run": ') == 3
