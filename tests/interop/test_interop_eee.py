@@ -105,6 +105,11 @@ def test_the_no_skill_arm_is_a_condition_of_the_same_model():
     assert {r.aggregate["model_info"]["id"] for r in records} == {"scievals/waza_mock"}
     with_items = next(r for r in records if r.instances)
     assert with_items.instances[0]["evaluation"] == {"score": 1.0, "is_correct": True}
+    assert with_items.instances[0]["evaluation_name"] == "waza/suite-demo"  # its one dataset
+    assert "evaluation_result_id" not in with_items.instances[0]  # no result is its score
+    rows.loc[1, "model"], rows.loc[1, "dataset"] = "waza_mock", "other-demo"  # two suites
+    [both] = eee.build_records(rows, {("waza", "waza_mock"): items}, MODELS, FACTS)
+    assert both.instances[0]["evaluation_name"] == "waza"
     for made in records:
         assert validator_errors(made.aggregate, made.instances, str(made.aggregate_path)) == []
 

@@ -387,7 +387,10 @@ def record(benchmark: str, model: str, condition: str, rows: pd.DataFrame, items
     result_ids = {r["evaluation_result_id"] for r in made.aggregate["evaluation_results"]}
     names = {r["evaluation_result_id"]: r["evaluation_name"]
              for r in made.aggregate["evaluation_results"]}
-    default_name = next(iter(names.values()), f"{benchmark}/")
+    # an item whose score is none of the results (waza's weighted score over several suites)
+    # is named by the record's one evaluation, or by the benchmark when it has several
+    default_name = (next(iter(set(names.values()))) if len(set(names.values())) == 1
+                    else benchmark)
     made.instances = []
     for item in items:
         row = instance_row(item, made.aggregate["evaluation_id"],
