@@ -117,10 +117,30 @@ def end_of_run(status):
     except (OSError, ValueError, ScievalsError) as exc:
         print(f"scievals: the run record {run_manifest.MANIFEST} was not written: {exc}",
               file=sys.stderr)
-    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=next_steps(),
+    links = next_steps()
+    if status == "success":
+        kept = keep_run_log(in_run)
+        if kept:
+            links["run log"] = f"{kept}  (python -m scievals logs)"
+    notices.report(status, since=RUN_STARTED, benchmarks=BENCHMARKS, links=links,
                    in_run=in_run)
     if status == "success":
         prune_bookkeeping()  # job files and kept score tables no run used for 30 days
+
+
+def keep_run_log(in_run):
+    """Keep this run's records in results/runs/ (scievals.interop.runlogs); the folder, or
+    None. A record, not a gate: a failure is one line, never a failed run."""
+    from scievals.interop import runlogs  # imported here: only a finished run needs it
+
+    try:
+        return runlogs.keep_run("results", BENCHMARKS, in_run, config)
+    except ScievalsError as exc:
+        print(f"scievals: {exc.one_line()}", file=sys.stderr)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"scievals: this run's log was not kept in results/runs/: {exc}",
+              file=sys.stderr)
+    return None
 
 
 def nothing_was_to_be_done():

@@ -24,6 +24,7 @@ COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
     "scievals.results.show",
     "scievals.results.plan",
     "scievals.interop.importing",
+    "scievals.interop.cli",
     "scievals.run",
 ]
 

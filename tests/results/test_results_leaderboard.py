@@ -318,3 +318,28 @@ def test_with_many_arms_the_report_lists_only_the_pairs_of_the_rows_it_shows():
     # every row asked for: every pair, none counted as left out
     (everything,) = sections(frame, comparisons=pairs, top=None)
     assert (len(everything.table), len(everything.pairs), everything.hidden_pairs) == (30, 435, 0)
+
+
+def test_a_limited_section_says_so_and_names_the_kept_full_run(tmp_path, monkeypatch):
+    """A smoke run's section opens with one line; the last full result stays findable in the
+    kept run logs (results/runs/, scievals.interop.runlogs)."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    frame = summary()
+    limited = frame["benchmark"] == "gating"
+    frame.loc[limited, "dataset"] = "OMIP-verified (limited to 2 items)"
+    text = leaderboard_markdown(sections(frame))
+    assert "LIMITED RUN" not in text.split("## gating")[0]  # abdev is a full result
+    assert ("**LIMITED RUN: this table shows a smoke run on a few items (--limit), not a full "
+            "result; no full gating result is kept in results/runs/.**") in text
+    run = tmp_path / "results" / "runs" / "20261128T040000Z-0a0b0c"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({
+        "run_id": run.name, "records": [{"benchmark": "gating", "model": "llm",
+                                         "condition": "", "label": "llm", "limited": False}]}))
+    text = leaderboard_markdown(sections(frame))
+    assert (f"the last full gating result is kept in results/runs/{run.name} (python -m "
+            f"scievals logs; export it with python -m scievals export eee --run {run.name})"
+            ) in text
+    assert leaderboard_markdown(sections(summary())).count("LIMITED RUN") == 0

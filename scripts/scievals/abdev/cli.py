@@ -62,14 +62,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return print_check(args.pred, report.errors, report.warnings, as_json=args.json)
 
 
-def _warn_if_demo(truth: str) -> None:
+def _warn_if_demo(truth: str, consequence: str = "these numbers say nothing about real "
+                  "antibodies") -> None:
     from scievals.abdev.data import DEMO_CSV
     from scievals.common.io import sha256_file
 
     if DEMO_CSV.exists() and Path(truth).exists() and sha256_file(truth) == sha256_file(DEMO_CSV):
         print(
-            f"note: {truth} is the embedded synthetic GDPa1-demo, not GDPa1; "
-            "these numbers say nothing about real antibodies",
+            f"note: {truth} is the embedded synthetic GDPa1-demo, not GDPa1; {consequence}",
             file=sys.stderr,
         )
 
@@ -147,6 +147,53 @@ def cmd_predict(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export_submission(args: argparse.Namespace) -> int:
+    from scievals.abdev import submission
+    from scievals.abdev.csv_files import read_csv_checked as read
+    from scievals.abdev.validate import validate_prediction_file
+
+    truth = args.truth or default_truth()[0]
+    if truth is None:
+        raise ScievalsError("--truth", "no truth found (no data/raw/abdev/GDPa1.csv)",
+                            "run the workflow first or pass --truth GDPa1_v1.2_20250814.csv")
+    predictions = args.predictions or f"results/abdev/predictions/{args.model}.csv"
+    report = validate_prediction_file(predictions, truth, DEFAULT_FOLD_COL)
+    if report.errors:
+        raise ScievalsError(predictions, report.errors[0], "fix the predictions, then export "
+                            "again (python -m scievals abdev validate --pred FILE says all)")
+    truth_frame = read(truth, "truth", {"antibody_name", DEFAULT_FOLD_COL})
+    pred_frame = read(predictions, "predictions")
+    unknown = sorted(set(pred_frame["antibody_name"].astype(str))
+                     - set(truth_frame["antibody_name"].astype(str)))
+    if unknown:
+        raise ScievalsError(predictions, f"{len(unknown)} antibody name(s) not in {truth}: "
+                            f"{', '.join(unknown[:5])}", "use the names as GDPa1 spells them")
+    out = Path(args.out)
+    frame = submission.cv_frame(pred_frame, truth_frame)
+    names = truth_frame["antibody_name"].astype(str).tolist()
+    cv_path = submission.write_upload(frame, names, "cv", out / f"{args.model}_cv.csv")
+    props = [c for c in frame.columns if c in submission.PROPERTY_LIST]
+    empty = int(frame[props].isna().all(axis=1).sum())
+    print(f"wrote {cv_path}: {len(frame)} antibodies, {', '.join(props)} and "
+          f"{DEFAULT_FOLD_COL}" + (f" ({empty} without a prediction: NaN, left out of the "
+                                   "leaderboard's Spearman)" if empty else ""))
+    _warn_if_demo(truth, "the leaderboard takes GDPa1's names only: export after a run on "
+                  "GDPa1 (abdev.source: auto online, or file)")
+    if args.heldout:
+        from scievals.abdev.workflow import HELDOUT
+
+        listed = args.heldout_names or HELDOUT
+        heldout_names = read(listed, "heldout list", {"antibody_name"})[
+            "antibody_name"].astype(str).tolist()
+        if len(heldout_names) != submission.HELDOUT_SIZE:
+            print(f"note: {listed} lists {len(heldout_names)} antibodies, not the "
+                  f"leaderboard's {submission.HELDOUT_SIZE}", file=sys.stderr)
+        held = submission.heldout_frame(read(args.heldout, "heldout predictions"))
+        path = submission.write_upload(held, heldout_names, "heldout",
+                                       out / f"{args.model}_heldout.csv")
+        print(f"wrote {path}: {len(held)} heldout antibodies")
+    return 0
+
 
 def register(subparsers) -> None:
     from scievals.abdev.predict import BASELINES
@@ -205,4 +252,24 @@ def register(subparsers) -> None:
     p.add_argument("--fold-col", default=DEFAULT_FOLD_COL, help="truth fold column (default: %(default)s)")
     p.add_argument("--seed", type=int, default=42, help="seed (default: %(default)s)")
     p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser(
+        "export-submission",
+        help="write the Ginkgo AbDev leaderboard's cross-validation (and heldout) CSV",
+        description="Write a model's cross-validation upload for the AbDev leaderboard "
+        "(antibody_name, the properties it predicted, the truth's "
+        f"{DEFAULT_FOLD_COL}; one row per GDPa1 antibody) and, given --heldout, the heldout "
+        "upload; each checked against the leaderboard's column and name rules first.",
+    )
+    p.add_argument("--model", required=True, help="the model whose predictions to export")
+    p.add_argument("--predictions", help="its out-of-fold predictions (default: "
+                   "results/abdev/predictions/MODEL.csv)")
+    p.add_argument("--truth", help="GDPa1 CSV with names and folds (default: the workflow's "
+                   "data/raw/abdev/GDPa1.csv, else the embedded demo)")
+    p.add_argument("--heldout", help="the model's predictions for the heldout antibodies")
+    p.add_argument("--heldout-names", help="the heldout list (default: the workflow's "
+                   "data/raw/abdev/heldout_sequences.csv)")
+    p.add_argument("--out", default="results/abdev/submission",
+                   help="folder for MODEL_cv.csv and MODEL_heldout.csv (default %(default)s)")
+    p.set_defaults(func=cmd_export_submission)
 

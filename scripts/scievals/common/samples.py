@@ -35,6 +35,7 @@ class Sample:
     tokens_out: int | None = None
     cost_usd: float | None = None
     latency_s: float | None = None
+    parsed: str = ""  # the value parsed from the reply, where it differs from the reply text
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -87,7 +88,7 @@ def per_item_rows(path: str | Path) -> dict[tuple[str, str, int], dict]:
 
 def prediction_sample(record: Mapping, per_item: Mapping, usage: Mapping,
                       metrics: Iterable[str], input: str, reply: str, expected: str = "",
-                      score: str = "") -> Sample:
+                      score: str = "", parsed: str = "") -> Sample:
     """The sample of one prediction record an LLM or baseline predictor wrote (gating,
     autogkb: ``case_id``, ``condition``, ``sample_index``, ``parse_status``, ``error``,
     ``parse_error``, tokens, ``latency_s``), with its ``per_case.csv`` row from ``per_item``
@@ -104,22 +105,27 @@ def prediction_sample(record: Mapping, per_item: Mapping, usage: Mapping,
         rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
         expected=expected, score=values.get(score), score_name=score,
         tokens_in=tokens_in, tokens_out=tokens_out,
-        cost_usd=request_cost(tokens_in, tokens_out, usage), latency_s=record.get("latency_s"))
+        cost_usd=request_cost(tokens_in, tokens_out, usage), latency_s=record.get("latency_s"),
+        parsed=parsed)
 
 
 def prediction_samples(predictions: Path, per_case: Path, usage: Path,
                        metrics: Iterable[str],
                        describe: Callable[[dict], tuple[str, str, str]],
-                       score: str) -> list[Sample]:
+                       score: str,
+                       parsed: Callable[[dict], str] | None = None) -> list[Sample]:
     """:func:`prediction_sample` of every record of a ``predictions`` JSONL file (none when
     the file does not exist), with the rows of its ``per_case`` table and the prices of its
     ``usage`` file; ``describe(record)`` gives the record's (input, reply, expected answer),
-    ``score`` names the metric that is each item's headline score."""
+    ``score`` names the metric that is each item's headline score, ``parsed(record)`` the
+    value parsed from a raw reply (what the run logs keep beside it)."""
     if not predictions.is_file():
         return []
     scores = per_item_rows(per_case)
     prices = read_usage(usage)
-    return [prediction_sample(record, scores, prices, metrics, *describe(record), score=score)
+    return [prediction_sample(record, scores, prices, metrics, *describe(record), score=score,
+                              parsed=parsed(record) if parsed and record.get("raw_text")
+                              else "")
             for record in read_jsonl(predictions)]
 
 

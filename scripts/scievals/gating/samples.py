@@ -72,4 +72,6 @@ def samples(root: str | Path, model: str) -> list[Sample]:
 
     return prediction_samples(
         root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),
-        root / USAGE.format(model=model), TABLE_METRICS, describe, SCORE)
+        root / USAGE.format(model=model), TABLE_METRICS, describe, SCORE,
+        parsed=lambda record: tree_text(record.get("hierarchy"))
+        or pretty(record.get("hierarchy")))

@@ -36,14 +36,17 @@ from scievals.common.sample_links import PAGE
 
 TITLE = "scievals sample viewer"
 DATA_CALLBACK = "scievalsSamples"  # what each per-model data file calls
+RUNS_CALLBACK = "scievalsRuns"  # what the kept runs' index calls (scievals.interop.runlogs)
 # Up to this many bytes of items in all, they are embedded in the page too (the default
 # run's four benchmarks are about 0.35 MB); above, the page loads them from files only.
 INLINE_LIMIT = 4_000_000
+# The kept run logs' index (scievals.interop.runlogs), relative to results/report/samples.html.
+RUNS_INDEX = "../runs/index.js"
 # JSON text that is safe inside <script>: nothing can end the element or open a comment.
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
-def _groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[tuple]:
+def item_groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[tuple]:
     """((benchmark, model), that model's items as plain dicts), one model at a time, in the
     order of ``models`` (benchmark -> model names)."""
     for benchmark, names in models.items():
@@ -58,7 +61,7 @@ def _groups(root: str | Path, models: Mapping[str, Iterable[str]]) -> Iterator[t
 
 def collect(root: str | Path, models: Mapping[str, Iterable[str]]) -> list[dict]:
     """Every item of ``models`` (benchmark -> model names), as plain dicts, in order."""
-    return [item for _, items in _groups(root, models) for item in items]
+    return [item for _, items in item_groups(root, models) for item in items]
 
 
 def embedded_json(data) -> str:
@@ -83,38 +86,50 @@ def _data_file(entry: dict, text: str) -> str:
     return f"{DATA_CALLBACK}({embedded_json(entry['key'])}, {text});\n"
 
 
-def _page(index: list[dict], inline: list[str] | None, note: str, title: str) -> str:
+def data_script(key: str, items: list[dict]) -> str:
+    """A data file's text: the call that hands ``items`` to the page under ``key`` (the
+    kept run logs' viewer files, scievals.interop.runlogs, are these too)."""
+    return _data_file({"key": key}, embedded_json(items))
+
+
+def _page(index: list[dict], inline: list[str] | None, note: str, title: str,
+          runs_index: str = "") -> str:
     blocks = "".join(f'<script type="application/json" id="data-{n}">{text}</script>'
                      for n, text in enumerate(inline or []))
-    return viewer_html(index, blocks, note=note, title=title)
+    return viewer_html(index, blocks, note=note, title=title, runs_index=runs_index)
 
 
 def viewer_files(groups: Mapping[tuple[str, str], list[dict]], page: str = PAGE,
                  note: str = "", inline_limit: int = INLINE_LIMIT,
-                 title: str = TITLE) -> dict[str, str]:
+                 title: str = TITLE, runs_index: str = "") -> dict[str, str]:
     """Relative path -> text of the page and its per-model data files for ``groups``
     ((benchmark, model) -> items; see the module docstring); the data folder is the page's
-    name without ``.html``."""
+    name without ``.html``; ``runs_index``: the kept runs' index relative to the page."""
     entries = list(_entries(groups.items(), Path(page).stem))
     files = {entry["file"]: _data_file(entry, text) for entry, text in entries}
     texts = [text for _, text in entries]
     inline = texts if sum(map(len, texts)) <= inline_limit else None
-    files[page] = _page([entry for entry, _ in entries], inline, note, title)
+    files[page] = _page([entry for entry, _ in entries], inline, note, title, runs_index)
     return files
 
 
 def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str | Path = ".",
-                 note: str = "", inline_limit: int = INLINE_LIMIT) -> int:
+                 note: str = "", inline_limit: int = INLINE_LIMIT,
+                 runs_index: str = "") -> int:
     """Write the page and its data folder beside it, one model at a time (so memory does not
     grow with the models; each file atomically; data files of models no longer there are
-    removed); the number of items."""
+    removed); the number of items. The page reads the kept runs from ``runs_index``
+    (relative to it; the workflow's page: RUNS_INDEX), written empty here until the first
+    run log fills it."""
     out = Path(out)
+    if runs_index and not (out.parent / runs_index).exists():
+        write_text(out.parent / runs_index, f"{RUNS_CALLBACK}([]);\n")
     folder = out.parent / out.stem
     stale = set(folder.glob("*/*.js")) if folder.is_dir() else set()
     index: list[dict] = []
     inline: list[str] | None = []
     size = 0
-    for entry, text in _entries(_groups(root, models), out.stem):
+    for entry, text in _entries(item_groups(root, models), out.stem):
         path = out.parent / entry["file"]
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, _data_file(entry, text))
@@ -124,7 +139,7 @@ def write_viewer(out: str | Path, models: Mapping[str, Iterable[str]], root: str
         inline = inline if inline is not None and size <= inline_limit else None
         if inline is not None:
             inline.append(text)
-    write_text(out, _page(index, inline, note, TITLE))
+    write_text(out, _page(index, inline, note, TITLE, runs_index))
     for path in stale:
         path.unlink()
     return sum(entry["n"] for entry in index)
@@ -162,11 +177,13 @@ padding:.5em;max-height:45vh;overflow:auto;font-size:.82em}
 _JS = """
 'use strict';
 const INDEX = JSON.parse(document.getElementById('sample-index').textContent);
+const RUNS_INDEX = document.body.dataset.runsIndex || '';
 const DATA = {};
 const WAITING = {};
 const el = id => document.getElementById(id);
-const state = {view: 'items', benchmark: '', model: '', modelB: '', condition: '*',
-               outcome: '*', text: '', item: null, sort: null, desc: false};
+const state = {view: 'items', run: '', runB: '', benchmark: '', model: '', modelB: '',
+               condition: '*', outcome: '*', text: '', item: null, sort: null, desc: false};
+for (const e of INDEX) e.run = e.run || '';
 let ROWS = [];
 
 window.scievalsSamples = function (key, items) {
@@ -174,8 +191,32 @@ window.scievalsSamples = function (key, items) {
   for (const done of WAITING[key] || []) done(items);
   delete WAITING[key];
 };
-function entry(benchmark, model) {
-  return INDEX.find(e => e.benchmark === benchmark && e.model === model);
+function entry(run, benchmark, model) {
+  return INDEX.find(e => e.run === run && e.benchmark === benchmark && e.model === model);
+}
+// The kept run logs (results/runs/index.js, scievals.interop.runlogs): loaded once at the
+// start; their entries join the index under their run id (a page without them, inside the
+// HTML report say, shows the current results only).
+const RUNS_BASE = RUNS_INDEX.replace(/index\\.js$/, '');
+const RUN_LIMITED = {};
+window.scievalsRuns = function (entries) {
+  for (const e of entries) {
+    if (entry(e.run, e.benchmark, e.model)) continue;
+    INDEX.push(Object.assign({}, e, {file: RUNS_BASE + e.file}));
+    RUN_LIMITED[e.run] = RUN_LIMITED[e.run] || e.limited;
+  }
+};
+function loadRuns() {
+  return new Promise(resolve => {
+    // only where a relative file can be (not inside the report's data: page)
+    if (!RUNS_INDEX || !/^(file|https?):$/.test(location.protocol)) { resolve(); return; }
+    const s = document.createElement('script');
+    s.src = RUNS_INDEX; s.onload = () => resolve(); s.onerror = () => resolve();
+    document.head.appendChild(s);
+  });
+}
+function runLabel(run) {
+  return run === '' ? 'current results' : run + (RUN_LIMITED[run] ? ' (limited)' : ' (full)');
 }
 function load(e) {
   if (!e) return Promise.resolve([]);
@@ -219,22 +260,41 @@ function setHash(hash, replace) {
   try { history[replace ? 'replaceState' : 'pushState'](null, '', hash); } catch (err) { }
 }
 function enc(parts) { return parts.map(encodeURIComponent).join('/'); }
-function linkFor(item) { return '#' + enc([item.benchmark, item.model, item.condition, item.item]); }
+// a kept run is one more part in front: run:<id> (and runb:<id> for B); current results none
+function runParts(compare) {
+  return [...(state.run ? ['run:' + state.run] : []),
+          ...(compare && state.runB ? ['runb:' + state.runB] : [])];
+}
+function linkFor(item) {
+  return '#' + enc([...runParts(false), item.benchmark, item.model, item.condition, item.item]);
+}
 function pairLink(r) {
-  return '#' + enc(['compare', r.A.benchmark, r.A.model, r.B.model, r.condition, r.item]);
+  return '#' + enc(['compare', ...runParts(true), r.A.benchmark, state.model, state.modelB,
+                    r.condition, r.item]);
 }
 function currentHash() {
   const cond = state.condition === '*' ? [] : [state.condition];
   const item = state.item && state.condition !== '*' ? [state.item] : [];
   if (state.view === 'compare')
-    return '#' + enc(['compare', state.benchmark, state.model, state.modelB, ...cond, ...item]);
-  return '#' + enc([state.benchmark, state.model, ...cond, ...item]);
+    return '#' + enc(['compare', ...runParts(true), state.benchmark, state.model, state.modelB,
+                      ...cond, ...item]);
+  return '#' + enc([...runParts(false), state.benchmark, state.model, ...cond, ...item]);
 }
 function readHash() {
   const raw = location.hash.replace(/^#/, '');
   if (!raw) return;
   let parts;
   try { parts = raw.split('/').map(decodeURIComponent); } catch (err) { return; }
+  const compare = parts[0] === 'compare';
+  if (compare) parts.shift();
+  state.run = ''; state.runB = '';
+  while (parts.length && /^runb?:/.test(parts[0])) {
+    const cut = parts[0].indexOf(':');
+    state[parts[0].slice(0, cut) === 'run' ? 'run' : 'runB'] = parts[0].slice(cut + 1);
+    parts.shift();
+  }
+  if (!compare) state.runB = state.run;
+  if (compare) parts.unshift('compare');
   if (parts[0] === 'compare') {
     state.view = 'compare';
     [state.benchmark, state.model, state.modelB] = parts.slice(1, 4);
@@ -247,19 +307,41 @@ function readHash() {
     state.item = parts.length > 3 ? parts.slice(3).join('/') : null;
   }
 }
+function runOptions(select, keep) {
+  const runs = [...new Set(INDEX.map(e => e.run))];
+  select.replaceChildren();
+  for (const r of runs) {
+    const o = document.createElement('option'); o.value = r; o.textContent = runLabel(r);
+    select.appendChild(o);
+  }
+  select.value = runs.includes(keep) ? keep : runs[0];
+  el('run-box').hidden = runs.length < 2;
+  return select.value;
+}
 function syncControls() {
-  const benchmarks = [...new Set(INDEX.map(e => e.benchmark))];
+  state.run = runOptions(el('filter-run'), state.run);
+  state.runB = runOptions(el('filter-run-b'), state.view === 'compare' ? state.runB : state.run);
+  const benchmarks = [...new Set(INDEX.filter(e => e.run === state.run).map(e => e.benchmark))];
   state.benchmark = options(el('filter-benchmark'), benchmarks, state.benchmark);
-  const models = INDEX.filter(e => e.benchmark === state.benchmark).map(e => e.model);
+  const modelsOf = run => INDEX.filter(e => e.run === run && e.benchmark === state.benchmark)
+    .map(e => e.model);
+  const models = modelsOf(state.run), modelsB = modelsOf(state.runB);
   state.model = options(el('filter-model'), models, state.model);
-  state.modelB = options(el('filter-model-b'), models, models.includes(state.modelB)
-    ? state.modelB : models.find(m => m !== state.model) || models[0]);
+  const other = state.runB !== state.run;  // across runs, the same model is the natural B
+  state.modelB = options(el('filter-model-b'), modelsB, modelsB.includes(state.modelB)
+    ? state.modelB : modelsB.find(m => other ? m === state.model : m !== state.model)
+      || modelsB.find(m => m !== state.model) || modelsB[0]);
   const conds = new Set();
-  for (const m of state.view === 'compare' ? [state.model, state.modelB] : [state.model]) {
-    const e = entry(state.benchmark, m); if (e) e.conditions.forEach(c => conds.add(c));
+  const wantedEntries = state.view === 'compare'
+    ? [entry(state.run, state.benchmark, state.model),
+       entry(state.runB, state.benchmark, state.modelB)]
+    : [entry(state.run, state.benchmark, state.model)];
+  for (const e of wantedEntries) {
+    if (e) e.conditions.forEach(c => conds.add(c));
   }
   state.condition = options(el('filter-condition'), [...conds].sort(), state.condition, 'all');
   el('model-b').hidden = state.view !== 'compare';
+  el('run-b').hidden = state.view !== 'compare';
   el('outcome-box').hidden = state.view === 'compare';
   for (const b of document.querySelectorAll('.tabs button'))
     b.classList.toggle('on', b.dataset.view === state.view);
@@ -302,11 +384,12 @@ async function refresh(fromHash) {
   const started = performance.now();
   syncControls();
   if (!fromHash) setHash(currentHash(), true);
-  const wanted = state.view === 'compare' ? [state.model, state.modelB] : [state.model];
-  setStatus('loading ' + wanted.join(' and ') + ' ...');
+  const wanted = state.view === 'compare' ? [[state.run, state.model], [state.runB, state.modelB]]
+    : [[state.run, state.model]];
+  setStatus('loading ' + wanted.map(w => w[1]).join(' and ') + ' ...');
   let loaded;
   try {
-    loaded = await Promise.all(wanted.map(m => load(entry(state.benchmark, m))));
+    loaded = await Promise.all(wanted.map(([r, m]) => load(entry(r, state.benchmark, m))));
   } catch (err) { setStatus(String(err.message)); console.error(err.message); return; }
   setStatus('');
   if (state.view === 'compare') ROWS = pairs(loaded[0], loaded[1]);
@@ -427,8 +510,9 @@ function show(item) {
 }
 function showPair(r) {
   const d = el('detail'); d.replaceChildren();
-  d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + ' (A) vs '
-    + r.B.model + ' (B)', pairLink(r)));
+  const runNote = run => run ? ' @ ' + run : '';
+  d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + runNote(state.run)
+    + ' (A) vs ' + r.B.model + runNote(state.runB) + ' (B)', pairLink(r)));
   const rows = [['', 'A', 'B', 'B - A'],
     ['score' + (r.A.score_name ? ' (' + r.A.score_name + ')' : ''), fmt(r.a, 4), fmt(r.b, 4),
      fmt(r.diff, 4)], ['outcome', r.A.outcome, r.B.outcome, '']];
@@ -449,6 +533,7 @@ function control(id, key) {
     state[key] = el(id).value; state.item = null; refresh(false);
   });
 }
+control('filter-run', 'run'); control('filter-run-b', 'runB');
 control('filter-benchmark', 'benchmark'); control('filter-model', 'model');
 control('filter-model-b', 'modelB'); control('filter-condition', 'condition');
 el('filter-outcome').addEventListener('change', () => { state.outcome = el('filter-outcome').value; render(); });
@@ -459,23 +544,29 @@ for (const b of document.querySelectorAll('.tabs button'))
 // an edited address, and Back/Forward over the items opened (pushState fires no hashchange)
 window.addEventListener('hashchange', () => { readHash(); refresh(true); });
 window.addEventListener('popstate', () => { readHash(); refresh(true); });
-if (INDEX.length) { readHash(); refresh(!!location.hash); }
-else { el('count').textContent = 'no items'; document.body.dataset.ready = '1'; }
+loadRuns().then(() => {
+  if (INDEX.length) { readHash(); refresh(!!location.hash); }
+  else { el('count').textContent = 'no items'; document.body.dataset.ready = '1'; }
+});
 """
 
 
 def viewer_html(index: list[dict], data_blocks: str = "", title: str = TITLE,
-                note: str = "") -> str:
-    """The page: the index and any embedded data blocks (see the module docstring)."""
+                note: str = "", runs_index: str = "") -> str:
+    """The page: the index and any embedded data blocks (see the module docstring);
+    ``runs_index`` is where the kept runs' index is, relative to the page ("" for none)."""
     def select(name: str, label: str) -> str:
         return f'<label>{label} <select id="filter-{name}"></select></label>'
 
     return (
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}'
-        f"</title><style>{_CSS}</style></head><body><header><h1>{escape(title)}</h1>"
+        f"</title><style>{_CSS}</style></head>"
+        f'<body data-runs-index="{escape(runs_index)}"><header><h1>{escape(title)}</h1>'
         '<span class="tabs"><button data-view="items">Items of one model</button>'
         '<button data-view="compare">Two models side by side</button></span>'
-        f'<div class="bar">{select("benchmark", "benchmark")}'
+        f'<div class="bar"><span id="run-box" hidden>{select("run", "run")}'
+        f'<span id="run-b" hidden>{select("run-b", "vs run B")}</span></span>'
+        f'{select("benchmark", "benchmark")}'
         f'{select("model", "model")}<span id="model-b" hidden>'
         f'{select("model-b", "vs model B")}</span>{select("condition", "condition")}'
         f'<span id="outcome-box">{select("outcome", "outcome")}</span>'

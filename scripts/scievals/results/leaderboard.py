@@ -470,6 +470,8 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
     blocks: list[tuple[str, object]] = [("title", title)]
     if section.demo:
         blocks.append(("demo", DEMO_NOTE))
+    if LIMITED in section.dataset or any(LIMITED in d for d, _ in section.datasets):
+        blocks.append(("limited", limited_note(section.benchmark)))
     if section.dataset_column:
         blocks.append(("datasets", f"{section.dataset_column.capitalize()}s (dataset sha256): "
                        + ", ".join(f"{d} ({h[:12]})" for d, h in section.datasets)
@@ -485,6 +487,24 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
     if section.footer:
         blocks.append(("footer", section.footer))
     return blocks
+
+
+LIMITED = "(limited to "  # the dataset label of a smoke run (scievals.common.selection)
+
+
+def limited_note(benchmark: str, runs_dir: str = "results/runs") -> str:
+    """What a limited section shows, and where the last full result of its benchmark is (a
+    kept run log, scievals.interop.runlogs), so a smoke run never hides it."""
+    # here, not at the top: the run logs' module (and the viewer it writes for) is only
+    # needed when a section is limited
+    from scievals.interop.runlogs import last_full_run
+
+    full = last_full_run(benchmark, runs_dir)
+    where = (f"the last full {benchmark} result is kept in {runs_dir}/{full} (python -m "
+             f"scievals logs; export it with python -m scievals export eee --run {full})"
+             if full else f"no full {benchmark} result is kept in {runs_dir}/")
+    return (f"LIMITED RUN: this table shows a smoke run on a few items (--limit), not a full "
+            f"result; {where}.")
 
 
 def hidden_note(section: Section) -> str:
@@ -508,7 +528,8 @@ def _html_pairs(section: Section) -> str:
 def _markdown_block(kind: str, content) -> str:
     if kind == "table":
         return markdown_table(content) if len(content) else "(no headline metrics)"
-    return {"title": "## {}", "demo": "**{}**", "condition": "Condition `{}`.",
+    return {"title": "## {}", "demo": "**{}**", "limited": "**{}**",
+            "condition": "Condition `{}`.",
             "n": "n = {}.", "footer": "{}", "datasets": "{}",
             "hidden": "*{}*"}[kind].format(content)
 
@@ -517,6 +538,7 @@ def _html_block(kind: str, content) -> str:
     if kind == "table":  # scrolls inside its box instead of widening the page
         return f'<div class="wide">{content.to_html(index=False, border=1)}</div>'
     return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
+            "limited": '<p style="color:#b00020"><strong>{}</strong></p>',
             "condition": "<p>Condition <code>{}</code>.</p>",
             "n": "<p>n = {}.</p>", "footer": "<p><em>{}</em></p>", "datasets": "<p>{}</p>",
             "hidden": "<p><strong>{}</strong></p>"}[kind].format(escape(content))

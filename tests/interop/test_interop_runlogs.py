@@ -1,0 +1,177 @@
+"""Kept run logs (scievals.interop.runlogs): listing, pruning within its bounds without ever
+removing the last full result, finding a run, and one line for what is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from scievals.common.tables import RESULT_COLUMNS
+
+from scievals.common.errors import ScievalsError
+from scievals.interop import runlogs
+
+
+def _run(runs: Path, name: str, *, limited: bool, benchmark: str = "gating",
+         size: int = 0) -> Path:
+    """A kept run with one record of ``benchmark`` (and ``size`` bytes of data)."""
+    folder = runs / name
+    folder.mkdir(parents=True)
+    entry = {"benchmark": benchmark, "model": "m", "condition": "", "label": "m",
+             "limited": limited, "items": 2, "viewer": "viewer/0000.js",
+             "viewer_key": f"{name}/{benchmark}/m/", "aggregate": "", "samples": ""}
+    (folder / runlogs.RUN_FILE).write_text(json.dumps({
+        "run_id": name, "recorded_utc": "2026-11-28T04:00:00+00:00", "limited": limited,
+        "records": [entry], "digests": {f"{benchmark}/m": name}}))
+    if size:
+        (folder / "data.bin").write_bytes(b"x" * size)
+    return folder
+
+
+NAMES = [f"20261128T04000{i}Z-00000{i}" for i in range(5)]
+
+
+def test_pruning_keeps_the_newest_and_the_last_full_run_of_each_benchmark(tmp_path):
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False)  # the last full gating run
+    _run(runs, NAMES[1], limited=False, benchmark="abdev")  # the last full abdev run
+    for name in NAMES[2:]:
+        _run(runs, name, limited=True)
+    # keep 2: runs 2 and 3 go (oldest unprotected first); 0 and 1 are the last full runs of
+    # their benchmarks, 4 is the newest, so 3 stay although keep says 2.
+    removed = runlogs.prune(runs, {"keep": 2, "max_mb": 500})
+    assert removed == [NAMES[2], NAMES[3]]
+    assert [r["run_id"] for r in runlogs.list_runs(runs)] == [NAMES[0], NAMES[1], NAMES[4]]
+    assert runlogs.last_full_run("gating", runs) == NAMES[0]
+    assert runlogs.last_full_run("abdev", runs) == NAMES[1]
+    assert runlogs.last_full_run("waza", runs) is None
+
+
+def test_pruning_by_size_removes_the_oldest_until_under_the_bound(tmp_path):
+    runs = tmp_path / "runs"
+    for name in NAMES[:4]:
+        _run(runs, name, limited=False, size=400_000)
+    # 4 runs of ~0.4 MB each, max 1 MB: the two oldest go (1.6 -> 1.2 -> 0.8 MB); the
+    # newest full run of gating is the newest run, protected anyway.
+    assert runlogs.prune(runs, {"keep": 20, "max_mb": 1}) == NAMES[:2]
+    assert sum(r["bytes"] for r in runlogs.list_runs(runs)) < 1_000_000
+
+
+def test_listing_says_limited_or_full_and_the_size(tmp_path):
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False, size=2_000_000)
+    _run(runs, NAMES[1], limited=True)
+    lines = runlogs.lines(runlogs.list_runs(runs))
+    assert lines[1].split()[:3] == [NAMES[0], "2026-11-28T04:00:00", "full"]
+    assert float(lines[1].split()[3]) == pytest.approx(2.0, abs=0.01)  # 2,000,000 bytes
+    assert lines[2].split()[2] == "limited" and lines[2].endswith("gating: m")
+    assert runlogs.lines([])[0].startswith("no kept runs")
+
+
+def test_a_damaged_or_foreign_folder_is_left_out_and_a_run_is_found_by_prefix(tmp_path):
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False)
+    (runs / NAMES[1]).mkdir()
+    (runs / NAMES[1] / runlogs.RUN_FILE).write_text("{not json")
+    (runs / "notes").mkdir()
+    assert [r["run_id"] for r in runlogs.list_runs(runs)] == [NAMES[0]]
+    assert runlogs.find_run(NAMES[0][:12], runs)["run_id"] == NAMES[0]
+    assert runlogs.find_run("latest-full", runs)["run_id"] == NAMES[0]
+    with pytest.raises(ScievalsError) as caught:
+        runlogs.find_run("1999", runs)
+    assert "no single kept run '1999'" in caught.value.one_line()
+    assert "\n" not in caught.value.one_line()
+
+
+def test_run_names_sort_by_time():
+    from datetime import UTC, datetime
+
+    early = runlogs.run_name(datetime(2026, 11, 28, 4, 0, 59, tzinfo=UTC))
+    late = runlogs.run_name(datetime(2026, 11, 28, 4, 1, 0, tzinfo=UTC))
+    assert runlogs.RUN_NAME.fullmatch(early) and early < late
+
+
+def test_a_run_larger_than_max_mb_is_not_kept_and_leaves_nothing(tmp_path):
+    """A log over the size bound is refused before anything is read (the score tables alone
+    are larger) or while it is written (extrapolated from its first records): one line, no
+    folder."""
+    from scievals.interop import eee
+
+    results = tmp_path / "results"
+    scores = results / "abdev" / "scores"
+    scores.mkdir(parents=True)
+    (scores / "m.csv").write_bytes(b"x" * 2_000_000)  # 2 MB of score table, max 1 MB
+    with pytest.raises(ScievalsError) as caught:
+        runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 5, "max_mb": 1}})
+    assert ("would take more than run_logs.max_mb (1 MB; its score tables alone take 2.0 MB): "
+            "not kept") in caught.value.one_line()
+    assert not (results / "runs").exists()
+    # while writing: 100 records of ~30 kB each (~3 MB) against 1 MB: after the first 20
+    # (~0.6 MB written) the extrapolation 0.6 MB / 20 x 100 = 3 MB stops it
+    made = eee.Record("gating", "m", "", {"model_info": {"developer": "d", "name": "m"},
+                                          "evaluation_results": [], "pad": "x" * 30_000},
+                      [], "", [])
+    records = [eee.Record(**{**made.__dict__, "uuid": f"{i:08d}-0000-4000-8000-000000000000"})
+               for i in range(100)]
+    folder = tmp_path / "runs" / ".x.partial"
+    with pytest.raises(ScievalsError) as caught:
+        runlogs._write(folder, "x", records, 1e6, {"max_mb": 1})
+    assert "(1 MB; about 3 MB from its first 20 of 100 records)" in caught.value.one_line()
+    assert len(list(folder.rglob("*.json"))) == runlogs.SIZE_PROBE == 20
+
+
+def test_exporting_a_damaged_kept_run_is_one_line(tmp_path, capsys):
+    from scievals.cli import main
+
+    runs = tmp_path / "runs"
+    folder = _run(runs, NAMES[0], limited=False)
+    run = json.loads((folder / runlogs.RUN_FILE).read_text())
+    run["records"][0]["aggregate"] = "data/gating/scievals/m/missing.json"
+    (folder / runlogs.RUN_FILE).write_text(json.dumps(run))
+    code = main(["export", "eee", "--run", "latest", "--runs-dir", str(runs),
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert f"kept run {NAMES[0]} is damaged (FileNotFoundError" in err[0]
+    assert not (tmp_path / "out" / "data").exists()
+
+
+def _score_table(results: Path, model: str, value: float) -> None:
+    row = {"benchmark": "abdev", "dataset": "GDPa1_cross_validation", "dataset_sha256": "a" * 64,
+           "model": model, "condition": "fold=average", "metric": "HIC:spearman",
+           "value": value, "ci_low": value - 0.1, "ci_high": value + 0.1, "n": 246,
+           "ci_method": "percentile-cluster", "scievals_version": "0.1.0",
+           "git_commit": "abc", "config_hash": "0" * 12}
+    path = results / "abdev" / "scores" / f"{model}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame([row], columns=RESULT_COLUMNS).to_csv(path, index=False)
+
+
+def test_a_log_keeps_this_runs_tables_once_and_only_what_changed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the samples readers read results/ under the working folder
+    results = tmp_path / "results"
+    _score_table(results, "a", 0.3)
+    _score_table(results, "b", 0.4)
+    (results / "abdev" / "scores" / "a.reference.csv").write_text("not a model\n")
+    config = {"run_logs": {"keep": 5, "max_mb": 10}, "models": {}}
+    # the run's jobs made a's table only: b's is an older run's
+    first = runlogs.keep_run(results, ["abdev"], {"results/abdev/scores/a.csv"}, config)
+    run = json.loads((first / runlogs.RUN_FILE).read_text())
+    assert [e["model"] for e in run["records"]] == ["a"]
+    aggregate = json.loads((first / run["records"][0]["aggregate"]).read_text())
+    assert aggregate["evaluation_results"][0]["score_details"]["score"] == 0.3
+    # the same tables again: nothing new to keep
+    assert runlogs.keep_run(results, ["abdev"], None, config).name != first.name  # b is new
+    assert runlogs.keep_run(results, ["abdev"], None, config) is None
+    # a changes: the next log holds a alone, and the first is as it was
+    before = (first / run["records"][0]["aggregate"]).read_bytes()
+    _score_table(results, "a", 0.35)
+    third = runlogs.keep_run(results, ["abdev"], None, config)
+    assert [e["model"] for e in json.loads((third / runlogs.RUN_FILE).read_text())["records"]] \
+        == ["a"]
+    assert (first / run["records"][0]["aggregate"]).read_bytes() == before
+    index = (results / "runs" / runlogs.VIEWER_INDEX).read_text()
+    assert index.startswith("scievalsRuns([") and index.count('"run": ') == 3
