@@ -196,6 +196,21 @@ def print_links(links: dict[str, str], heading: str = "where to look next",
         print(f"  {label:<{width}}  {where}", file=stream)
 
 
+def _said_lines(said: list[Notice]) -> list[str]:
+    """One line per distinct (benchmark, kind, message): the same notice from several jobs
+    (every model's score job, say) is said once, naming how many jobs recorded it."""
+    groups: dict[tuple[str, str, str], list[Notice]] = {}
+    for notice in said:
+        groups.setdefault((notice.benchmark, notice.kind, notice.message), []).append(notice)
+    lines = []
+    for (benchmark, kind, message), group in groups.items():
+        if len(group) == 1:
+            lines.append(group[0].line())
+        else:
+            lines.append(f"[{benchmark}] {kind}: {message} ({len(group)} jobs)")
+    return lines
+
+
 def report(status: str, since: str = "", benchmarks: list[str] | None = None,
            directory: str | os.PathLike = NOTICES_DIR, out_json: str | os.PathLike = RUN_REPORT,
            stream=None, links: dict[str, str] | None = None,
@@ -214,10 +229,11 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
     interrupted = any(n.kind == INTERRUPTED for n in notices)
     said = [n for n in notices if n.kind not in (ERROR, INTERRUPTED)]
     if said:
-        print(f"\nscievals: {len(said)} notice(s) about this run "
+        lines = _said_lines(said)
+        print(f"\nscievals: {len(lines)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
-        for notice in said:
-            print(f"  - {notice.line()}", file=stream)
+        for line in lines:
+            print(f"  - {line}", file=stream)
     if status == "error" and interrupted and not errors:
         print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
     elif status == "error":  # the last lines: what failed, not where the (stale) results are
