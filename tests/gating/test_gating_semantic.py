@@ -159,6 +159,7 @@ def test_without_the_extra_the_metrics_are_absent_and_said_once(tmp_path, monkey
     # two score jobs record it: the end of the run says it in one line
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "logs" / "notices"
+    since = notices.now_utc()  # said at the end of the run that scored (a `once` notice)
     for model in ("m1", "m2"):
         out = tmp_path / f"{model}.csv"
         out.write_text("x")
@@ -166,7 +167,8 @@ def test_without_the_extra_the_metrics_are_absent_and_said_once(tmp_path, monkey
         assert semantic_scorer() is None
         notices.end_job()
     stream = io.StringIO()
-    notices.report("success", directory=folder, out_json=tmp_path / "r.json", stream=stream)
+    notices.report("success", since=since, directory=folder, out_json=tmp_path / "r.json",
+                   stream=stream)
     lines = [line for line in stream.getvalue().splitlines() if "semantic_f1" in line]
     assert lines == [f"  - [gating] missing_extra: {reason} (2 jobs)"]
 
