@@ -9,6 +9,7 @@ installs both). The others use hand-made similarity matrices or a fake encoder.
 from __future__ import annotations
 
 import io
+import json
 import os
 
 import numpy as np
@@ -284,3 +285,33 @@ def test_the_score_rule_knows_whether_the_metrics_can_be_computed(tmp_path, monk
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name: None if name == "tokenizers" else found)
     assert paths.semantic_installed() is False
+
+
+def test_the_score_command_asks_for_the_extra_in_one_line(tmp_path, monkeypatch, capsys):
+    from scievals.cli import main
+    from scievals.gating.paths import OMIP_VERIFIED_DIR
+
+    monkeypatch.setattr(embedding, "model_dir", lambda: None)
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps({"name": "All Events", "children": [{"name": "Singlets"}]}))
+    truth = str(OMIP_VERIFIED_DIR / "omip_008.json")
+    assert main(["gating", "score", "--pred", str(pred), "--truth", truth, "--semantic"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "requirements/semantic-weights.txt" in err[0]
+    assert main(["gating", "score", "--pred", str(pred), "--truth", truth]) == 0
+    assert "semantic_f1" not in json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.semantic
+@pytest.mark.slow
+def test_the_score_command_adds_the_metrics(scorer, tmp_path, capsys, omip_008):
+    from scievals.cli import main
+    from scievals.gating.paths import OMIP_VERIFIED_DIR
+
+    pred = tmp_path / "pred.json"
+    pred.write_text(json.dumps(omip_008["gating_hierarchy"]))
+    truth = str(OMIP_VERIFIED_DIR / "omip_008.json")
+    assert main(["gating", "score", "--pred", str(pred), "--truth", truth, "--semantic"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # the truth against itself: every name pairs with itself exactly
+    assert [out[m] for m in SEMANTIC_METRICS] == [1.0, 1.0, 1.0]
