@@ -74,8 +74,11 @@ def test_reference_text_expands_abbreviations_as_the_reference_does():
     assert reference_text("  CD4+ T Cells ") == "cell population: cd4+ t cells"
     assert reference_text("NK") == "cell population: natural killer"
     assert reference_text("classical mono") == "cell population: classical monocyte"
-    # "dc" at the end expands; the first "dc" in the text is the one replaced (reference quirk)
+    # an abbreviation expands as the whole name, its first word or its last word
     assert reference_text("CD11c+ DC") == "cell population: cd11c+ dendritic cell"
+    # ... and then its first occurrence is replaced, even inside a word (the reference's
+    # str.replace(abbrev, expansion, 1)): "mono" in "monocytes" before the final "mono"
+    assert reference_text("monocytes mono") == "cell population: monocytecytes mono"
     assert reference_text("pDC") == "cell population: plasmacytoid dendritic cell"
     assert reference_text("CD56+ NK") == "cell population: cd56+ natural killer"
     assert reference_text("NKT cells") == "cell population: nkt cells"  # not a separate word
