@@ -222,3 +222,12 @@ def test_the_same_notice_from_several_jobs_is_said_once_naming_them(folder, tmp_
     assert joined.endswith("(jobs waza_score[model=fake], waza_score[model=waza_mock])")
     # the report file keeps every notice as recorded
     assert len(json.loads((tmp_path / "r.json").read_text())["notices"]) == 2
+
+
+def test_a_notice_of_many_jobs_names_three_and_counts_the_rest():
+    # 5 own files' score jobs record the same notice: 3 named, "and 2 more".
+    said = [notices.Notice("missing_extra", "gating", "semantic_f1 needs the extra",
+                           job=f"gating_score[model=m{i}]") for i in range(5)]
+    assert notices.said_lines(said) == [
+        "[gating] missing_extra: semantic_f1 needs the extra (jobs gating_score[model=m0], "
+        "gating_score[model=m1], gating_score[model=m2] and 2 more)"]

@@ -79,6 +79,11 @@ class _Handler(BaseHTTPRequestHandler):
         anthropic = self.path.rstrip("/").endswith("/messages")
         prompt = _last_user_text(body)
         fault = owner._record_and_next_fault(self.path, body, dict(self.headers.items()), prompt)
+        refused = sorted(set(body) & owner.rejected_params) if isinstance(body, dict) else []
+        if refused and not fault:  # a server that does not know the parameter (HTTP 400)
+            fault = "400"
+            owner.error_messages.setdefault(
+                400, f"Unrecognized request argument supplied: {refused[0]}")
         try:
             if owner.latency_s:
                 time.sleep(owner.latency_s)
@@ -110,6 +115,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         text = owner.reply_prefix + prompt
+        if owner.enforced_reply is not None:  # a model whose replies the schema holds to form
+            asked = "response_format" in body or "output_config" in body
+            text = owner.enforced_reply if asked else owner.free_reply
         truncated = kind == "length"
         if truncated:
             text = text[: max(1, len(text) // 2)]
@@ -234,6 +242,12 @@ class FakeLLMServer:
         self.max_lifetime_s = max_lifetime_s
         self.script: dict[str, list[str]] = {}
         self.error_messages: dict[int, str] = {}
+        # request fields the server refuses with a 400 naming them (structured output)
+        self.rejected_params: set[str] = set()
+        # when set: the reply to a request that asks for structured output, and free_reply the
+        # reply to one that does not (None: the usual echo of the prompt for both)
+        self.enforced_reply: str | None = None
+        self.free_reply = ""
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0

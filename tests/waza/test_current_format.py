@@ -450,7 +450,7 @@ class _PairwiseJudge:
     def __init__(self):
         self.pairwise = 0
 
-    def ask(self, case_id, prompt, model=""):
+    def ask(self, case_id, prompt, model="", json_schema=None):
         if "## Output A" not in prompt:
             return json.dumps({"grades": [{"verdict": "pass", "description": "ok",
                                            "reason": ""}]})

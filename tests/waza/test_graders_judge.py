@@ -19,9 +19,11 @@ class Scripted:
     def __init__(self, *replies) -> None:
         self.replies = list(replies)
         self.prompts: list[tuple[str, str, str]] = []
+        self.schemas: list[dict | None] = []
 
-    def ask(self, case_id: str, prompt: str, model: str = "") -> str:
+    def ask(self, case_id: str, prompt: str, model: str = "", json_schema=None) -> str:
         self.prompts.append((case_id, prompt, model))
+        self.schemas.append(json_schema)
         reply = self.replies.pop(0)
         if isinstance(reply, Exception):
             raise reply
@@ -180,3 +182,27 @@ def test_prompt_rubric_presets_and_files(tmp_path):
     assert judge.prompts[0][1].startswith("Own words.\n\n---")
     with pytest.raises(Exception, match="unknown built-in rubric 'kindness'"):
         grade("prompt", {"rubric": "kindness"}, ctx, opts(judge))
+
+
+def test_each_judge_is_sent_the_schema_of_the_reply_it_is_asked_for():
+    from jsonschema import validate
+    from scievals.llm.structured import strict_problems
+    from scievals.waza.graders.judge import GRADES_SCHEMA, PAIRWISE_SCHEMA, SCORE_SCHEMA
+
+    for reply_schema in (GRADES_SCHEMA, PAIRWISE_SCHEMA, SCORE_SCHEMA):
+        assert strict_problems(reply_schema["schema"]) == []
+    judge = Scripted(grades(("pass", "a", "")))
+    grade("prompt", {"prompt": "x"}, GraderContext(), opts(judge))
+    pair = Scripted({"winner": "A", "magnitude": "slight", "reasoning": "r"},
+                    {"winner": "B", "magnitude": "slight", "reasoning": "r"})
+    grade("prompt", {"prompt": "x", "mode": "pairwise"},
+          GraderContext(output="S", baseline_output="B"), opts(pair))
+    legacy = Scripted({"score": 4, "reasoning": "ok", "passed": True})
+    grade("llm", {"rubric": "Score it"}, GraderContext(output="o"), opts(legacy))
+    assert judge.schemas == [GRADES_SCHEMA]
+    assert pair.schemas == [PAIRWISE_SCHEMA] * 2
+    assert legacy.schemas == [SCORE_SCHEMA]
+    # the replies the protocols ask for fit their schemas
+    validate(grades(("fail", "tone", "rude")), GRADES_SCHEMA["schema"])
+    validate({"winner": "tie", "magnitude": "slight", "reasoning": ""}, PAIRWISE_SCHEMA["schema"])
+    validate({"score": 4, "reasoning": "", "passed": True}, SCORE_SCHEMA["schema"])

@@ -102,7 +102,7 @@ def test_bumping_a_version_reruns_exactly_its_jobs(waza_run, tmp_path):
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # a grader change: the score stage grades, so every score job and nothing else (no agent
     # or mock run, no import)
-    assert planned_after("graders/base", "waza-graders-v3", "waza-graders-v4") == [
+    assert planned_after("graders/base", "waza-graders-v4", "waza-graders-v5") == [
         "summarize_benchmark", "waza_comparisons"] + ["waza_score"] * 3
     # the agent loop: its 2 suites and its score, not the mock runs nor the import
     assert planned_after("executors/agent", "waza-agent-v4", "waza-agent-v5") == [

@@ -13,7 +13,7 @@ from scievals.autogkb.fields import ALLOWED_VALUES, FIELD_HELP
 from scievals.autogkb.metrics import FIELDS
 from scievals.llm.base import LLMRequest, Message
 
-PROMPT_VERSION = "autogkb-prompt-v1"
+PROMPT_VERSION = "autogkb-prompt-v2"  # v2: requests carry the reply's JSON schema
 
 SYSTEM = ("You are a PharmGKB/ClinPGx curator who extracts variant-phenotype annotations from "
           "pharmacogenomic articles.")
@@ -63,7 +63,27 @@ def build_prompt(case: dict) -> str:
     return f"{header}\n\nBelow is {mode}.\n\n<article>\n{case['text']}\n</article>\n\n{task}"
 
 
+# The reply's JSON schema, for servers that enforce it (scievals.llm.structured). The strict
+# subset wants an object at the root, so the list is held under "annotations" (a key the parser
+# reads, scievals.autogkb.parser.LIST_KEYS); each value a string or null, as the prompt says.
+REPLY_SCHEMA = {
+    "name": "variant_annotations",
+    "schema": {
+        "type": "object",
+        "properties": {"annotations": {"type": "array", "items": {
+            "type": "object",
+            "properties": {f: {"type": ["string", "null"]} for f in FIELDS},
+            "required": list(FIELDS),
+            "additionalProperties": False,
+        }}},
+        "required": ["annotations"],
+        "additionalProperties": False,
+    },
+}
+
+
 def build_request(case: dict) -> LLMRequest:
     return LLMRequest(case_id=case["case_id"],
                       messages=[Message(role="system", content=SYSTEM),
-                                Message(role="user", content=build_prompt(case))])
+                                Message(role="user", content=build_prompt(case))],
+                      json_schema=REPLY_SCHEMA)

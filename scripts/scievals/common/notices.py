@@ -198,6 +198,9 @@ def print_links(links: dict[str, str], heading: str = "where to look next",
         print(f"  {label:<{width}}  {where}", file=stream)
 
 
+SHOWN_JOBS = 3  # a notice every own file's job records names three and counts the rest
+
+
 def said_lines(notices: list[Notice]) -> list[str]:
     """One line per distinct notice: the same message from several jobs (a limit said by each
     model's score job) is said once, naming the jobs."""
@@ -209,8 +212,10 @@ def said_lines(notices: list[Notice]) -> list[str]:
     out = []
     for (benchmark, kind, message), names in jobs.items():
         names = list(dict.fromkeys(names))
-        label = "" if not names else f" (job {names[0]})" if len(names) == 1 else \
-            f" (jobs {', '.join(names)})"
+        shown = ", ".join(names[:SHOWN_JOBS]) + (
+            f" and {len(names) - SHOWN_JOBS} more" if len(names) > SHOWN_JOBS else "")
+        label = "" if not names else f" (job {shown})" if len(names) == 1 else \
+            f" (jobs {shown})"
         out.append(f"[{benchmark}] {kind}: {message}{label}")
     return out
 

@@ -60,13 +60,20 @@ def cmd_score(args) -> int:
     from scievals.gating.parser import parse_prediction
     from scievals.gating.task_failure import classify
 
+    from scievals.gating.semantic import load_scorer
+
+    semantic = None
+    if args.semantic:
+        semantic, reason = load_scorer()
+        if semantic is None:
+            raise ScievalsError("gating score --semantic", reason)
     case = load_case_file(args.truth)
     raw = _read_prediction(args.pred)
     parsed = parse_prediction(raw)
     if parsed.error == TOO_DEEP:
         raise ScievalsError(args.pred, TOO_DEEP, DEEP_FIX)
     scores = evaluate(parsed.hierarchy if parsed.ok else None, Truth.from_case(case),
-                      details=args.details)
+                      details=args.details, semantic=semantic)
     text = raw if isinstance(raw, str) else None
     failure = classify(text, parsed.ok) if text is not None else ("none" if parsed.ok else "unparseable")
     out = {**scores, "parse_success": parsed.ok, "task_failure": failure != "none",
@@ -196,6 +203,9 @@ def register(subparsers) -> None:
     p.add_argument("--pred", required=True, help="hierarchy JSON or raw model reply")
     p.add_argument("--truth", required=True, help="test case JSON (OMIP format)")
     p.add_argument("--details", action="store_true", help="add matched/missing/hallucinated gates")
+    p.add_argument("--semantic", action="store_true",
+                   help="add semantic_f1, weighted_semantic_f1, semantic_f1_marker_guarded "
+                        "(needs the 'semantic' extra and the MiniLM weights: docs/gating.md)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("cases", help="list test cases (embedded OMIP files by default)")

@@ -94,19 +94,31 @@ def _merge_ok(left: str, right: str, sep: str, panel: PanelIndex) -> bool:
     return right[0].isdigit() or (len(right) == 1 and len(left) >= 2)
 
 
-def _split_level(atom: str) -> tuple[str, bool]:
-    """("cd56", True) for "cd56bright"; the atom itself when it has no level suffix."""
+def _split_level(atom: str) -> tuple[str, str]:
+    """("cd56", "bright") for "cd56bright"; (atom, "") when it has no level suffix."""
     m = _LEVEL_SUFFIX.match(atom)
     if m and m.group(1):
-        return m.group(1), True
-    return atom, False
+        return m.group(1), m.group(2)
+    return atom, ""
+
+
+# A level suffix as a sign: "bright"/"hi" count as "+", "dim"/"lo"/"int" as "lo".
+_LEVEL_SIGN = {"bright": "+", "high": "+", "hi": "+", "pos": "+", "neg": "-",
+               "dim": "lo", "low": "lo", "lo": "lo", "int": "lo"}
 
 
 @functools.lru_cache(maxsize=65536)
 def marker_references(name: str, panel: PanelIndex | None = None) -> tuple[str, ...]:
     """Compact marker tokens a gate name refers to (in order, duplicates kept)."""
+    return tuple(base for base, _ in signed_references(name, panel))
+
+
+@functools.lru_cache(maxsize=65536)
+def signed_references(name: str, panel: PanelIndex | None = None) -> tuple[tuple[str, str], ...]:
+    """(marker, sign) for each marker reference of a gate name, in order: the sign is "+",
+    "-", "lo" (dim, low, int) or "" (a bare "CD<number>")."""
     panel = panel or PanelIndex(frozenset())
-    refs: list[str] = []
+    refs: list[tuple[str, str]] = []
     for word in _WORD_SPLIT.split(fold(name)):
         if not word:
             continue
@@ -127,12 +139,18 @@ def marker_references(name: str, panel: PanelIndex | None = None) -> tuple[str, 
             i = j + 1
             if not atom:
                 continue
-            base, levelled = _split_level(atom)
-            signed = levelled or "+" in sep or (
-                "-" in sep and (not following or _looks_like_marker(_split_level(following)[0], panel))
-            )
-            if _CD_ATOM.match(base) or (signed and _looks_like_marker(base, panel)):
-                refs.append(base)
+            base, level = _split_level(atom)
+            if level:
+                sign = _LEVEL_SIGN[level]
+            elif "+" in sep:
+                sign = "+"
+            elif "-" in sep and (not following or
+                                 _looks_like_marker(_split_level(following)[0], panel)):
+                sign = "-"
+            else:
+                sign = ""
+            if _CD_ATOM.match(base) or (sign and _looks_like_marker(base, panel)):
+                refs.append((base, sign))
     return tuple(refs)
 
 

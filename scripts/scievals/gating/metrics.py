@@ -34,9 +34,11 @@ from scievals.gating.markers import hallucinated, unknown_marker
 from scievals.gating.normalize import is_valid_parent, norm, norm_reference, sem
 from scievals.gating.panel import PanelIndex, entries, is_cytof_panel
 from scievals.gating.reference import tables
+from scievals.gating.semantic import METRICS as SEMANTIC
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
-METRICS_VERSION = "gating-metrics-v4"  # v4: effective-n Wilson intervals, variance split
+# v4: effective-n Wilson intervals, variance split; v5: the semantic F1 metrics
+METRICS_VERSION = "gating-metrics-v5"
 # Every table metric is a per-case fraction, F1 or rate (docs/statistics.md: ranges)
 METRIC_RANGES = {"*": (0.0, 1.0)}
 
@@ -56,6 +58,8 @@ REFERENCE_METRICS = (
     "structure_accuracy_reference",
     "hallucination_rate_reference",
 )
+# Secondary, only with the `semantic` extra (scievals.gating.semantic)
+SEMANTIC_METRICS = SEMANTIC
 
 
 def _f1(p: float, r: float) -> float:
@@ -299,14 +303,18 @@ class Truth:
         )
 
 
-def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
+def evaluate(pred: dict | None, truth: Truth, details: bool = False, semantic=None) -> dict:
     """All metrics for one prediction (a cleaned tree, or None when unparseable).
 
     An unparseable prediction scores 0 on every metric except the hallucination
     rates, which are NaN (no gates, nothing to hallucinate; a 0 would reward failure).
+    ``semantic`` (a :class:`scievals.gating.semantic.SemanticScorer`, which needs the
+    ``semantic`` extra) adds :data:`SEMANTIC_METRICS`; without it they are absent, never 0.
     """
     if pred is None:
         scores = {m: 0.0 for m in METRICS + REFERENCE_METRICS}
+        if semantic is not None:
+            scores.update(dict.fromkeys(SEMANTIC_METRICS, 0.0))
         scores["hallucination_rate"] = math.nan
         scores["hallucination_rate_reference"] = math.nan
         if details:
@@ -338,6 +346,8 @@ def evaluate(pred: dict | None, truth: Truth, details: bool = False) -> dict:
                                                                      truth.triples),
         "hallucination_rate_reference": hallucination_rate_reference(pred_names, truth.panel_markers),
     }
+    if semantic is not None:
+        scores.update(semantic.scores(pred_names, truth.names))
     if details:
         scores["details"] = {
             "matched": match.matched,

@@ -20,7 +20,7 @@ import json
 from scievals.common.errors import ScievalsError
 from scievals.llm.base import LLMRequest, Message
 
-PROMPT_VERSION = "gating-prompts-v1"
+PROMPT_VERSION = "gating-prompts-v2"  # v2: direct requests carry the reply's JSON schema
 CONTEXTS = ("minimal", "standard", "rich")
 STRATEGIES = ("direct", "cot")
 
@@ -32,6 +32,23 @@ SCHEMA_EXAMPLE = {
             {"name": "Child gate", "markers": ["marker3"], "children": []},
         ]},
     ],
+}
+
+# The reply's JSON schema, for servers that enforce it (scievals.llm.structured): the tree of
+# SCHEMA_EXAMPLE, recursive through {"$ref": "#"} (unrolled for Anthropic). Sent with `direct`
+# requests only: `cot` asks for reasoning before the JSON, which a schema would forbid.
+REPLY_SCHEMA = {
+    "name": "gating_hierarchy",
+    "schema": {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "markers": {"type": "array", "items": {"type": "string"}},
+            "children": {"type": "array", "items": {"$ref": "#"}},
+        },
+        "required": ["name", "markers", "children"],
+        "additionalProperties": False,
+    },
 }
 
 SYSTEM = "You are an expert flow cytometrist who designs gating strategies."
@@ -114,6 +131,7 @@ def build_request(case: dict, context: str, strategy: str) -> LLMRequest:
         case_id=case["test_case_id"],
         messages=[Message(role="system", content=SYSTEM),
                   Message(role="user", content=build_prompt(case, context, strategy))],
+        json_schema=REPLY_SCHEMA if strategy == "direct" else None,
     )
 
 

@@ -15,6 +15,7 @@ import logging
 
 import pandas as pd
 
+from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
@@ -22,7 +23,14 @@ from scievals.common.provenance import Provenance
 from scievals.stats.intervals import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
-from scievals.gating.metrics import METRIC_RANGES, METRICS, REFERENCE_METRICS, Truth, evaluate
+from scievals.gating.metrics import (
+    METRIC_RANGES,
+    METRICS,
+    REFERENCE_METRICS,
+    SEMANTIC_METRICS,
+    Truth,
+    evaluate,
+)
 from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
@@ -33,6 +41,19 @@ log = logging.getLogger(__name__)
 
 TABLE_METRICS = METRICS + ("parse_success_rate", "task_failure_rate") + REFERENCE_METRICS
 BENCHMARK = "gating"
+MISSING_EXTRA = "missing_extra"  # the notice kind of the semantic metrics left out
+
+
+def semantic_scorer():
+    """The semantic metrics' scorer, or None with a notice at the end of this run saying why
+    (the metrics are then absent from the tables: never a 0 that looks like a score)."""
+    # numpy's model code only when scoring (the Snakefile parse imports this module's registry)
+    from scievals.gating.semantic import load_scorer
+
+    scorer, reason = load_scorer()
+    if scorer is None:
+        notices.record(MISSING_EXTRA, BENCHMARK, reason, once=True)
+    return scorer
 
 
 def _checked_records(path, case_ids: set[str]) -> list[dict]:
@@ -56,15 +77,17 @@ def _checked_records(path, case_ids: set[str]) -> list[dict]:
     return [rec for _, rec in numbered]
 
 
-def score_records(cases: list[dict], records: list[dict]) -> pd.DataFrame:
-    """One row per prediction (plus a 'missing' row per case a condition lacks)."""
+def score_records(cases: list[dict], records: list[dict], semantic=None) -> pd.DataFrame:
+    """One row per prediction (plus a 'missing' row per case a condition lacks); ``semantic``:
+    a :class:`scievals.gating.semantic.SemanticScorer` for the semantic metrics, or None."""
     truths = {c["test_case_id"]: Truth.from_case(c) for c in cases}
     rows = []
     conditions = sorted({r["condition"] for r in records})
     seen = set()
     for rec in records:
         ok = rec.get("parse_status") == "ok" and rec.get("hierarchy") is not None
-        scores = evaluate(rec["hierarchy"] if ok else None, truths[rec["case_id"]])
+        scores = evaluate(rec["hierarchy"] if ok else None, truths[rec["case_id"]],
+                          semantic=semantic)
         seen.add((rec["case_id"], rec["condition"]))
         rows.append({
             "case_id": rec["case_id"], "condition": rec["condition"],
@@ -80,7 +103,8 @@ def score_records(cases: list[dict], records: list[dict]) -> pd.DataFrame:
                 log.warning("no prediction for case %s under condition %s: scored as a failure",
                             case_id, condition)
                 rows.append({"case_id": case_id, "condition": condition, "sample_index": 0,
-                             **evaluate(None, truth), "parse_success_rate": 0.0,
+                             **evaluate(None, truth, semantic=semantic),
+                             "parse_success_rate": 0.0,
                              "task_failure_rate": 1.0, "parse_status": "missing",
                              "parse_method": None, "task_failure": "missing", "error": None})
     frame = pd.DataFrame(rows)
@@ -108,10 +132,12 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
             raise ScievalsError(predictions_jsonl, f"expected one model, found {sorted(models)}",
                                 "one prediction file per model")
         model = models.pop()
-    per_prediction = score_records(cases, records)
+    semantic = semantic_scorer()
+    per_prediction = score_records(cases, records, semantic)
+    metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
-              for condition, items in means_by_condition(per_prediction, TABLE_METRICS, bootstrap,
+              for condition, items in means_by_condition(per_prediction, metrics, bootstrap,
                                                     METRIC_RANGES).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_prediction.insert(0, "model", model)

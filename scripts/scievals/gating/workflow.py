@@ -22,7 +22,7 @@ from scievals.common.workflow import (
 )
 from scievals.common.workflow import score_inputs as common_score_inputs
 from scievals.gating.data import SOURCE_KEYS
-from scievals.gating.paths import OMIP_DIR, embedded_workspaces
+from scievals.gating.paths import OMIP_DIR, embedded_workspaces, semantic_installed
 
 SOURCE = "data/raw/gating/source.json"
 EXTRACTED = "data/curated/gating/workspaces.jsonl"
@@ -103,5 +103,7 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
             "gating", "score",
             input=lambda wildcards: score_inputs(wildcards.model, models.byo),
             output=score_outputs("gating", "per_case", "review"),
+            # installing (or removing) the `semantic` extra changes the tables: scored again
+            params={"semantic_metrics": semantic_installed()},
         ),
     }

@@ -55,6 +55,11 @@ class ModelSpec(BaseModel):
                                              description="USD per million output tokens.")
     responses: dict[str, str] | None = Field(
         default=None, description="mock provider only: case_id -> scripted reply, '*' -> default.")
+    structured_output: Literal["auto", "on", "off"] = Field(
+        default="auto", description="Send a benchmark's JSON schema for the server to enforce "
+        "(OpenAI-compatible: response_format; Anthropic: output_config.format). auto: send it, "
+        "and without it after a server rejects it (said at the end of the run); on: a "
+        "rejection fails the request; off: never send it. docs/llm.md.")
 
     @property
     def shown_url(self) -> str | None:
@@ -79,6 +84,9 @@ class LLMRequest(BaseModel):
     case_id: str
     messages: list[Message]
     sample_index: int = 0
+    # {"name", "schema"}: the reply's JSON schema, in OpenAI's strict subset, for servers that
+    # enforce it (scievals.llm.structured); in the cache key when it is sent
+    json_schema: dict | None = None
 
 
 class Usage(BaseModel):
@@ -102,6 +110,7 @@ class LLMResponse(BaseModel):
     # What the provider said answered (the run record keeps them, see ProviderReply).
     response_model: str | None = None
     system_fingerprint: str | None = None
+    structured_output: str | None = None  # see ProviderReply
 
 
 class ProviderReply(BaseModel):
@@ -115,6 +124,9 @@ class ProviderReply(BaseModel):
     # OpenAI's system_fingerprint (its backend configuration): kept for the run record.
     response_model: str | None = None
     system_fingerprint: str | None = None
+    # "sent": the schema went with the request; "refused": the server rejected it, so the
+    # request went again without it; None: not asked for
+    structured_output: str | None = None
 
     def response(self, request: LLMRequest, latency_s: float, **fields) -> LLMResponse:
         """The :class:`LLMResponse` to ``request`` carrying this reply; ``fields`` adds the

@@ -327,6 +327,7 @@ async def run_batch_async(
         append_records(Path(records_path), spec, scope, label, samples, final)
     check_failures(spec, final, settings, scope, label)
     check_truncated(spec, final, scope, label)
+    check_structured(spec, final, scope, label)
     return BatchResult(responses=final, usage=usage)
 
 
@@ -376,6 +377,22 @@ def check_truncated(spec: ModelSpec, responses: list[LLMResponse], scope: str,
     notices.record("truncated_replies", scope.split("/")[0], message,
                    details={"model": spec.name, "label": label, "truncated": len(cut),
                             "replies": answered, "max_tokens": spec.params.max_tokens})
+
+
+def check_structured(spec: ModelSpec, responses: list[LLMResponse], scope: str,
+                     label: str) -> None:
+    """A notice when the server rejected structured output and was asked again without it
+    (``structured_output: auto``): those replies were not held to the schema."""
+    refused = [r for r in responses if r.structured_output == "refused"]
+    if not refused:
+        return
+    message = (f"{spec.name}: the server rejected structured output, so {len(refused)} of "
+               f"{len(responses)} requests went without the JSON schema ({label}); their "
+               f"replies were parsed as before. Set models.{spec.name}.structured_output: off "
+               "to skip the rejected attempt (docs/llm.md)")
+    notices.record("structured_output_refused", scope.split("/")[0], message,
+                   details={"model": spec.name, "label": label, "refused": len(refused),
+                            "requests": len(responses)})
 
 
 def run_batch(

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import importlib
+import logging
 from types import ModuleType
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.llm.base import LLMRequest, ModelAPI, ModelSpec
+from scievals.llm import structured
+from scievals.llm.base import (
+    GenerateParams,
+    LLMRequest,
+    ModelAPI,
+    ModelSpec,
+    ProviderReply,
+    RequestRejected,
+)
 from scievals.llm.providers._sdk_errors import translate
+
+log = logging.getLogger("scievals.llm")
 
 # Provider -> (module, class). One file per provider; add a provider by adding a line.
 PROVIDERS = {
@@ -42,6 +53,46 @@ class SdkClientAPI:
     _sdk: ModuleType
     _secret: str | None
     client: Any
+    spec: ModelSpec
+    # The server's 400 once it rejected the structured-output parameter (auto): later requests
+    # of this client go without it.
+    structured_refused: str | None = None
+
+    def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
+        raise NotImplementedError
+
+    def with_schema(self, kwargs: dict, json_schema: dict) -> dict:
+        """``kwargs`` asking for ``json_schema`` as well (scievals.llm.structured)."""
+        raise NotImplementedError
+
+    async def call(self, kwargs: dict) -> ProviderReply:
+        """One SDK call with the request's fields."""
+        raise NotImplementedError
+
+    async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
+        kwargs = self.request_kwargs(request, params)
+        if not structured.sends(self.spec, request):
+            return await self.call(kwargs)
+        if self.structured_refused is None:
+            try:
+                reply = await self.call(self.with_schema(kwargs, request.json_schema))
+                return reply.model_copy(update={"structured_output": "sent"})
+            except RequestRejected as exc:
+                if self.spec.structured_output != "auto" or not structured.rejects_parameter(exc):
+                    raise
+                if self.structured_refused is None:
+                    log.warning("%s: the server rejected structured output (%s); asking again "
+                                "without it", self.spec.name, exc)
+                self.structured_refused = str(exc)
+        reply = await self.call(kwargs)
+        return reply.model_copy(update={"structured_output": "refused"})
+
+    @staticmethod
+    def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
+        """The schema, when it is sent: a reply asked for with one may differ."""
+        if structured.sends(spec, request):
+            return {"json_schema": request.json_schema}
+        return None
 
     async def list_models(self) -> list[str]:
         """Ids the server lists (first page): one authenticated call, no tokens."""
@@ -50,10 +101,6 @@ class SdkClientAPI:
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
             raise translate(exc, self._sdk, self._secret) from exc
         return [model.id for model in page.data]
-
-    @staticmethod
-    def cache_extra(spec: ModelSpec, request: LLMRequest) -> dict | None:
-        return None
 
     async def aclose(self) -> None:
         await self.client.close()

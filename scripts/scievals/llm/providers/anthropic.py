@@ -18,6 +18,7 @@ import inspect
 import logging
 from types import ModuleType
 
+from scievals.llm import structured
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -97,9 +98,16 @@ class AnthropicAPI(SdkClientAPI):
             kwargs["stop_sequences"] = params.stop
         return kwargs
 
-    async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
+    def with_schema(self, kwargs: dict, json_schema: dict) -> dict:
+        # through extra_body (beside the sampling fields, if any): SDKs older than the
+        # parameter refuse an unknown keyword
+        extra = {**kwargs.get("extra_body", {}),
+                 "output_config": structured.anthropic_parameter(json_schema)}
+        return {**kwargs, "extra_body": extra}
+
+    async def call(self, kwargs: dict) -> ProviderReply:
         try:
-            response = await self.client.messages.create(**self.request_kwargs(request, params))
+            response = await self.client.messages.create(**kwargs)
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
             raise translate(exc, self._sdk, self._secret) from exc
         content = getattr(response, "content", None)

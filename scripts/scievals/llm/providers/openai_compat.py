@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scievals.llm import structured
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -56,13 +57,16 @@ class OpenAICompatAPI(SdkClientAPI):
             kwargs["stop"] = params.stop
         return kwargs
 
-    async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
+    def with_schema(self, kwargs: dict, json_schema: dict) -> dict:
+        return {**kwargs, "response_format": structured.openai_parameter(json_schema)}
+
+    async def call(self, kwargs: dict) -> ProviderReply:
         try:
             # The documented low-level call: the body is already plain JSON, so the
             # SDK's per-field type transform (a fifth of its CPU time) is skipped.
             response = await self.client.post(
                 "/chat/completions",
-                body=self.request_kwargs(request, params),
+                body=kwargs,
                 cast_to=self._sdk.types.chat.ChatCompletion,
             )
         except Exception as exc:  # translated below; unknown kinds propagate unchanged

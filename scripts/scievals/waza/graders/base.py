@@ -23,7 +23,7 @@ from scievals.common.errors import ScievalsError
 # v2: grader programs run in the workspace with a scrubbed env; a non-finite score fails.
 # v3: merge of both v2 lines (faults-waza above; waza-current: expected/tool_calls graders,
 # unique-token trigger, validated script replies).
-GRADERS_VERSION = "waza-graders-v3"
+GRADERS_VERSION = "waza-graders-v4"  # v4: judges are sent their reply's JSON schema
 
 
 class GraderConfigError(ScievalsError):

