@@ -162,3 +162,19 @@ def test_a_model_already_in_the_registry_as_given_is_no_shadow(tmp_path, monkeyp
     assert main(["run", "gating", "--model", "openai/fake", "--base-url", "http://other/v1",
                  "--configfile", str(mine), "--print-command"]) == 1
     assert "which would replace the configured openai model 'fake'" in capsys.readouterr().err
+
+
+def test_targets_after_the_double_dash_go_beside_the_benchmark(tmp_path, monkeypatch, capsys):
+    # Snakemake reads targets only before its first option: a target after --cores was its
+    # 150-line usage text ("unrecognized arguments: results/report/samples.html")
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "gating", "--limit", "2", "--print-command", "--",
+                 "results/report/samples.html", "--forcerun", "gating_score"])
+    assert code == 0
+    command = capsys.readouterr().out.split()
+    assert command[3:5] == ["gating", "results/report/samples.html"]
+    assert command[command.index("--forcerun") + 1] == "gating_score"
+    # and Snakemake's own parser reads both as targets
+    from snakemake.cli import get_argument_parser
+    args, _ = get_argument_parser().parse_known_args(command[3:])
+    assert [str(t) for t in args.targets] == ["gating", "results/report/samples.html"]

@@ -5,10 +5,11 @@ It writes a config overlay (``.scievals/run/<benchmark>.yaml``, git-ignored) hol
 registry entry of each ``--model``, the benchmark's models (its configured baselines plus
 those) and the limit, then runs the same Snakemake workflow for the benchmark's target:
 
-    snakemake BENCHMARK --cores N [extra args] --configfile [yours...] OVERLAY
+    snakemake BENCHMARK [targets] --cores N [options] --configfile [yours...] OVERLAY
 
-The target comes first and ``--configfile`` last, so neither ``--configfile`` nor a
-``--forcerun`` given after ``--`` can swallow the target (both take every word after them).
+The targets come first and ``--configfile`` last: Snakemake reads targets only before its
+first option, and ``--configfile`` or a ``--forcerun`` given after ``--`` takes every word
+after it.
 
 Nothing it writes holds a secret: a ``--base-url``'s credentials go to Snakemake in the
 environment (``scievals.common.redaction``), and ``--api-key-env`` takes only a variable's
@@ -170,11 +171,20 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
     return out
 
 
+def extra_targets(extra: list[str]) -> tuple[list[str], list[str]]:
+    """(targets, options) of the words after ``--``: the words before the first option are
+    more targets (``-- results/report/samples.html``); they go beside the benchmark, as
+    Snakemake reads targets only before its first option."""
+    first_option = next((i for i, word in enumerate(extra) if word.startswith("-")), len(extra))
+    return extra[:first_option], extra[first_option:]
+
+
 def snakemake_command(args: argparse.Namespace, overlay_file: Path | None) -> list[str]:
     configfiles = [*args.configfile, *([str(overlay_file)] if overlay_file else [])]
-    command = [sys.executable, "-m", "snakemake", args.benchmark,
+    targets, options = extra_targets(args.extra)
+    command = [sys.executable, "-m", "snakemake", args.benchmark, *targets,
                "--snakefile", str(WORKFLOW_DIR / "Snakefile"), "--cores", str(args.cores),
-               *args.extra]
+               *options]
     if configfiles:
         command += ["--configfile", *configfiles]  # last: it takes every word after it
     return command
@@ -245,5 +255,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="Snakemake --cores (default: the CPUs, at most 8)")
     parser.add_argument("--print-command", action="store_true",
                         help="print the snakemake command instead of running it")
-    parser.epilog = "Arguments after -- go to snakemake, e.g. -- --dry-run"
+    parser.epilog = ("Arguments after -- go to snakemake: more targets first, then options, "
+                     "e.g. -- results/report/samples.html --dry-run")
     parser.set_defaults(func=run)
