@@ -15,7 +15,7 @@ import pytest
 from support.fake_server import FakeLLMServer
 
 from .conftest import ROOT, copy_workflow
-from .test_printed_hints import hints, named, run
+from .test_printed_hints import follow_every_hint, hints
 
 pytestmark = pytest.mark.slow
 
@@ -26,26 +26,6 @@ def scievals_run(workdir, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scievals", "run", *argv, "--cores", "2"],
                           cwd=workdir, env=env, capture_output=True, text=True, timeout=900,
                           check=False)
-
-
-def follow_every_hint(workdir, stderr: str) -> set[str]:
-    """Run every command the last lines name, and those their own last lines name."""
-    followed: set[str] = set()
-    pending = [hints(stderr)]
-    while pending:
-        for label, where in pending.pop().items():
-            commands, paths = named(where)
-            for path in paths:
-                assert (workdir / path).exists(), f"{label}: {path} does not exist"
-            for command in commands:
-                if command in followed:
-                    continue
-                followed.add(command)
-                proc = run(command, workdir)
-                assert proc.returncode == 0, f"{label}: {command}\n{proc.stderr[-4000:]}"
-                if command.startswith("snakemake "):
-                    pending.append(hints(proc.stderr))
-    return followed
 
 
 def assert_the_outputs_hold(workdir, model: str, followed: set[str]) -> None:
