@@ -396,3 +396,34 @@ def test_a_leaderboard_row_link_opens_that_models_items(tmp_path):
     assert (name, link) == ("samples.html", "#gating/b/c2")
     assert selected == ["gating", "b", "c2"]
     assert [r[0] for r in rows] == ["y2"]  # model b's items of condition c2 only
+
+
+@pytest.mark.slow
+def test_a_baseline_pairs_with_each_condition_of_an_llm(tmp_path):
+    # issue 36, point 3: #compare/gating/marker_baseline/<llm> showed "0 of 0 paired items":
+    # the baseline's condition is "baseline", the LLM's are prompt conditions
+    _chromium()
+    items = [_item(model="marker_baseline", condition="baseline", item=k, score=0.5)
+             for k in ("c1", "c2")]
+    items += [_item(model="llm", condition=cond, item=k, score=score)
+              for cond, score in (("minimal_direct", 0.75), ("rich_cot", 0.25))
+              for k in ("c1", "c2")]
+    page = _page(tmp_path, items)
+    probe = f"[{ROWS}, document.getElementById('count').textContent]"
+    visited = visit(page.as_uri() + "#compare/gating/marker_baseline/llm", tmp_path / "p1",
+                    settle_s=1.0, probe=probe)
+    assert not visited.errors, visited.errors
+    rows, count = visited.probe
+    # 2 items x 2 LLM conditions, each against the baseline's 0.5: B - A = +0.25 (minimal_direct)
+    # and -0.25 (rich_cot), mean 0
+    assert sorted((r[0], r[1], r[4]) for r in rows) == [
+        ("c1", "minimal_direct", "0.2500"), ("c1", "rich_cot", "-0.2500"),
+        ("c2", "minimal_direct", "0.2500"), ("c2", "rich_cot", "-0.2500")]
+    assert count == ("4 of 4 paired items (A has one condition, baseline, paired with each "
+                     "condition of B); mean B - A 0.0000 (B higher on 2, lower on 2)"), count
+    # the other way round: B is the single-condition arm, and the differences change sign
+    visited = visit(page.as_uri() + "#compare/gating/llm/marker_baseline", tmp_path / "p2",
+                    settle_s=1.0, probe=probe)
+    rows, count = visited.probe
+    assert sorted((r[1], r[4]) for r in rows)[0] == ("minimal_direct", "-0.2500")
+    assert "(B has one condition, baseline, paired with each condition of A)" in count

@@ -329,14 +329,27 @@ async function refresh(fromHash) {
     || performance.now(), lastRefreshMs: performance.now() - started};
   document.body.dataset.ready = '1';
 }
+// Items pair on (condition, item); an arm with one condition that the other lacks (a
+// baseline's "baseline" against an LLM's prompt conditions) pairs with each condition of the
+// other on the item alone, as the comparisons pair a baseline (pairNote says so on the page).
+let pairNote = '';
 function pairs(itemsA, itemsB) {
-  const byKey = new Map(itemsB.map(i => [i.condition + '\\u0000' + i.item, i]));
+  const conds = items => [...new Set(items.map(i => i.condition))];
+  const cA = conds(itemsA), cB = conds(itemsB);
+  const across = (cA.length === 1 || cB.length === 1) && !cA.some(c => cB.includes(c));
+  const aSingle = across && cA.length === 1;
+  pairNote = !across ? '' : aSingle
+    ? ' (A has one condition, ' + cA[0] + ', paired with each condition of B)'
+    : ' (B has one condition, ' + cB[0] + ', paired with each condition of A)';
+  const key = i => across ? i.item : i.condition + '\\u0000' + i.item;
+  const lookup = new Map((aSingle ? itemsA : itemsB).map(i => [key(i), i]));
   const out = [];
-  for (const a of itemsA) {
-    const b = byKey.get(a.condition + '\\u0000' + a.item);
-    if (!b) continue;
+  for (const x of (aSingle ? itemsB : itemsA)) {
+    const y = lookup.get(key(x));
+    if (!y) continue;
+    const a = aSingle ? y : x, b = aSingle ? x : y;
     const diff = a.score !== null && b.score !== null ? b.score - a.score : null;
-    out.push({item: a.item, condition: a.condition, a: a.score, b: b.score, diff: diff,
+    out.push({item: x.item, condition: x.condition, a: a.score, b: b.score, diff: diff,
               A: a, B: b});
   }
   return out;
@@ -353,7 +366,8 @@ function render() {
   const body = el('items').tBodies[0]; body.replaceChildren();
   const shown = visibleRows = sortRows(visible());
   const noun = state.view === 'compare' ? ' paired items' : ' items';
-  let summary = shown.length + ' of ' + ROWS.length + noun;
+  let summary = shown.length + ' of ' + ROWS.length + noun
+    + (state.view === 'compare' ? pairNote : '');
   if (state.view === 'compare') {
     const d = shown.map(r => r.diff).filter(v => v !== null);
     if (d.length) summary += '; mean B - A ' + fmt(d.reduce((s, v) => s + v, 0) / d.length, 4)
