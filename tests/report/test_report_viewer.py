@@ -153,6 +153,19 @@ def test_gating_items_carry_reply_expected_tree_score_and_cost(tmp_path):
     assert request_cost(1000, 200, {}) is None  # an unpriced model has no cost
 
 
+def test_a_parsed_llm_reply_shows_its_tree_above_the_raw_json(tmp_path):
+    # issue 36, point 7: the reply was raw JSON beside an indented expected tree
+    root = _gating_root(tmp_path)
+    path = root / "results/gating/predictions/gpt.jsonl"
+    record = json.loads(path.read_text())
+    raw = '{"name": "All", "children": [{"name": "Live", "markers": ["L/D"]}]}'
+    record.update(raw_text=raw, hierarchy={"root": json.loads(raw)}, parse_status="ok")
+    path.write_text(json.dumps(record) + "\n")
+    (item,) = collect(root, {"gating": ["gpt"]})
+    # the same drawing as the expected tree, then the raw reply unchanged
+    assert item["reply"] == f"Parsed tree:\n{item['expected']}\n\nRaw reply:\n{raw}"
+
+
 def test_abdev_fold_items_show_measured_values_and_the_mean_spearman(tmp_path):
     root = tmp_path / "wf"
     for folder in ("results/abdev/predictions", "results/abdev/scores", "data/raw/abdev"):
@@ -427,3 +440,40 @@ def test_a_baseline_pairs_with_each_condition_of_an_llm(tmp_path):
     rows, count = visited.probe
     assert sorted((r[1], r[4]) for r in rows)[0] == ("minimal_direct", "-0.2500")
     assert "(B has one condition, baseline, paired with each condition of A)" in count
+
+
+@pytest.mark.slow
+def test_unknown_links_back_conditions_and_tree_indentation(tmp_path):
+    # issue 36, point 7
+    _chromium()
+    items = [_item(model=m, item="g-item", condition="c1", expected="All\n  Live  [L/D]",
+                   reply=f"{m} says") for m in ("a", "b")]
+    items.append(_item(benchmark="autogkb", model="x", item="k-item", condition="evidence",
+                       expected="autogkb truth", reply="x says"))
+    page = _page(tmp_path, items)
+    detail = "document.getElementById('detail').innerText"
+    # a link to a model the page lacks says so, instead of showing another model's items
+    visited = visit(page.as_uri() + "#gating/nosuch", tmp_path / "p1", settle_s=1.0,
+                    probe=f"[{ROWS}, document.getElementById('status').textContent, {detail}]")
+    assert not visited.errors, visited.errors
+    rows, status, shown = visited.probe
+    assert rows == [] and "a says" not in shown
+    assert status == "no model nosuch of gating in this viewer (its models: a, b)"
+    # an autogkb item, then gating's list: the autogkb item goes; Back brings it again
+    visited = visit(page.as_uri() + "#autogkb/x", tmp_path / "p2", settle_s=1.0,
+                    clicks=("k-item", "js:(location.hash = '#gating/a', true)",
+                            "js:(history.back(), true)"), probe=detail)
+    assert not visited.errors, visited.errors
+    (_, opened), (_, gating_list), (_, back) = visited.after_clicks
+    assert "autogkb truth" in opened
+    assert "autogkb truth" not in gating_list and "g-item" in gating_list
+    assert "autogkb truth" in visited.probe  # Back: the item of that address again
+    # the side by side names the condition; the expected tree keeps its indentation
+    visited = visit(page.as_uri() + "#compare/gating/a/b/c1/g-item", tmp_path / "p3",
+                    settle_s=1.0, probe="[document.querySelector('#detail h2').textContent,"
+                    " getComputedStyle(document.querySelector('#detail pre.keep')).whiteSpace,"
+                    " document.querySelector('#detail pre.keep').textContent]")
+    assert not visited.errors, visited.errors
+    title, white_space, tree = visited.probe
+    assert title.startswith("gating / g-item: a (A) vs b (B), condition c1")
+    assert white_space == "pre" and tree == "All\n  Live  [L/D]"

@@ -154,6 +154,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .columns>div{flex:1;min-width:0}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #ddd;
 padding:.5em;max-height:45vh;overflow:auto;font-size:.82em}
+pre.keep{white-space:pre;word-break:normal}
 .bad{color:#b00020;font-weight:bold}
 .pos{color:#0a6b2d}.neg{color:#b00020}
 #status{margin-left:1em;color:#555}
@@ -298,9 +299,27 @@ function textMatch(item, text) {
     .toLowerCase().includes(text);
 }
 function setStatus(text) { el('status').textContent = text; }
+// A link naming a benchmark or model this page lacks: said, instead of another model shown.
+function missingInHash() {
+  if (!INDEX.some(e => e.benchmark === state.benchmark))
+    return 'no benchmark ' + state.benchmark + ' in this viewer';
+  const models = INDEX.filter(e => e.benchmark === state.benchmark).map(e => e.model);
+  const named = state.view === 'compare' ? [state.model, state.modelB] : [state.model];
+  const gone = named.filter(m => !models.includes(m));
+  return gone.length ? 'no model ' + gone.join(', ') + ' of ' + state.benchmark
+    + ' in this viewer (its models: ' + models.join(', ') + ')' : '';
+}
 async function refresh(fromHash) {
   const started = performance.now();
+  const missing = fromHash ? missingInHash() : '';
   syncControls();
+  if (missing) {
+    ROWS = []; render(); setStatus(missing);
+    const d = el('detail'); d.replaceChildren(heading(missing));
+    document.body.dataset.ready = '1'; return;
+  }
+  // Back to a view without an item: the item of the view left (another benchmark's) goes
+  if (!state.item) el('detail').replaceChildren();
   if (!fromHash) setHash(currentHash(), true);
   const wanted = state.view === 'compare' ? [state.model, state.modelB] : [state.model];
   setStatus('loading ' + wanted.join(' and ') + ' ...');
@@ -399,10 +418,11 @@ function mark(row) {
   for (const r of el('items').querySelectorAll('tr.selected')) r.classList.remove('selected');
   if (row) row.classList.add('selected');
 }
-function pre(title, text) {
+function pre(title, text, cls) {
   const box = document.createElement('div');
   const h = document.createElement('h3'); h.textContent = title;
   const p = document.createElement('pre'); p.textContent = text || '(none)';
+  if (cls) p.className = cls;
   box.append(h, p); return box;
 }
 function columns(...boxes) {
@@ -434,15 +454,17 @@ function show(item) {
     ['tokens in / out', fmt(item.tokens_in) + ' / ' + fmt(item.tokens_out)],
     ['cost (USD)', fmt(item.cost_usd, 6)], ['latency (s)', fmt(item.latency_s, 2)]];
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', item.expected), pre('Reply', item.reply)));
+  d.appendChild(columns(pre('Expected', item.expected, 'keep'), pre('Reply', item.reply)));
   d.appendChild(factTable(Object.entries(item.metrics).map(([n, v]) => [n, fmt(v, 4)])));
   d.appendChild(pre('Input / prompt', item.input));
   d.appendChild(pre('Rationale', item.rationale));
 }
 function showPair(r) {
   const d = el('detail'); d.replaceChildren();
+  const conditions = r.A.condition === r.B.condition ? r.condition || '(none)'
+    : 'A ' + (r.A.condition || '(none)') + ', B ' + (r.B.condition || '(none)');
   d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + ' (A) vs '
-    + r.B.model + ' (B)', pairLink(r)));
+    + r.B.model + ' (B), condition ' + conditions, pairLink(r)));
   const rows = [['', 'A', 'B', 'B - A'],
     ['score' + (r.A.score_name ? ' (' + r.A.score_name + ')' : ''), fmt(r.a, 4), fmt(r.b, 4),
      fmt(r.diff, 4)], ['outcome', r.A.outcome, r.B.outcome, '']];
@@ -453,7 +475,8 @@ function showPair(r) {
     rows.push([n, fmt(a, 4), fmt(b, 4), both ? fmt(b - a, 4) : '-']);
   }
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', r.A.expected), pre('Reply A: ' + r.A.model, r.A.reply),
+  d.appendChild(columns(pre('Expected', r.A.expected, 'keep'),
+                        pre('Reply A: ' + r.A.model, r.A.reply),
                         pre('Reply B: ' + r.B.model, r.B.reply)));
   d.appendChild(pre('Input / prompt', r.A.input));
   d.appendChild(columns(pre('Rationale A', r.A.rationale), pre('Rationale B', r.B.rationale)));
