@@ -121,22 +121,30 @@ def read_summary(path: str | Path = DEFAULT_SUMMARY, benchmarks: list[str] | Non
 
 
 def run_results(summary: pd.DataFrame, source: str = DEFAULT_SUMMARY) -> str:
-    """The table ``python -m scievals run`` prints last: per benchmark and dataset, one line
-    per model and condition of ``summary`` (:func:`read_summary`'s rows) with the benchmark's
-    first headline metric as value [95 % CI] and n, best first ("" without rows)."""
+    """The table ``python -m scievals run`` prints last: per benchmark, one line per dataset
+    (where it has several), model and condition of ``summary`` (:func:`read_summary`'s rows)
+    with the benchmark's first headline metric as value [95 % CI] and n, best first ("" without
+    rows). One block per benchmark keeps a smoke run's output short."""
     if summary.empty:
         return ""
     records = leaderboard_records(sections(summary, source=source, top=None))
-    lines = []
-    for (benchmark, dataset), rows in records.groupby(["benchmark", "dataset"], sort=False):
+    blocks = []
+    for benchmark, rows in records.groupby("benchmark", sort=False):
         metric = headline_for(str(benchmark), rows).metrics[0]
         rows = rows[rows["metric"] == metric]
         if rows.empty:
             continue
+        datasets = rows["dataset"].astype(str)
         table = pd.DataFrame({
-            "model": rows["model"].astype(str), "condition": rows["condition"].astype(str),
+            "dataset": datasets, "model": rows["model"].astype(str),
+            "condition": rows["condition"].astype(str),
             metric: [format_cell(v, lo, hi) for v, lo, hi in
                      zip(rows["value"], rows["ci_low"], rows["ci_high"])],
             "n": [str(int(n)) if pd.notna(n) else "-" for n in rows["n"]]})
-        lines += ["", f"{benchmark} - {dataset}", _text_table(table, None, width=200)]
-    return "\n".join(lines[1:])
+        title = str(benchmark)
+        if datasets.nunique() == 1:  # the dataset in the title, not in every line
+            table, title = table.drop(columns="dataset"), f"{benchmark} - {datasets.iloc[0]}"
+        if not table["condition"].str.len().any():
+            table = table.drop(columns="condition")
+        blocks.append(f"{title}\n{_text_table(table, 'dataset', width=200)}")
+    return "\n\n".join(blocks)
