@@ -241,6 +241,31 @@ def test_waza_expected_answer_is_what_the_suites_graders_check(tmp_path):
     assert item["score"] is None  # no grader ran
 
 
+def test_waza_items_are_named_by_suite_folder_and_show_every_turn(tmp_path):
+    # issue 36, point 7: items were named by skill (general-coding-assistant, py-refactor)
+    # while the leaderboard names suites by folder; a multi-turn task showed its first turn
+    root = tmp_path / "wf"
+    for name in ("grader-showcase", "multi-turn-refactor"):
+        shutil.copytree(demo_suites()[name].parent, root / SUITES_DIR / name)
+    graded = root / "results/waza/graded/agent.json"
+    graded.parent.mkdir(parents=True)
+    graded.write_text(json.dumps({"suites": {
+        "grader-showcase": {"skill": "general-coding-assistant", "tasks": [
+            {"test_id": "regex-demo-001", "runs": [_waza_run({})]}]},
+        "multi-turn-refactor": {"skill": "py-refactor", "tasks": [
+            {"test_id": "refactor-then-test", "runs": [_waza_run({})]}]}}}))
+    showcase, refactor = collect(root, {"waza": ["agent"]})
+    assert showcase["item"] == "grader-showcase/regex-demo-001#2"
+    assert not showcase["expected"].startswith("(task")  # its graders found by that name
+    assert refactor["item"] == "multi-turn-refactor/refactor-then-test#2"
+    # tasks/refactor.yaml: the prompt, then its two follow_up_prompts
+    turns = refactor["input"].split("\n\n")
+    assert [t.split(":", 1)[0] for t in turns] == ["turn 1", "turn 2", "turn 3"]
+    assert turns[0].startswith("turn 1: Refactor legacy.py")
+    assert turns[1:] == ["turn 2: Now explain the helpers you introduced",
+                         "turn 3: Finally add pytest tests for them"]
+
+
 def test_waza_suite_notes_said_at_curation_are_not_repeated_by_the_viewer(tmp_path, caplog):
     root = tmp_path / "wf"
     suite = root / SUITES_DIR / "csv-explainer"
