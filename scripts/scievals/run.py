@@ -247,12 +247,14 @@ def execute(args: argparse.Namespace) -> tuple[int, dict]:
             process.kill()
         print(f"interrupted: {RESUME}", file=sys.stderr)
         return 130, settings
-    if code == 0 and not DRY_RUN.intersection(args.extra):
+    # a dry run made nothing; another working directory's summary is not ./results'
+    if code == 0 and not (DRY_RUN | ELSEWHERE).intersection(args.extra):
         print_results(args, settings)
     return code, settings
 
 
 DRY_RUN = {"-n", "--dry-run", "--dryrun"}
+ELSEWHERE = {"-d", "--directory"}
 
 
 def models_run(args: argparse.Namespace, settings: dict) -> list[str] | None:
