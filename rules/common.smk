@@ -6,7 +6,7 @@ import os
 import sys
 
 from scievals import benchmarks as registry
-from scievals.common import notices
+from scievals.common import hints, notices
 from scievals.common.code_digest import score_code_digest
 from scievals.common.errors import ScievalsError
 from scievals.common.housekeeping import prune_bookkeeping
@@ -14,6 +14,7 @@ from scievals.common.job_spec import job_command, job_param, set_runner
 from scievals.common.provenance import config_hash
 from scievals.common.redaction import export_credentials, redact_data
 from scievals.common.run_terminal import quiet_job_detail
+from scievals.common.targets import report_after_run
 from scievals.common.workflow import benchmark_models, byo_batches, model_regex, retry_failed
 from scievals.llm.registry import key_envs, preflight_config
 from scievals.report import run_manifest
@@ -73,9 +74,17 @@ RUN_STARTED = notices.now_utc()
 
 
 # The commands the last lines name, each runnable as printed from the workflow's directory
-# (tests/workflow/test_printed_hints.py follows every one in a fresh copy).
+# (tests/workflow/test_printed_hints.py follows every one in a fresh copy), with this run's
+# --configfile files, so that following one keeps the run's models (scievals.common.hints).
 SAMPLES_PAGE = "results/report/samples.html"
-REPORT_COMMAND = "snakemake --cores 8 --report results/report.html --report-after-run"
+
+
+def hint_command(*words):
+    return hints.snakemake_command(*words, configfiles=workflow.config_settings.configfiles,
+                                   snakefile=workflow.main_snakefile)
+
+
+REPORT_COMMAND = hint_command("--report", "results/report.html", "--report-after-run")
 
 
 def next_steps():
@@ -88,10 +97,13 @@ def next_steps():
     current = (os.path.exists(SAMPLES_PAGE) and os.path.exists(summary)
                and os.path.getmtime(SAMPLES_PAGE) >= os.path.getmtime(summary))
     steps["sample viewer"] = (f"{SAMPLES_PAGE}  (open in a browser)" if current
-                              else f"snakemake --cores 8 {SAMPLES_PAGE}  (then open it)")
+                              else f"{hint_command(SAMPLES_PAGE)}  (then open it)")
     # --report-after-run first makes the figures and pages the report bundles (the run's
-    # target may not have), so the command works after any target.
-    steps["HTML report"] = REPORT_COMMAND
+    # target may not have), so the command works after any target; a run that writes the
+    # report itself names the file it is writing.
+    written = report_after_run(sys.argv[1:])
+    steps["HTML report"] = (f"{written}  (written now; open in a browser)" if written
+                            else REPORT_COMMAND)
     if os.path.exists(run_manifest.MANIFEST):
         steps["run record"] = str(run_manifest.MANIFEST)
     return steps

@@ -116,6 +116,9 @@ _SAMPLE_MODELS = {_benchmark: MODELS[_benchmark].all for _benchmark in BENCHMARK
 rule report_samples:
     input:
         [table for _benchmark in BENCHMARKS for table in score_tables(_benchmark)],
+        # the leaderboard page beside the viewer links into it: built (or refreshed) with it,
+        # so `snakemake results/report/samples.html` never leaves a stale one beside it
+        leaderboard="results/report/leaderboard.html",
     output:
         report(
             "results/report/samples.html",

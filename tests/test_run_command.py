@@ -162,3 +162,81 @@ def test_a_model_already_in_the_registry_as_given_is_no_shadow(tmp_path, monkeyp
     assert main(["run", "gating", "--model", "openai/fake", "--base-url", "http://other/v1",
                  "--configfile", str(mine), "--print-command"]) == 1
     assert "which would replace the configured openai model 'fake'" in capsys.readouterr().err
+
+
+def test_targets_after_the_double_dash_go_beside_the_benchmark(tmp_path, monkeypatch, capsys):
+    # Snakemake reads targets only before its first option: a target after --cores was its
+    # 150-line usage text ("unrecognized arguments: results/report/samples.html")
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "gating", "--limit", "2", "--print-command", "--",
+                 "results/report/samples.html", "--forcerun", "gating_score"])
+    assert code == 0
+    command = capsys.readouterr().out.split()
+    assert command[3:5] == ["gating", "results/report/samples.html"]
+    assert command[command.index("--forcerun") + 1] == "gating_score"
+    # and Snakemake's own parser reads both as targets
+    from snakemake.cli import get_argument_parser
+    args, _ = get_argument_parser().parse_known_args(command[3:])
+    assert [str(t) for t in args.targets] == ["gating", "results/report/samples.html"]
+
+
+def test_several_benchmarks_run_in_one_call(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "gating", "autogkb", "--model", "mock/echo", "--limit", "2",
+                 "--print-command"]) == 0
+    command = capsys.readouterr().out.split()
+    assert command[3:5] == ["gating", "autogkb"]  # both targets, before any option
+    assert command[-2:] == ["--configfile", ".scievals/run/gating+autogkb.yaml"]
+    overlay = yaml.safe_load((tmp_path / ".scievals" / "run" / "gating+autogkb.yaml").read_text())
+    assert overlay["models"] == {"echo": {"provider": "mock", "model": "echo"}}
+    assert overlay["gating"] == {"models": ["marker_baseline", "echo"], "limit": 2}
+    assert overlay["autogkb"]["limit"] == 2 and overlay["autogkb"]["models"][-1] == "echo"
+
+
+def test_a_model_for_one_benchmark_without_llms_refuses_the_call(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "gating", "abdev", "--model", "mock/echo", "--print-command"]) == 1
+    err = capsys.readouterr().err
+    assert "abdev sends nothing to a model" in err and err.count("\n") == 1
+    assert not (tmp_path / ".scievals").exists()
+
+
+def _summary_of_two_models(path):
+    from scievals.common.provenance import Provenance
+    from scievals.common.tables import result_rows, write_result_table
+    import pandas as pd
+
+    prov = Provenance("gating", "OMIP-demo (limited to 2 items)", "a" * 64, "cfg")
+    rows = [result_rows(prov, "marker_baseline", "baseline",
+                        [{"metric": "hierarchy_f1", "value": 0.5, "ci_low": 0.25,
+                          "ci_high": 0.75, "n": 2}]),
+            result_rows(prov, "echo", "minimal_direct",
+                        [{"metric": "hierarchy_f1", "value": 0.125, "ci_low": 0.0,
+                          "ci_high": 0.5, "n": 2},
+                         {"metric": "depth_accuracy", "value": 0.9, "n": 2}]),
+            result_rows(prov, "older", "minimal_direct",
+                        [{"metric": "hierarchy_f1", "value": 0.3, "n": 2}])]
+    write_result_table(path, pd.concat(rows, ignore_index=True))
+    return path
+
+
+def test_the_run_ends_with_the_rows_of_its_models(tmp_path, capsys):
+    summary = _summary_of_two_models(tmp_path / "summary.csv")
+    args = run.argparse.Namespace(benchmark=["gating"])
+    run.print_results(args, {"gating": {"models": ["marker_baseline", "echo"]}}, summary)
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].startswith("scievals: results of this run")
+    assert out[2] == "gating - OMIP-demo (limited to 2 items)"
+    # the headline metric (hierarchy_f1, the first of gating's) as value [CI] and n, best
+    # first; "older" was not run, depth_accuracy is not the headline
+    assert [line.split() for line in out[3:]] == [
+        ["model", "condition", "hierarchy_f1", "n"],
+        ["marker_baseline", "baseline", "0.500", "[0.250,", "0.750]", "2"],
+        ["echo", "minimal_direct", "0.125", "[0.000,", "0.500]", "2"]]
+
+
+def test_run_benchmark_refuses_an_unknown_benchmark_in_one_error():
+    from scievals.common.errors import ScievalsError
+
+    with pytest.raises(ScievalsError, match="no benchmark 'gatin'"):
+        run.run_benchmark("gatin")

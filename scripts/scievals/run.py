@@ -5,10 +5,11 @@ It writes a config overlay (``.scievals/run/<benchmark>.yaml``, git-ignored) hol
 registry entry of each ``--model``, the benchmark's models (its configured baselines plus
 those) and the limit, then runs the same Snakemake workflow for the benchmark's target:
 
-    snakemake BENCHMARK --cores N [extra args] --configfile [yours...] OVERLAY
+    snakemake BENCHMARK [targets] --cores N [options] --configfile [yours...] OVERLAY
 
-The target comes first and ``--configfile`` last, so neither ``--configfile`` nor a
-``--forcerun`` given after ``--`` can swallow the target (both take every word after them).
+The targets come first and ``--configfile`` last: Snakemake reads targets only before its
+first option, and ``--configfile`` or a ``--forcerun`` given after ``--`` takes every word
+after it.
 
 Nothing it writes holds a secret: a ``--base-url``'s credentials go to Snakemake in the
 environment (``scievals.common.redaction``), and ``--api-key-env`` takes only a variable's
@@ -23,6 +24,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from scievals import benchmarks
@@ -104,12 +106,18 @@ def _limit(text: str) -> int:
     return int(text)
 
 
-def _models(args: argparse.Namespace, config: dict) -> dict[str, dict | None]:
+def names(args: argparse.Namespace) -> list[str]:
+    """The benchmarks of the command line (one or several), each once, in order."""
+    given = [args.benchmark] if isinstance(args.benchmark, str) else args.benchmark
+    return list(dict.fromkeys(given))
+
+
+def _models(args: argparse.Namespace, config: dict, benchmark: str) -> dict[str, dict | None]:
     """Every ``--model`` in order: registry name -> the entry this run adds (None: the
     config's own). Refused in one line: two that would share a name, ``--base-url`` or
     ``--api-key-env`` that would apply to none, and an LLM for a benchmark that sends no
     item to a model (it would be configured and never run)."""
-    bench = benchmarks.get(args.benchmark)
+    bench = benchmarks.get(benchmark)
     registry = config.get("models") or {}
     added: dict[str, dict | None] = {}
     given_as: dict[str, str] = {}
@@ -134,30 +142,42 @@ def _models(args: argparse.Namespace, config: dict) -> dict[str, dict | None]:
 
 
 def overlay(args: argparse.Namespace, config: dict) -> dict:
-    """The config keys this run sets over the user's config (with any URL credentials in
-    clear: :func:`run` writes them redacted and passes them in the environment)."""
-    bench = benchmarks.get(args.benchmark)
+    """The config keys this run sets over the user's config, for each benchmark (with any URL
+    credentials in clear: :func:`run` writes them redacted and passes them in the
+    environment)."""
     if args.api_key_env is not None and not re.fullmatch(KEY_ENV_NAME, args.api_key_env):
         # never shown: it may be the key itself
         raise ScievalsError("--api-key-env", "takes the name of an environment variable "
                             "(upper-case letters, digits and _); the value given is not one, "
                             "and is not shown in case it is a key",
                             "export MY_API_KEY=<the key>, then pass --api-key-env MY_API_KEY")
+    if not args.model and (args.base_url or args.api_key_env):
+        raise ScievalsError("--base-url/--api-key-env", "given without --model",
+                            "add --model PROVIDER/MODEL")
     out: dict = {}
-    section: dict = {}
-    if args.model:
-        added = _models(args, config)
+    for name in names(args):
+        section, added = _section(args, config, name)
         if any(added.values()):
-            out["models"] = {name: entry for name, entry in added.items() if entry}
+            out.setdefault("models", {}).update({m: e for m, e in added.items() if e})
+        if section:
+            out[name] = section
+    return out
+
+
+def _section(args: argparse.Namespace, config: dict, name: str) -> tuple[dict, dict]:
+    """One benchmark's keys of the overlay, and the models ``--model`` gives it (registry
+    name -> the entry this run adds, None for the config's own)."""
+    bench = benchmarks.get(name)
+    section: dict = {}
+    added: dict[str, dict | None] = {}
+    if args.model:
+        added = _models(args, config, name)
         registry = config.get("models") or {}
         configured = (config.get(bench.name) or {}).get("models") or list(bench.baselines)
         baselines = [m for m in configured
                      if (registry.get(m) or {}).get("provider", "baseline") == "baseline"
                      and m not in added]
         section["models"] = [*baselines, *added]  # the free baselines to compare with
-    elif args.base_url or args.api_key_env:
-        raise ScievalsError("--base-url/--api-key-env", "given without --model",
-                            "add --model PROVIDER/MODEL")
     if args.limit is not None:
         limit = _limit(str(args.limit))
         if "limit" not in (read_yaml(bench.schema) or {}).get("properties", {}):
@@ -165,22 +185,34 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
                                 "to a model: every item is scored in a few seconds)",
                                 "run it without --limit")
         section["limit"] = limit
-    if section:
-        out[bench.name] = section
-    return out
+    return section, added
+
+
+def extra_targets(extra: list[str]) -> tuple[list[str], list[str]]:
+    """(targets, options) of the words after ``--``: the words before the first option are
+    more targets (``-- results/report/samples.html``); they go beside the benchmark, as
+    Snakemake reads targets only before its first option."""
+    first_option = next((i for i, word in enumerate(extra) if word.startswith("-")), len(extra))
+    return extra[:first_option], extra[first_option:]
 
 
 def snakemake_command(args: argparse.Namespace, overlay_file: Path | None) -> list[str]:
     configfiles = [*args.configfile, *([str(overlay_file)] if overlay_file else [])]
-    command = [sys.executable, "-m", "snakemake", args.benchmark,
+    targets, options = extra_targets(args.extra)
+    command = [sys.executable, "-m", "snakemake", *names(args), *targets,
                "--snakefile", str(WORKFLOW_DIR / "Snakefile"), "--cores", str(args.cores),
-               *args.extra]
+               *options]
     if configfiles:
         command += ["--configfile", *configfiles]  # last: it takes every word after it
     return command
 
 
 def run(args: argparse.Namespace) -> int:
+    return execute(args)[0]
+
+
+def execute(args: argparse.Namespace) -> tuple[int, dict]:
+    """Run the workflow as ``args`` say: (exit code, the overlay's settings)."""
     args.extra = list(getattr(args, "passthrough", []))
     for path in args.configfile:
         if not Path(path).is_file():
@@ -194,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     if settings:
         import yaml  # only to write an overlay (the other commands start without it)
 
-        overlay_file = OVERLAY_DIR / f"{args.benchmark}.yaml"
+        overlay_file = OVERLAY_DIR / f"{'+'.join(names(args))}.yaml"
         write_text(overlay_file, "# written by `python -m scievals run`; rewritten each run\n"
                    + yaml.safe_dump(redact_data(settings), sort_keys=False))
     command = snakemake_command(args, overlay_file)
@@ -204,28 +236,89 @@ def run(args: argparse.Namespace) -> int:
             print(f"note: the --base-url credentials are not in the overlay; the command needs "
                   f"them in {CREDENTIALS_ENV} (or the full URL in your config file)",
                   file=sys.stderr)
-        return 0
+        return 0, settings
     process = subprocess.Popen(command)
     try:
-        return process.wait()
+        code = process.wait()
     except KeyboardInterrupt:  # Snakemake got the Ctrl-C too; let it finish its clean-up
         try:
             process.wait(timeout=60)
         except (KeyboardInterrupt, subprocess.TimeoutExpired):
             process.kill()
         print(f"interrupted: {RESUME}", file=sys.stderr)
-        return 130
+        return 130, settings
+    # a dry run made nothing; another working directory's summary is not ./results'
+    if code == 0 and not (DRY_RUN | ELSEWHERE).intersection(args.extra):
+        print_results(args, settings)
+    return code, settings
+
+
+DRY_RUN = {"-n", "--dry-run", "--dryrun"}
+ELSEWHERE = {"-d", "--directory"}
+
+
+def models_run(args: argparse.Namespace, settings: dict) -> list[str] | None:
+    """The models this run ran (each benchmark's in the overlay), or None: every model of the
+    benchmarks (the run set none)."""
+    found = [m for name in names(args) for m in (settings.get(name) or {}).get("models", [])]
+    return list(dict.fromkeys(found)) or None
+
+
+def print_results(args: argparse.Namespace, settings: dict,
+                  summary: str | Path = "results/summary.csv") -> None:
+    """The last lines of a run: the rows of the models just run, one line per model and
+    condition (the headline metric, its interval and n); the leaderboard has the rest."""
+    if not Path(summary).is_file():
+        return
+    from scievals.results.show import read_summary, run_results  # pandas: after the run only
+
+    table = run_results(read_summary(summary, names(args), models_run(args, settings)),
+                        str(summary))
+    if table:
+        print(f"\nscievals: results of this run (headline metric [95 % CI], n; every metric: "
+              f"python -m scievals show {' '.join(names(args))}):\n{table}")
+
+
+def run_benchmark(*benchmark: str, model: str | Sequence[str] = (), limit: int | None = None,
+                  base_url: str | None = None, api_key_env: str | None = None,
+                  configfile: str | Sequence[str] = (), cores: int | None = None,
+                  snakemake_args: Sequence[str] = ()):
+    """Run benchmarks as ``python -m scievals run`` does, from the current directory (the
+    workflow's checkout), and return the result rows of the models run (a pandas DataFrame:
+    :func:`scievals.results.show.read_summary`'s columns). Bad arguments and a failed run
+    raise :class:`~scievals.common.errors.ScievalsError` (docs/running-from-python.md)."""
+    unknown = [name for name in benchmark if name not in benchmarks.NAMES]
+    if not benchmark or unknown:
+        raise ScievalsError("run_benchmark", f"no benchmark {', '.join(map(repr, unknown))}"
+                            if unknown else "no benchmark given",
+                            f"name one or more of {', '.join(benchmarks.NAMES)}")
+    args = argparse.Namespace(
+        benchmark=list(benchmark), model=[model] if isinstance(model, str) else list(model),
+        limit=limit, base_url=base_url, api_key_env=api_key_env,
+        configfile=[configfile] if isinstance(configfile, str) else list(configfile),
+        cores=str(cores or min(os.cpu_count() or 1, 8)), print_command=False,
+        passthrough=list(snakemake_args))
+    code, settings = execute(args)
+    if code != 0:
+        raise ScievalsError("run_benchmark", f"the workflow stopped with exit code {code}",
+                            "the lines printed above (and the log they name) say why; run "
+                            "again to resume")
+    from scievals.results.show import read_summary  # pandas: after the run only
+
+    return read_summary("results/summary.csv", names(args), models_run(args, settings))
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "run",
-        help="run one benchmark's workflow, optionally with a model and an item limit",
-        description="Run the Snakemake workflow for one benchmark. --model and --limit are "
-        "written to a config overlay (.scievals/run/BENCHMARK.yaml) merged over your config; "
-        "arguments after -- go to snakemake.",
+        help="run benchmarks' workflow, optionally with models and an item limit",
+        description="Run the Snakemake workflow for one or several benchmarks and print the "
+        "results of the models run. --model and --limit are written to a config overlay "
+        "(.scievals/run/BENCHMARK[+...].yaml) merged over your config; arguments after -- go "
+        "to snakemake.",
     )
-    parser.add_argument("benchmark", choices=benchmarks.NAMES, help="the benchmark to run")
+    parser.add_argument("benchmark", nargs="+", choices=benchmarks.NAMES,
+                        help="the benchmark(s) to run, e.g. gating autogkb")
     parser.add_argument("--model", action="append", help="PROVIDER/MODEL (anthropic, openai, "
                         "mock), e.g. openai/gpt-4o-mini, or the name of a model in your config's "
                         "registry; it runs beside the benchmark's baselines (repeatable: every "
@@ -245,5 +338,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="Snakemake --cores (default: the CPUs, at most 8)")
     parser.add_argument("--print-command", action="store_true",
                         help="print the snakemake command instead of running it")
-    parser.epilog = "Arguments after -- go to snakemake, e.g. -- --dry-run"
+    parser.epilog = ("Arguments after -- go to snakemake: more targets first, then options, "
+                     "e.g. -- results/report/samples.html --dry-run")
     parser.set_defaults(func=run)

@@ -153,6 +153,19 @@ def test_gating_items_carry_reply_expected_tree_score_and_cost(tmp_path):
     assert request_cost(1000, 200, {}) is None  # an unpriced model has no cost
 
 
+def test_a_parsed_llm_reply_shows_its_tree_above_the_raw_json(tmp_path):
+    # issue 36, point 7: the reply was raw JSON beside an indented expected tree
+    root = _gating_root(tmp_path)
+    path = root / "results/gating/predictions/gpt.jsonl"
+    record = json.loads(path.read_text())
+    raw = '{"name": "All", "children": [{"name": "Live", "markers": ["L/D"]}]}'
+    record.update(raw_text=raw, hierarchy={"root": json.loads(raw)}, parse_status="ok")
+    path.write_text(json.dumps(record) + "\n")
+    (item,) = collect(root, {"gating": ["gpt"]})
+    # the same drawing as the expected tree, then the raw reply unchanged
+    assert item["reply"] == f"Parsed tree:\n{item['expected']}\n\nRaw reply:\n{raw}"
+
+
 def test_abdev_fold_items_show_measured_values_and_the_mean_spearman(tmp_path):
     root = tmp_path / "wf"
     for folder in ("results/abdev/predictions", "results/abdev/scores", "data/raw/abdev"):
@@ -226,6 +239,31 @@ def test_waza_expected_answer_is_what_the_suites_graders_check(tmp_path):
     assert "(?i)COBOL|Fortran" in expected
     assert '"Python"' in expected and '"JavaScript"' in expected
     assert item["score"] is None  # no grader ran
+
+
+def test_waza_items_are_named_by_suite_folder_and_show_every_turn(tmp_path):
+    # issue 36, point 7: items were named by skill (general-coding-assistant, py-refactor)
+    # while the leaderboard names suites by folder; a multi-turn task showed its first turn
+    root = tmp_path / "wf"
+    for name in ("grader-showcase", "multi-turn-refactor"):
+        shutil.copytree(demo_suites()[name].parent, root / SUITES_DIR / name)
+    graded = root / "results/waza/graded/agent.json"
+    graded.parent.mkdir(parents=True)
+    graded.write_text(json.dumps({"suites": {
+        "grader-showcase": {"skill": "general-coding-assistant", "tasks": [
+            {"test_id": "regex-demo-001", "runs": [_waza_run({})]}]},
+        "multi-turn-refactor": {"skill": "py-refactor", "tasks": [
+            {"test_id": "refactor-then-test", "runs": [_waza_run({})]}]}}}))
+    showcase, refactor = collect(root, {"waza": ["agent"]})
+    assert showcase["item"] == "grader-showcase/regex-demo-001#2"
+    assert not showcase["expected"].startswith("(task")  # its graders found by that name
+    assert refactor["item"] == "multi-turn-refactor/refactor-then-test#2"
+    # tasks/refactor.yaml: the prompt, then its two follow_up_prompts
+    turns = refactor["input"].split("\n\n")
+    assert [t.split(":", 1)[0] for t in turns] == ["turn 1", "turn 2", "turn 3"]
+    assert turns[0].startswith("turn 1: Refactor legacy.py")
+    assert turns[1:] == ["turn 2: Now explain the helpers you introduced",
+                         "turn 3: Finally add pytest tests for them"]
 
 
 def test_waza_suite_notes_said_at_curation_are_not_repeated_by_the_viewer(tmp_path, caplog):
@@ -396,3 +434,71 @@ def test_a_leaderboard_row_link_opens_that_models_items(tmp_path):
     assert (name, link) == ("samples.html", "#gating/b/c2")
     assert selected == ["gating", "b", "c2"]
     assert [r[0] for r in rows] == ["y2"]  # model b's items of condition c2 only
+
+
+@pytest.mark.slow
+def test_a_baseline_pairs_with_each_condition_of_an_llm(tmp_path):
+    # issue 36, point 3: #compare/gating/marker_baseline/<llm> showed "0 of 0 paired items":
+    # the baseline's condition is "baseline", the LLM's are prompt conditions
+    _chromium()
+    items = [_item(model="marker_baseline", condition="baseline", item=k, score=0.5)
+             for k in ("c1", "c2")]
+    items += [_item(model="llm", condition=cond, item=k, score=score)
+              for cond, score in (("minimal_direct", 0.75), ("rich_cot", 0.25))
+              for k in ("c1", "c2")]
+    page = _page(tmp_path, items)
+    probe = f"[{ROWS}, document.getElementById('count').textContent]"
+    visited = visit(page.as_uri() + "#compare/gating/marker_baseline/llm", tmp_path / "p1",
+                    settle_s=1.0, probe=probe)
+    assert not visited.errors, visited.errors
+    rows, count = visited.probe
+    # 2 items x 2 LLM conditions, each against the baseline's 0.5: B - A = +0.25 (minimal_direct)
+    # and -0.25 (rich_cot), mean 0
+    assert sorted((r[0], r[1], r[4]) for r in rows) == [
+        ("c1", "minimal_direct", "0.2500"), ("c1", "rich_cot", "-0.2500"),
+        ("c2", "minimal_direct", "0.2500"), ("c2", "rich_cot", "-0.2500")]
+    assert count == ("4 of 4 paired items (A has one condition, baseline, paired with each "
+                     "condition of B); mean B - A 0.0000 (B higher on 2, lower on 2)"), count
+    # the other way round: B is the single-condition arm, and the differences change sign
+    visited = visit(page.as_uri() + "#compare/gating/llm/marker_baseline", tmp_path / "p2",
+                    settle_s=1.0, probe=probe)
+    rows, count = visited.probe
+    assert sorted((r[1], r[4]) for r in rows)[0] == ("minimal_direct", "-0.2500")
+    assert "(B has one condition, baseline, paired with each condition of A)" in count
+
+
+@pytest.mark.slow
+def test_unknown_links_back_conditions_and_tree_indentation(tmp_path):
+    # issue 36, point 7
+    _chromium()
+    items = [_item(model=m, item="g-item", condition="c1", expected="All\n  Live  [L/D]",
+                   reply=f"{m} says") for m in ("a", "b")]
+    items.append(_item(benchmark="autogkb", model="x", item="k-item", condition="evidence",
+                       expected="autogkb truth", reply="x says"))
+    page = _page(tmp_path, items)
+    detail = "document.getElementById('detail').innerText"
+    # a link to a model the page lacks says so, instead of showing another model's items
+    visited = visit(page.as_uri() + "#gating/nosuch", tmp_path / "p1", settle_s=1.0,
+                    probe=f"[{ROWS}, document.getElementById('status').textContent, {detail}]")
+    assert not visited.errors, visited.errors
+    rows, status, shown = visited.probe
+    assert rows == [] and "a says" not in shown
+    assert status == "no model nosuch of gating in this viewer (its models: a, b)"
+    # an autogkb item, then gating's list: the autogkb item goes; Back brings it again
+    visited = visit(page.as_uri() + "#autogkb/x", tmp_path / "p2", settle_s=1.0,
+                    clicks=("k-item", "js:(location.hash = '#gating/a', true)",
+                            "js:(history.back(), true)"), probe=detail)
+    assert not visited.errors, visited.errors
+    (_, opened), (_, gating_list), (_, back) = visited.after_clicks
+    assert "autogkb truth" in opened
+    assert "autogkb truth" not in gating_list and "g-item" in gating_list
+    assert "autogkb truth" in visited.probe  # Back: the item of that address again
+    # the side by side names the condition; the expected tree keeps its indentation
+    visited = visit(page.as_uri() + "#compare/gating/a/b/c1/g-item", tmp_path / "p3",
+                    settle_s=1.0, probe="[document.querySelector('#detail h2').textContent,"
+                    " getComputedStyle(document.querySelector('#detail pre.keep')).whiteSpace,"
+                    " document.querySelector('#detail pre.keep').textContent]")
+    assert not visited.errors, visited.errors
+    title, white_space, tree = visited.probe
+    assert title.startswith("gating / g-item: a (A) vs b (B), condition c1")
+    assert white_space == "pre" and tree == "All\n  Live  [L/D]"

@@ -121,7 +121,10 @@ def test_history_keeps_one_record_per_entry_and_lists_it(tmp_path, capsys):
     assert json.loads(kept.read_text())["command"] == ["snakemake"]
     assert main(["history", "--history-dir", str(history)]) == 0
     out = capsys.readouterr().out
-    assert "run_record" in out and kept.name in out
+    assert "run_record" in out and out.splitlines()[1].split()[-2] == "yes"  # the table says
+    # there is one; --json names it (the table fits a terminal: issue 36, point 4)
+    assert main(["history", "--history-dir", str(history), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["run_record"] == kept.name
 
 
 def test_package_versions_match_the_parsed_metadata_of_every_installed_distribution():

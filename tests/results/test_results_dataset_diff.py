@@ -30,11 +30,14 @@ def test_real_vs_demo_says_datasets_differ_first_with_names_and_sha256(tmp_path,
     assert main(["compare", str(real), str(demo)]) == 0
     lines = capsys.readouterr().out.splitlines()
     # Only abdev differs; gating scored the same data on both sides and is not named.
-    assert lines[0] == (
-        "DATASETS DIFFER, rows of different data cannot be compared: abdev: "
-        f"A GDPa1_cross_validation (sha256 {'a' * 64}) vs "
-        f"B GDPa1-demo_cross_validation (sha256 {'d' * 64})")
-    assert lines[1] == f"A: {real}"
+    # sha256s cut to 12 characters, as `show` does (the whole line was 1,400 characters)
+    # and wrapped to 100 columns
+    assert lines[:3] == [
+        "DATASETS DIFFER, rows of different data cannot be compared:",
+        f"  abdev: A GDPa1_cross_validation (sha256 {'a' * 12}) vs "
+        "B GDPa1-demo_cross_validation (sha256",
+        f"    {'d' * 12})"]
+    assert lines[3] == f"A: {real}"
     # then the details: 2 rows only in A and 2 only in B (random, ridge on each side)
     assert "2 row(s) only in A:" in lines and "2 row(s) only in B:" in lines
 
@@ -57,3 +60,24 @@ def test_previous_right_after_the_first_run_says_what_to_do(tmp_path, capsys):
         "is no @previous to compare with yet (re-run after a change (config, models, a "
         "prediction file) to record a second one, or compare a saved copy: python -m "
         "scievals compare OLD.csv results/summary.csv)")]
+
+
+def test_many_datasets_name_only_those_that_differ_within_100_columns(tmp_path, capsys):
+    # six suites of which one changed (a limited run): only that one is named, per side
+    def summary(path, changed_sha):
+        frames = [result_rows(Provenance("waza", f"suite-{i}", ("e" * 64 if i else changed_sha),
+                                         "cfg1", git_commit="abc"), "fake", "",
+                              [{"metric": "pass_rate", "value": 0.5, "n": 4}])
+                  for i in range(6)]
+        write_result_table(path, pd.concat(frames, ignore_index=True))
+        return path
+
+    a, b = summary(tmp_path / "a.csv", "1" * 64), summary(tmp_path / "b.csv", "2" * 64)
+    assert main(["compare", str(a), str(b), "--json"]) in (0, 2)
+    # --json keeps the full sha256
+    assert "1" * 64 in capsys.readouterr().out
+    main(["compare", str(a), str(b)])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == (f"  waza: A suite-0 (sha256 {'1' * 12}) vs B suite-0 (sha256 {'2' * 12})")
+    assert max(len(line) for line in lines[:2]) <= 100
+    assert "suite-1" not in lines[1]

@@ -1,3 +1,4 @@
+import json
 from datetime import UTC, datetime
 
 import pandas as pd
@@ -5,7 +6,7 @@ import pytest
 from scievals.cli import main
 from scievals.common import notices as run_notices
 from scievals.common.errors import ScievalsError
-from scievals.common.provenance import Provenance
+from scievals.common.provenance import Provenance, git_commit
 from scievals.common.tables import result_rows, write_result_table
 from scievals.results.compare import compare
 from scievals.results.history import read_index, record_history, resolve
@@ -225,3 +226,29 @@ def test_compare_a_folder_is_one_line(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"error: {tmp_path}: is a folder, not a file (give the path of a file in it)\n"
     )
+
+
+def test_history_fits_a_terminal_and_json_keeps_the_full_hashes(tmp_path, capsys,
+                                                                 monkeypatch, request):
+    hist = tmp_path / "history"
+    commit = "0123456789abcdef" * 2 + "01234567"  # a 40-character git commit
+    monkeypatch.setenv("SCIEVALS_GIT_COMMIT", commit)
+    git_commit.cache_clear()  # read once per process: this test's commit, then the usual one
+    request.addfinalizer(git_commit.cache_clear)
+    for day, value in ((2, 0.1), (3, 0.2)):
+        summary = _summary(tmp_path / "summary.csv", {"random": value})
+        record_history(summary, hist, now=datetime(2026, 1, day, tzinfo=UTC))
+    index = read_index(hist)
+    assert main(["history", "--history-dir", str(hist)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    # was 228 columns with full hashes; the last line names the (here long) folder
+    assert max(len(line) for line in lines[:-1]) <= 100, lines
+    assert lines[-1] == f"Files in {hist}/; --json gives their names and the full hashes."
+    assert lines[1].split()[:3] == ["@0", "2026-01-02", "00:00:00"]
+    assert index["git_commit"][0] == commit and commit[:12] in lines[1] and commit not in lines[1]
+    assert index["sha256"][0][:12] in lines[1] and index["sha256"][0] not in lines[1]
+    assert main(["history", "--history-dir", str(hist), "--json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert [r["sha256"] for r in records] == list(index["sha256"])
+    assert records[0]["git_commit"] == index["git_commit"][0]
+    assert records[0]["file"] == index["file"][0]

@@ -96,6 +96,11 @@ def test_chain_demo_source_to_score_rows(tmp_path):
     review = (tmp_path / "review.md").read_text()
     assert "**file-demo-001** run 1 (failed)" in review
     assert "File must exist but not found: README.md" in review
+    # the report's page: grader names as code, not Markdown's backticks shown literally
+    page = (tmp_path / "review.html").read_text()
+    assert "<strong>file-demo-001</strong> run 1 (failed)" in page
+    assert "File must exist but not found: README.md" in page
+    assert "`" not in page and page.count("<code>") == review.count("`") // 2 > 0
     per_case = pd.read_csv(tmp_path / "pc.csv")
     assert len(per_case) == 10
 
@@ -104,7 +109,8 @@ def _job(tmp_path, predictions, model="waza_mock", **settings) -> ScoreJob:
     return ScoreJob(benchmark="waza", model=model, predictions=predictions,
                     truth={"source": tmp_path / "source.json", "suites": tmp_path / "suites"},
                     outputs={"table": tmp_path / "t.csv", "per_case": tmp_path / "pc.csv",
-                             "review": tmp_path / "review.md"},
+                             "review": tmp_path / "review.md",
+                             "review_page": tmp_path / "review.html"},
                     bootstrap=BOOT, config_hash="abc", settings=settings)
 
 

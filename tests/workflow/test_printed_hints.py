@@ -73,6 +73,27 @@ def run(command: str, cwd: Path) -> subprocess.CompletedProcess:
                           timeout=900, check=False)
 
 
+def follow_every_hint(workdir: Path, stderr: str) -> set[str]:
+    """Run every command the last lines of ``stderr`` name, and those their own last lines
+    name, until nothing new is named; every file named must exist. The commands run."""
+    followed: set[str] = set()
+    pending = [hints(stderr)]
+    while pending:
+        for label, where in pending.pop().items():
+            commands, paths = named(where)
+            for path in paths:
+                assert (workdir / path).exists(), f"{label}: {path} does not exist"
+            for command in commands:
+                if command in followed:
+                    continue
+                followed.add(command)
+                proc = run(command, workdir)
+                assert proc.returncode == 0, f"{label}: {command}\n{proc.stderr[-4000:]}"
+                if command.startswith("snakemake "):
+                    pending.append(hints(proc.stderr))
+    return followed
+
+
 def test_hint_parser_reads_the_printed_form():
     text = ("...\nscievals: where to look next:\n"
             "  leaderboard    results/leaderboard.md  (python -m scievals show)\n"
@@ -98,21 +119,7 @@ def test_every_printed_hint_works_as_printed(tmp_path):
     early = run("snakemake --report results/report.html", copy)
     assert early.returncode != 0
     assert "--report-after-run" in early.stderr and "Traceback" not in early.stderr
-    followed: set[str] = set()
-    pending = [hints(first.stderr)]
-    while pending:
-        for label, where in pending.pop().items():
-            commands, paths = named(where)
-            for path in paths:
-                assert (copy / path).exists(), f"{label}: {path} does not exist"
-            for command in commands:
-                if command in followed:
-                    continue
-                followed.add(command)
-                proc = run(command, copy)
-                assert proc.returncode == 0, f"{label}: {command}\n{proc.stderr[-4000:]}"
-                if command.startswith("snakemake "):
-                    pending.append(hints(proc.stderr))
+    followed = follow_every_hint(copy, first.stderr)
     # the quick start's hints name the report and the sample viewer, and both exist now
     assert any("--report results/report.html" in c for c in followed)
     assert (copy / "results" / "report.html").stat().st_size > 100_000

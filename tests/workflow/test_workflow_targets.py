@@ -20,3 +20,12 @@ def test_unknown_target_lists_the_valid_targets(tmp_path):
         assert target in err[-1]
     # A real target still works (dry run).
     assert snakemake(workdir, "-n", "gating").returncode == 0
+
+
+def test_the_viewer_target_builds_the_leaderboard_page_beside_it(tmp_path):
+    # issue 36, point 7: results/report/leaderboard.html (its models link into the viewer)
+    # was left stale by `snakemake results/report/samples.html`
+    workdir = copy_workflow(tmp_path / "scievals")
+    proc = snakemake(workdir, "--cores", "1", "-n", "results/report/samples.html")
+    jobs = proc.stdout + proc.stderr
+    assert "rule report_samples:" in jobs and "rule report_leaderboard:" in jobs

@@ -36,8 +36,8 @@ def unparseable(summary: pd.DataFrame) -> list[str]:
         where = f" under {row.condition}" if row.condition else ""
         lines.append(f"{row.model}: only {parsed} of {int(row.n)} replies could be parsed"
                      f"{where}; its scores count the rest as failures (the raw replies are in "
-                     "its predictions file and the sample viewer: "
-                     "snakemake --cores 8 results/report/samples.html)")
+                     "its predictions file and in the sample viewer, named under 'where to "
+                     "look next')")
     return lines
 
 

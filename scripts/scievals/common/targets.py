@@ -24,15 +24,7 @@ class RuleLike(Protocol):
 def command_line_targets(argv: Sequence[str]) -> list[str]:
     """The targets of a snakemake command line, read with Snakemake's own parser ([] when
     it cannot be read: then Snakemake says what is wrong)."""
-    # snakemake is present whenever a Snakefile is being read; the rest of scievals does not
-    # need it, hence the import here.
-    from snakemake.cli import get_argument_parser
-
-    try:
-        args, _ = get_argument_parser().parse_known_args(list(argv))
-    except (SystemExit, Exception):  # noqa: BLE001 - any parse problem is Snakemake's to report
-        return []
-    return [str(t) for t in (getattr(args, "targets", None) or [])]
+    return [str(t) for t in (getattr(_parsed(argv), "targets", None) or [])]
 
 
 def unknown_targets(targets: Iterable[str], rules: Iterable[RuleLike],
@@ -60,12 +52,29 @@ def report_is_missing_inputs(argv: Sequence[str], inputs: Iterable[str],
     """True for a ``snakemake --report`` command line (without ``--report-after-run``, which
     makes them first) while a file the report bundles is missing."""
     # snakemake is present whenever a Snakefile is being read (as in command_line_targets)
+    args = _parsed(argv)
+    if getattr(args, "report", None) is None or getattr(args, "report_after_run", False):
+        return False
+    return not all(exists(path) for path in inputs)
+
+
+def report_after_run(argv: Sequence[str]) -> str | None:
+    """The report a ``--report FILE --report-after-run`` command line writes once the run
+    ends (None for any other): the run's last lines name that file, not the command again."""
+    args = _parsed(argv)
+    if getattr(args, "report", None) is None or not getattr(args, "report_after_run", False):
+        return None
+    return str(args.report)
+
+
+def _parsed(argv: Sequence[str]):
+    """A snakemake command line read with Snakemake's parser (None if it cannot be read)."""
+    # snakemake is present whenever a Snakefile is being read; the rest of scievals does not
+    # need it, hence the import here.
     from snakemake.cli import get_argument_parser
 
     try:
         args, _ = get_argument_parser().parse_known_args(list(argv))
     except (SystemExit, Exception):  # noqa: BLE001 - Snakemake reports a bad command line
-        return False
-    if getattr(args, "report", None) is None or getattr(args, "report_after_run", False):
-        return False
-    return not all(exists(path) for path in inputs)
+        return None
+    return args

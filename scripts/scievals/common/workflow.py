@@ -272,7 +272,8 @@ def score_outputs(benchmark: str, *extras: str) -> dict[str, str]:
     merges) and those of ``extras`` the benchmark writes (``per_case``, ``review``)."""
     paths = {"table": f"results/{benchmark}/scores/{{model}}.csv",
              "per_case": f"results/{benchmark}/scores/{{model}}.per_case.csv",
-             "review": f"results/{benchmark}/review/{{model}}.md"}
+             "review": f"results/{benchmark}/review/{{model}}.md",
+             "review_page": f"results/{benchmark}/review/{{model}}.html"}
     return {name: paths[name] for name in ("table", *extras)}
 
 

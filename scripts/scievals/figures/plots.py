@@ -11,6 +11,7 @@ import math
 import os
 import re
 import textwrap
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -35,6 +36,17 @@ def save_figure(fig: Figure, out: str | os.PathLike) -> None:
     with atomic_path(out) as tmp:
         fig.savefig(tmp, format=suffix, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
+
+
+def _tight(fig: Figure, **kwargs) -> None:
+    """``fig.tight_layout``, without its "Tight layout not applied" warning: a figure whose
+    decorations (a long subtitle, many panels) leave no room keeps its layout, and
+    :func:`save_figure`'s ``bbox_inches="tight"`` still crops it to what was drawn. The
+    warning named nothing a user could act on and was printed by every report run."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Tight layout not applied",
+                                category=UserWarning)
+        fig.tight_layout(**kwargs)
 
 
 def _subtitle(fig: Figure, title: str, subtitle: str) -> None:
@@ -162,7 +174,7 @@ def model_comparison_figure(frame: pd.DataFrame, *, title: str, subtitle: str = 
         fig.legend(list(found.values()), list(found), loc="lower center", ncol=legend_columns,
                    fontsize=8, title=legend_title, title_fontsize=8, bbox_to_anchor=(0.5, 0.0),
                    frameon=False)
-    fig.tight_layout(rect=(0, bottom, 1, 1))
+    _tight(fig, rect=(0, bottom, 1, 1))
     _subtitle(fig, title, subtitle)
     return fig
 
@@ -203,7 +215,7 @@ def plot_heatmap(
                     cmap.startswith("RdBu") and abs(shade - 0.5) > 0.3) else "black"
                 ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7.5, color=ink)
     fig.colorbar(image, ax=ax, label=colorbar_label, fraction=0.05, pad=0.02)
-    fig.tight_layout()
+    _tight(fig)
     _subtitle(fig, title, subtitle)
     save_figure(fig, out)
 
@@ -325,7 +337,7 @@ def plot_hierarchies(
         layout = layouts[label]
         _draw_tree(ax, layout, depth_columns([layout]), truth_keys, key,
                    "#b7e4c7", "#f4a3a3", label, leaves)
-    fig.tight_layout()
+    _tight(fig)
     _subtitle(fig, title, subtitle)
     save_figure(fig, out)
 

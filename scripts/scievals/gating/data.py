@@ -218,7 +218,7 @@ def fetch(cfg: dict, out_dir, report_json) -> dict:
     origins: dict[str, str] = {}
     if not jobs and cfg.get("source") != "demo":
         log.info("no download sources configured (gating.url, gating.flowrepository, "
-                 "gating.sources)")
+                 "gating.sources)", extra={"terminal": False})  # the job's log only
     for label, origin, job in jobs:
         try:
             entry = job()

@@ -268,9 +268,12 @@ def extract_workspaces(wsp_paths: list, out_jsonl, report_json, fcs_dirs: list |
             record.update(status="skipped", reason=reason)
         record["seconds"] = round(time.perf_counter() - started, 3)
         if record["status"] == "ok":
+            # one line per workspace: the job's log file keeps them, the terminal gets the
+            # curation's one-line total (scievals.common.entry.TerminalLines)
             log.info("%s: %d sample(s), %d gate(s), FCS loaded for %d (%.2f s)", path,
                      len(record["samples"]), max(len(s["gates"]) for s in record["samples"]),
-                     sum(s["fcs_loaded"] for s in record["samples"]), record["seconds"])
+                     sum(s["fcs_loaded"] for s in record["samples"]), record["seconds"],
+                     extra={"terminal": False})
         records.append(record)
     write_jsonl(out_jsonl, records)
     _notice_skips(records)

@@ -1,8 +1,9 @@
 """gating's items for the report's sample viewer: one per (case, condition, sample).
 
 The input is the prompt the model got (rebuilt from the case with the condition's context
-and strategy; a baseline's panel as the minimal context), the reply the raw text (a
-baseline's predicted hierarchy, drawn as a tree), the expected answer the case's true
+and strategy; a baseline's panel as the minimal context), the reply the raw text (a baseline's predicted
+hierarchy, drawn as a tree; an LLM's parsed hierarchy drawn the same way above its raw
+JSON, to set beside the expected tree), the expected answer the case's true
 gating tree, the metrics the case's row of ``per_case.csv``, and the score its
 ``hierarchy_f1``.
 """
@@ -64,8 +65,10 @@ def samples(root: str | Path, model: str) -> list[Sample]:
 
     def describe(record: dict) -> tuple[str, str, str]:
         case = cases.get(record["case_id"])
-        reply = record.get("raw_text") or tree_text(record.get("hierarchy")) \
-            or pretty(record.get("hierarchy"))
+        raw, parsed = record.get("raw_text"), tree_text(record.get("hierarchy"))
+        reply = raw or parsed or pretty(record.get("hierarchy"))
+        if raw and parsed:  # an LLM's JSON: the tree it parses to, drawn as the expected one
+            reply = f"Parsed tree:\n{parsed}\n\nRaw reply:\n{raw}"
         expected = (tree_text(case.get("gating_hierarchy")) if case
                     else f"(case {record['case_id']} is not in {CASES})")
         return _input(case, record), reply, expected

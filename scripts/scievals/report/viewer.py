@@ -169,6 +169,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .columns>div{flex:1;min-width:0}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #ddd;
 padding:.5em;max-height:45vh;overflow:auto;font-size:.82em}
+pre.keep{white-space:pre;word-break:normal}
 .bad{color:#b00020;font-weight:bold}
 .pos{color:#0a6b2d}.neg{color:#b00020}
 #status{margin-left:1em;color:#555}
@@ -380,9 +381,30 @@ function textMatch(item, text) {
     .toLowerCase().includes(text);
 }
 function setStatus(text) { el('status').textContent = text; }
+// A link naming a benchmark or model this page lacks: said, instead of another model shown.
+function missingInHash() {
+  if (!INDEX.some(e => e.benchmark === state.benchmark))
+    return 'no benchmark ' + state.benchmark + ' in this viewer';
+  const modelsOf = run => INDEX.filter(e => e.run === run && e.benchmark === state.benchmark)
+    .map(e => e.model);
+  const named = state.view === 'compare' ? [[state.run, state.model], [state.runB, state.modelB]]
+    : [[state.run, state.model]];
+  const gone = named.filter(([run, m]) => !modelsOf(run).includes(m));
+  return gone.length ? 'no model ' + gone.map(([run, m]) => m + (run ? ' @ ' + run : ''))
+    .join(', ') + ' of ' + state.benchmark + ' in this viewer (its models: '
+    + modelsOf(gone[0][0]).join(', ') + ')' : '';
+}
 async function refresh(fromHash) {
   const started = performance.now();
+  const missing = fromHash ? missingInHash() : '';
   syncControls();
+  if (missing) {
+    ROWS = []; render(); setStatus(missing);
+    const d = el('detail'); d.replaceChildren(heading(missing));
+    document.body.dataset.ready = '1'; return;
+  }
+  // Back to a view without an item: the item of the view left (another benchmark's) goes
+  if (!state.item) el('detail').replaceChildren();
   if (!fromHash) setHash(currentHash(), true);
   const wanted = state.view === 'compare' ? [[state.run, state.model], [state.runB, state.modelB]]
     : [[state.run, state.model]];
@@ -412,14 +434,27 @@ async function refresh(fromHash) {
     || performance.now(), lastRefreshMs: performance.now() - started};
   document.body.dataset.ready = '1';
 }
+// Items pair on (condition, item); an arm with one condition that the other lacks (a
+// baseline's "baseline" against an LLM's prompt conditions) pairs with each condition of the
+// other on the item alone, as the comparisons pair a baseline (pairNote says so on the page).
+let pairNote = '';
 function pairs(itemsA, itemsB) {
-  const byKey = new Map(itemsB.map(i => [i.condition + '\\u0000' + i.item, i]));
+  const conds = items => [...new Set(items.map(i => i.condition))];
+  const cA = conds(itemsA), cB = conds(itemsB);
+  const across = (cA.length === 1 || cB.length === 1) && !cA.some(c => cB.includes(c));
+  const aSingle = across && cA.length === 1;
+  pairNote = !across ? '' : aSingle
+    ? ' (A has one condition, ' + cA[0] + ', paired with each condition of B)'
+    : ' (B has one condition, ' + cB[0] + ', paired with each condition of A)';
+  const key = i => across ? i.item : i.condition + '\\u0000' + i.item;
+  const lookup = new Map((aSingle ? itemsA : itemsB).map(i => [key(i), i]));
   const out = [];
-  for (const a of itemsA) {
-    const b = byKey.get(a.condition + '\\u0000' + a.item);
-    if (!b) continue;
+  for (const x of (aSingle ? itemsB : itemsA)) {
+    const y = lookup.get(key(x));
+    if (!y) continue;
+    const a = aSingle ? y : x, b = aSingle ? x : y;
     const diff = a.score !== null && b.score !== null ? b.score - a.score : null;
-    out.push({item: a.item, condition: a.condition, a: a.score, b: b.score, diff: diff,
+    out.push({item: x.item, condition: x.condition, a: a.score, b: b.score, diff: diff,
               A: a, B: b});
   }
   return out;
@@ -436,7 +471,8 @@ function render() {
   const body = el('items').tBodies[0]; body.replaceChildren();
   const shown = visibleRows = sortRows(visible());
   const noun = state.view === 'compare' ? ' paired items' : ' items';
-  let summary = shown.length + ' of ' + ROWS.length + noun;
+  let summary = shown.length + ' of ' + ROWS.length + noun
+    + (state.view === 'compare' ? pairNote : '');
   if (state.view === 'compare') {
     const d = shown.map(r => r.diff).filter(v => v !== null);
     if (d.length) summary += '; mean B - A ' + fmt(d.reduce((s, v) => s + v, 0) / d.length, 4)
@@ -468,10 +504,11 @@ function mark(row) {
   for (const r of el('items').querySelectorAll('tr.selected')) r.classList.remove('selected');
   if (row) row.classList.add('selected');
 }
-function pre(title, text) {
+function pre(title, text, cls) {
   const box = document.createElement('div');
   const h = document.createElement('h3'); h.textContent = title;
   const p = document.createElement('pre'); p.textContent = text || '(none)';
+  if (cls) p.className = cls;
   box.append(h, p); return box;
 }
 function columns(...boxes) {
@@ -503,7 +540,7 @@ function show(item) {
     ['tokens in / out', fmt(item.tokens_in) + ' / ' + fmt(item.tokens_out)],
     ['cost (USD)', fmt(item.cost_usd, 6)], ['latency (s)', fmt(item.latency_s, 2)]];
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', item.expected), pre('Reply', item.reply)));
+  d.appendChild(columns(pre('Expected', item.expected, 'keep'), pre('Reply', item.reply)));
   d.appendChild(factTable(Object.entries(item.metrics).map(([n, v]) => [n, fmt(v, 4)])));
   d.appendChild(pre('Input / prompt', item.input));
   d.appendChild(pre('Rationale', item.rationale));
@@ -511,8 +548,11 @@ function show(item) {
 function showPair(r) {
   const d = el('detail'); d.replaceChildren();
   const runNote = run => run ? ' @ ' + run : '';
+  const conditions = r.A.condition === r.B.condition ? r.condition || '(none)'
+    : 'A ' + (r.A.condition || '(none)') + ', B ' + (r.B.condition || '(none)');
   d.appendChild(heading(r.A.benchmark + ' / ' + r.item + ': ' + r.A.model + runNote(state.run)
-    + ' (A) vs ' + r.B.model + runNote(state.runB) + ' (B)', pairLink(r)));
+    + ' (A) vs ' + r.B.model + runNote(state.runB) + ' (B), condition ' + conditions,
+    pairLink(r)));
   const rows = [['', 'A', 'B', 'B - A'],
     ['score' + (r.A.score_name ? ' (' + r.A.score_name + ')' : ''), fmt(r.a, 4), fmt(r.b, 4),
      fmt(r.diff, 4)], ['outcome', r.A.outcome, r.B.outcome, '']];
@@ -523,7 +563,8 @@ function showPair(r) {
     rows.push([n, fmt(a, 4), fmt(b, 4), both ? fmt(b - a, 4) : '-']);
   }
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', r.A.expected), pre('Reply A: ' + r.A.model, r.A.reply),
+  d.appendChild(columns(pre('Expected', r.A.expected, 'keep'),
+                        pre('Reply A: ' + r.A.model, r.A.reply),
                         pre('Reply B: ' + r.B.model, r.B.reply)));
   d.appendChild(pre('Input / prompt', r.A.input));
   d.appendChild(columns(pre('Rationale A', r.A.rationale), pre('Rationale B', r.B.rationale)));

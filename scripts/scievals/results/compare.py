@@ -22,7 +22,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import read_result_table
 from scievals.llm.usage_rows import BOOKKEEPING_METRICS
-from scievals.results.dataset_diff import dataset_differences, datasets_line
+from scievals.results.dataset_diff import SHORT_SHA256, dataset_differences, datasets_lines
 
 KEY = ["benchmark", "dataset", "model", "condition", "metric"]
 RESULT_FIELDS = ["value", "ci_low", "ci_high", "n"]
@@ -41,6 +41,7 @@ class Comparison:
         columns=DIFFERENCE_COLUMNS))  # differences in bookkeeping rows: listed, never a change
     provenance: list[str] = field(default_factory=list)
     datasets: list[str] = field(default_factory=list)  # benchmarks scored on different data
+    datasets_shown: list[str] = field(default_factory=list)  # the same, sha256s abbreviated
     # benchmark -> (its models in A, its models in B), for the opening summary
     models: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict)
 
@@ -142,6 +143,7 @@ def compare(path_a: str | Path, path_b: str | Path, tolerance: float = 0.0,
         bookkeeping=field_differences(both[~kept], tolerance),
         provenance=provenance_notes(both),
         datasets=dataset_differences(a, b),
+        datasets_shown=dataset_differences(a, b, digits=SHORT_SHA256),
         models={name: (_models(a, name), _models(b, name))
                 for name in set(a["benchmark"].astype(str)) | set(b["benchmark"].astype(str))},
     )
@@ -161,7 +163,7 @@ def _counts(differences: pd.DataFrame) -> str:
 
 
 def format_comparison(result: Comparison, label_a: str, label_b: str) -> str:
-    lines = [datasets_line(result.datasets)] if result.datasets else []
+    lines = datasets_lines(result.datasets_shown) if result.datasets else []
     lines += [f"A: {label_a}", f"B: {label_b}"]
     summary = result.by_benchmark()
     if not summary.empty:

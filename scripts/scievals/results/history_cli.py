@@ -118,8 +118,27 @@ def _history(args: argparse.Namespace) -> int:
         for name, digest in zip(index["file"], index["sha256"])
     ]
     print(json.dumps(json.loads(index.to_json(orient="records")), indent=1) if args.json
-          else index.to_string(index=False))
+          else history_table(index, args.history_dir))
     return 0
+
+
+# Hashes as `show` cuts them: the full ones are in --json and index.csv.
+SHORT_HASH = 12
+
+
+def history_table(index, history_dir: str | Path) -> str:
+    """The index for a terminal (about 100 columns, it was 228): hashes cut to 12
+    characters, the snapshot and run record files named by --json (and the folder below)."""
+    shown = index.assign(
+        recorded_utc=index["recorded_utc"].astype(str).str.replace("T", " ")
+        .str.replace("+00:00", "", regex=False),
+        git_commit=index["git_commit"].astype(str).str[:SHORT_HASH],
+        sha256=index["sha256"].astype(str).str[:SHORT_HASH],
+        benchmarks=index["benchmarks"].astype(str).str.replace(";", ", "),
+        run_record=["yes" if name != "-" else "-" for name in index["run_record"]],
+    ).drop(columns="file")
+    return (shown.to_string(index=False) + f"\nFiles in {history_dir}/; --json gives their "
+            "names and the full hashes.")
 
 
 def _run_record(history_dir: str, entry_file: str) -> str:

@@ -14,6 +14,9 @@ from scievals.common.io import write_text
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import (
     TOP_ROWS,
+    _text_table,
+    format_cell,
+    headline_for,
     interval_note,
     leaderboard_fragment,
     leaderboard_html,
@@ -102,3 +105,46 @@ def write_leaderboard(summary_path: str | Path, markdown_out: str | Path | None 
     if fragment_out:
         write_text(fragment_out, leaderboard_fragment(parts, str(summary_path),
                                                       about=interval_note(summary, bootstrap)))
+
+
+def read_summary(path: str | Path = DEFAULT_SUMMARY, benchmarks: list[str] | None = None,
+                 models: list[str] | None = None) -> pd.DataFrame:
+    """The result rows of a summary (checked: a file that is not one is one clear error),
+    only of ``benchmarks`` and ``models`` when given; one row per (benchmark, dataset, model,
+    condition, metric) with value, ci_low, ci_high, n and provenance (docs/results.md)."""
+    summary = read_result_table(path)
+    if benchmarks:
+        summary = summary[summary["benchmark"].astype(str).isin(benchmarks)]
+    if models:
+        summary = summary[summary["model"].astype(str).isin(models)]
+    return summary.reset_index(drop=True)
+
+
+def run_results(summary: pd.DataFrame, source: str = DEFAULT_SUMMARY) -> str:
+    """The table ``python -m scievals run`` prints last: per benchmark, one line per dataset
+    (where it has several), model and condition of ``summary`` (:func:`read_summary`'s rows)
+    with the benchmark's first headline metric as value [95 % CI] and n, best first ("" without
+    rows). One block per benchmark keeps a smoke run's output short."""
+    if summary.empty:
+        return ""
+    records = leaderboard_records(sections(summary, source=source, top=None))
+    blocks = []
+    for benchmark, rows in records.groupby("benchmark", sort=False):
+        metric = headline_for(str(benchmark), rows).metrics[0]
+        rows = rows[rows["metric"] == metric]
+        if rows.empty:
+            continue
+        datasets = rows["dataset"].astype(str)
+        table = pd.DataFrame({
+            "dataset": datasets, "model": rows["model"].astype(str),
+            "condition": rows["condition"].astype(str),
+            metric: [format_cell(v, lo, hi) for v, lo, hi in
+                     zip(rows["value"], rows["ci_low"], rows["ci_high"])],
+            "n": [str(int(n)) if pd.notna(n) else "-" for n in rows["n"]]})
+        title = str(benchmark)
+        if datasets.nunique() == 1:  # the dataset in the title, not in every line
+            table, title = table.drop(columns="dataset"), f"{benchmark} - {datasets.iloc[0]}"
+        if not table["condition"].str.len().any():
+            table = table.drop(columns="condition")
+        blocks.append(f"{title}\n{_text_table(table, 'dataset', width=200)}")
+    return "\n\n".join(blocks)

@@ -1,6 +1,7 @@
 """waza's items for the report's sample viewer: one per task run.
 
-The input is the task's prompt (the curated case), the reply the agent's final output and
+Items are named ``<suite folder>/<task>#<run>``, the suite as the leaderboard names it. The
+input is the task's prompt (the curated case; every turn's of a multi-turn task), the reply the agent's final output and
 its session transcript, the expected answer what the task's graders check (each grader's
 type, weight and configuration, read from the suite), the metrics each grader's score,
 the score the run's weighted grader score, the rationale each grader's feedback (an LLM
@@ -59,7 +60,22 @@ def expectations(root: Path) -> dict[tuple[str, str], str]:
     """(suite, task id) -> :func:`grader_text` of the suite's and the task's graders, for
     every suite under ``SUITES_DIR``, keyed by its folder, eval name and skill (the results
     name a suite by either). A suite that does not load gives its error as the text."""
+    return suite_texts(root)[0]
+
+
+def turns_text(prompt: str, follow_ups: list[str]) -> str:
+    """A multi-turn task's prompts, each turn numbered (a one-turn task: its prompt)."""
+    if not follow_ups:
+        return prompt
+    return "\n\n".join(f"turn {n}: {text.strip()}"
+                         for n, text in enumerate([prompt, *follow_ups], 1))
+
+
+def suite_texts(root: Path) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """(:func:`expectations`, (suite, task id) -> every turn's prompt of each multi-turn
+    task), from one reading of the suites."""
     found: dict[tuple[str, str], str] = {}
+    turns: dict[tuple[str, str], str] = {}
     folder = root / SUITES_DIR
     for path in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []:
         try:
@@ -72,7 +88,9 @@ def expectations(root: Path) -> dict[tuple[str, str], str]:
             text = grader_text(suite.graders + task.graders, task.raw.get("expected"))
             for name in {path.name, suite.name, suite.skill} - {""}:
                 found[(name, task.id)] = text
-    return found
+                if task.follow_ups:  # the curated case holds the first prompt only
+                    turns[(name, task.id)] = turns_text(task.prompt, task.follow_ups)
+    return found, turns
 
 
 def _run_score(validations: dict) -> float | None:
@@ -82,16 +100,21 @@ def _run_score(validations: dict) -> float | None:
     return weighted_run_score(validations)
 
 
-def _suites(data) -> list[dict]:
-    """Results objects of a file: ``{"suites": {suite: results}}``, a list, or one."""
+def _suites(data, name: str | None = None) -> list[tuple[str, dict]]:
+    """(suite name, results object) of a file: ``{"suites": {suite: results}}`` (named by
+    its key, the suite's folder), a list, or one (named ``name``, else by its skill or eval
+    name). The folder name is the leaderboard's (its dataset is ``<folder>-demo``); a
+    suite's skill may differ (grader-showcase's is general-coding-assistant)."""
     if isinstance(data, dict) and isinstance(data.get("suites"), dict):
-        return list(data["suites"].values())
-    return data if isinstance(data, list) else [data]
+        return list(data["suites"].items())
+    return [(name or result.get("skill") or result.get("eval_name") or "", result)
+            for result in (data if isinstance(data, list) else [data])]
 
 
-def _results(root: Path, model: str) -> list[dict]:
-    """Every results object of ``model``: the score stage's graded file (every recorded or
-    imported run with its graders' verdicts), else the recorded runs themselves."""
+def _results(root: Path, model: str) -> list[tuple[str, dict]]:
+    """(suite, results object) of ``model``: the score stage's graded file (every recorded or
+    imported run with its graders' verdicts), else the recorded runs themselves (a recorded
+    file is named by its suite's folder)."""
     graded = root / GRADED.format(model=model)
     if graded.is_file():
         return _suites(json.loads(graded.read_text(encoding="utf-8")))
@@ -100,8 +123,10 @@ def _results(root: Path, model: str) -> list[dict]:
         if folder.is_dir() else []
     imported = root / IMPORTED.format(model=model)
     found = []
-    for path in [*paths, *([imported] if imported.is_file() else [])]:
-        found += _suites(json.loads(path.read_text(encoding="utf-8")))
+    for path in paths:
+        found += _suites(json.loads(path.read_text(encoding="utf-8")), path.stem)
+    if imported.is_file():
+        found += _suites(json.loads(imported.read_text(encoding="utf-8")))
     return found
 
 
@@ -139,10 +164,9 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     if (root / CASES).is_file():
         prompts = {(c["suite"], c["task_id"]): c.get("prompt", "") for c in
                    read_jsonl(root / CASES)}
-    expected = expectations(root)
+    expected, turns = suite_texts(root)
     out = []
-    for result in _results(root, model):
-        suite = result.get("skill") or result.get("eval_name") or ""
+    for suite, result in _results(root, model):
         usage = read_usage(root / USAGE.format(model=model, suite=suite))  # agent runs only
         for task in result.get("tasks") or []:
             task_id = task.get("test_id", "")
@@ -151,7 +175,8 @@ def samples(root: str | Path, model: str) -> list[Sample]:
                 tokens_in, tokens_out = _tokens(run)
                 out.append(Sample(
                     item=f"{suite}/{task_id}#{run.get('run_number', 1)}", condition="",
-                    input=prompts.get((suite, task_id), task.get("display_name", "")),
+                    input=turns.get((suite, task_id)) or prompts.get(
+                        (suite, task_id), task.get("display_name", "")),
                     reply=_reply(run), parse_status="-",
                     outcome=str(run.get("status") or "-"),
                     metrics={name: number(v.get("score")) for name, v in validations.items()},

@@ -35,7 +35,7 @@ from scievals.llm.usage_rows import usage_metric_rows
 from scievals.waza import metrics, recording, runs
 from scievals.waza.own_results import check_results
 from scievals.waza.redact import redact_keys
-from scievals.waza.review import review
+from scievals.waza.review import review, review_html
 from scievals.waza.suites import load_suite
 
 
@@ -115,6 +115,9 @@ def tables(job: ScoreJob, outcomes: Mapping[str, Mapping]) -> pd.DataFrame:
     write_result_table(job.outputs["table"], table)
     write_csv(job.outputs["per_case"], pd.DataFrame(cases, columns=metrics.PER_CASE_COLUMNS))
     write_text(job.outputs["review"], review(job.model, dict(sorted(outcomes.items()))))
+    if job.outputs.get("review_page"):  # the report's page (a direct call may want none)
+        write_text(job.outputs["review_page"],
+                   review_html(job.model, dict(sorted(outcomes.items()))))
     return table
 
 

@@ -113,8 +113,10 @@ def stages(config: dict, models: BenchmarkModels) -> dict[str, Stage]:
             "waza", "score",
             input=lambda wildcards: score_inputs(wildcards.model, suites, models.byo,
                                                  models.llms),
-            output={**score_outputs("waza", "per_case", "review"), "graded": GRADED},
-            reports={"review": {"caption": "../report/waza/review.rst", "category": "waza",
+            output={**score_outputs("waza", "per_case", "review", "review_page"),
+                    "graded": GRADED},
+            # the HTML page: the report shows a Markdown file as plain text
+            reports={"review_page": {"caption": "../report/waza/review.rst", "category": "waza",
                                 "subcategory": "Failed graders per task",
                                 "labels": {"benchmark": "waza", "model": "{model}"}}},
             params=score_settings(config),  # ScoreJob.settings: seed, config
