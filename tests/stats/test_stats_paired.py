@@ -221,7 +221,7 @@ def test_critical_values_are_scipy_stats_quantiles_to_the_last_bit():
 from itertools import combinations as _combinations
 from itertools import product as _product
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scievals.stats.paired import (
     mcnemar_mdd,
@@ -321,8 +321,9 @@ def _check_contract(result, span):
     assert np.all(np.isnan(result.p_value[~seen]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.integers(1, 17), st.sampled_from(["binary", "lumpy"]))
+@example(327, 6, "binary")  # every difference -300 on an unbounded metric: once [-300, -300]
 def test_p_below_005_exactly_when_the_interval_excludes_0(seed, items, kind):
     rng = np.random.default_rng(seed)
     values = _random_values(rng, items, 4, kind)
@@ -460,3 +461,29 @@ def test_ten_thousand_pairs_at_once_equal_the_pairs_one_by_one():
         one = paired_mean_tests(values, ia[k:k + 1], ib[k:k + 1], span=1.0)
         assert (one.p_value[0], one.ci_low[0], one.ci_high[0]) == pytest.approx(
             (result.p_value[k], result.ci_low[k], result.ci_high[k]))
+
+
+def test_constant_difference_on_an_unbounded_metric_is_never_zero_width():
+    # six items, a scores 0 and b 300 on each (autogkb's reference score, no upper bound):
+    # every difference is -300, the sign-flip p is 2 / 2^6 = 0.03125 and its interval is the
+    # one subset mean -300 at both ends; the widening by Wilson's bound of a share never
+    # seen, h = 300 z^2 / (6 + z^2), must survive (the spread seen, 300, is no bound on a
+    # difference of an unbounded metric)
+    values = np.column_stack([np.zeros(6), np.full(6, 300.0)])
+    result = paired_mean_tests(values, [0], [1], span=math.inf)
+    z2 = 1.959964**2
+    assert result.p_value[0] == pytest.approx(2 / 64)
+    assert result.ci_high[0] == pytest.approx(-300.0)
+    assert result.ci_low[0] == pytest.approx(-300.0 - 300.0 * z2 / (6 + z2), rel=1e-6)
+
+
+def test_mdd_of_a_copy_is_not_estimable_never_0():
+    # two identical arms over 15 items: every difference 0, sd 0; the mdd factor * 0 = 0
+    # would claim every difference detectable: NaN instead; a real pair keeps factor * sd
+    base = np.linspace(0.1, 0.9, 15)
+    other = base[::-1].copy()
+    values = np.column_stack([base, base, other])
+    result = paired_mean_tests(values, [0, 0], [1, 2], span=1.0)
+    assert np.isnan(result.mdd[0])
+    sd = np.std(base - other, ddof=1)
+    assert result.mdd[1] == pytest.approx(sign_flip_mdd_factor(15) * sd)

@@ -19,7 +19,8 @@ p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
   differences and the bootstrap p-value read from the same order statistics.
 
 ``mdd`` is the smallest true difference the pair's test detects with 80 % power at the 5 %
-level; +inf where that test can never reach p < 0.05 with the pair's n. :func:`holm` adjusts
+level; +inf where that test can never reach p < 0.05 with the pair's n, NaN where every
+difference is the same (a copy: no spread to scale, never 0). :func:`holm` adjusts
 a family's p-values.
 
 The per-pair functions below them (:func:`paired_means`, :func:`mcnemar_exact`,
@@ -83,7 +84,8 @@ class PairTests:
     ci_high: np.ndarray
     p_value: np.ndarray  # two-sided; NaN = no test made
     method: np.ndarray   # object array of str: the comparisons.csv ``method`` label
-    mdd: np.ndarray      # smallest |difference| detected with 80 % power at 5 %; +inf: never
+    mdd: np.ndarray      # smallest |difference| detected with 80 % power at 5 %; +inf: never;
+    #                      NaN: constant differences, no spread to scale (a copy)
 
 
 def _blank(size: int) -> dict:
@@ -276,14 +278,21 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
         open_high = constant & ~((p < ALPHA) & (diff < 0))
         ci_low[open_low] = np.minimum(ci_low[open_low], diff[open_low] - h)
         ci_high[open_high] = np.maximum(ci_high[open_high], diff[open_high] + h)
-        out["ci_low"][rows] = np.clip(ci_low, -span, span)
-        out["ci_high"][rows] = np.clip(ci_high, -span, span)
+        # a bounded metric's differences lie in [-span, span]; an unbounded one's do not
+        # (the spread seen stands in for its span: clipping there made [c, c] of a
+        # constant difference c = -span zero-width)
+        limit = span if bounded else math.inf
+        out["ci_low"][rows] = np.clip(ci_low, -limit, limit)
+        out["ci_high"][rows] = np.clip(ci_high, -limit, limit)
         out["p_value"][rows] = p
         kind = ("exact" if m <= EXACT_MAX_ITEMS else f"Monte-Carlo, {MC_SUBSETS} subsets")
         out["method"][rows] = f"sign-flip ({kind})" + (" with range guard" if bounded else "")
         sd = d.std(axis=1, ddof=1) if m > 1 else np.zeros(len(rows))
         factor = sign_flip_mdd_factor(int(m), seed)
-        out["mdd"][rows] = math.inf if math.isinf(factor) else factor * sd
+        # constant differences (a copy) show no spread to scale: NaN, "not estimable",
+        # never 0 (which would claim that any difference is detectable)
+        out["mdd"][rows] = (math.inf if math.isinf(factor)
+                            else np.where(constant, math.nan, factor * sd))
     return PairTests(**out)
 
 
