@@ -487,3 +487,22 @@ def test_mdd_of_a_copy_is_not_estimable_never_0():
     assert np.isnan(result.mdd[0])
     sd = np.std(base - other, ddof=1)
     assert result.mdd[1] == pytest.approx(sign_flip_mdd_factor(15) * sd)
+
+
+def test_range_guard_is_one_sided_at_5_percent():
+    # a all-or-nothing passed all 15 cases; b steady, 0.74..0.84 evenly (mean 0.79,
+    # sum of squares 0.0142857 = 15 (0.1 / 14)^2 (15^2 - 1) / 12). d = 0.21 on average, every
+    # difference positive: sign-flip p = 2 / 8192.
+    # The guard is MOVER at 90 % (z = t(0.95, 5 * 14 = 70 df) = 1.66691; r = 0: a has no
+    # spread). a at 1.0: Wilson's lower end 15 / (15 + z^2) = 15 / 17.77860 = 0.843711, so
+    # a's half-width down is 0.156289. b: s^2 = (0.0142857 + 0.79 * 0.21) / 16 = 0.0112616,
+    # n_eff = 15 * 0.1659 / 0.0112616 = 220.972; Wilson at n_eff: centre
+    # (0.79 + z^2 / 441.944) / (1 + z^2 / 220.972) = 0.786411, half
+    # z sqrt(0.1659 / 220.972 + z^2 / (4 * 220.972^2)) / 1.012574 = 0.045520, upper end
+    # 0.831931, half-width up 0.041931. low = 0.21 - sqrt(0.156289^2 + 0.041931^2)
+    # = 0.21 - 0.161816 = 0.048184 > 0: significant. The former two-sided 95 % guard
+    # (z = 1.99444: a's lower end 0.790398) gave low = -0.0053, p >= 0.05.
+    b = np.linspace(0.74, 0.84, 15)
+    result = paired_mean_tests(np.column_stack([np.ones(15), b]), [0], [1], span=1.0)
+    assert result.ci_low[0] == pytest.approx(0.048184, abs=2e-6)
+    assert result.p_value[0] < 0.05
