@@ -232,11 +232,11 @@ def antibodies(rng, n=246, folds=5, mean_cluster=4.0):
     return cluster, fold_of_cluster[cluster]
 
 
-def assay_and_models(rng, cluster, noise_a=0.8, noise_b=1.1):
+def assay_and_models(rng, cluster, noise_a=0.8, noise_b=1.1, icc=0.3):
     k = cluster.max() + 1
-    def clustered():  # variance 1, of which 0.3 shared within a cluster
+    def clustered():  # variance 1, of which icc shared within a cluster
         shared = rng.normal(size=k)[cluster]
-        return np.sqrt(0.3) * shared + np.sqrt(0.7) * rng.normal(size=cluster.size)
+        return np.sqrt(icc) * shared + np.sqrt(1 - icc) * rng.normal(size=cluster.size)
 
     truth = clustered()
     errors = [noise * clustered() for noise in (noise_a, noise_b)]
@@ -344,6 +344,28 @@ def cluster_spearman_diff(rng, reps, resamples):
     return float(np.mean(hits)), float(np.mean(rejected))
 
 
+def cluster_spearman_equal(rng, reps, resamples, icc, mean_cluster, noise):
+    """Type-I of the abdev Spearman test for two equally good models (both with error
+    ``noise``) on antibodies in clusters of mean size ``mean_cluster`` with intra-cluster
+    correlation ``icc`` in the assay and in the errors; coverage of 0 is 1 - type-I."""
+    rejected = []
+    for _ in range(reps):
+        cluster, fold = antibodies(rng, mean_cluster=mean_cluster)
+        true, a, b = assay_and_models(rng, cluster, noise, noise, icc)
+        rows, codes = fold_strata(cluster, fold)
+        boot = {"n_resamples": resamples, "seed": 0}
+        dist = np.vstack([cluster_bootstrap(fold_average(weighted_spearman, x, true, rows),
+                                            codes, boot)[2] for x in (a, b)])
+        ones = [np.ones((1, len(r))) for r in rows]
+        point = np.array([fold_average(weighted_spearman, x, true, rows)(ones)[0]
+                          for x in (a, b)])
+        pair = paired_set_tests(point, dist, [0], [1], n=len(true), label="spearman",
+                                span=2.0)
+        rejected.append(pair.p_value[0] < 0.05)
+    type_one = float(np.mean(rejected))
+    return 1 - type_one, type_one
+
+
 def row_percentile_spearman(rng, reps, resamples):
     """The abdev tables' former interval (rows resampled one by one within folds, percentile)
     on the same clustered data: not used any more, printed for comparison."""
@@ -438,6 +460,14 @@ def main(argv=None) -> int:
          lambda: (cluster_spearman(rng, ab, resamples), None), ab),
         ("paired-normal-cluster", "spearman_diff[n=246,abdev] (+ paired type-I)", "used",
          lambda: cluster_spearman_diff(rng, ab, resamples), ab),
+    ]
+    for icc, size, noise in ((0.3, 4, 0.8), (0.6, 4, 0.8), (0.3, 8, 0.8), (0.3, 4, 1.5),
+                             (0.6, 8, 1.1)):
+        scenarios.append(("paired-normal-cluster",
+                          f"equal[spearman,icc={icc},cluster={size},noise={noise},n=246,abdev]",
+                          "conservative", functools.partial(cluster_spearman_equal, rng, ab,
+                                                    resamples, icc, size, noise), ab))
+    scenarios += [
         ("percentile-cluster", "top_10_recall_fold_average[n=246,abdev] (+ paired type-I)",
          "no claim", lambda: cluster_recall(rng, ab, resamples), ab),
         ("bca-cluster", "spearman_fold_average[n=246,abdev]", "not used",
