@@ -248,6 +248,6 @@ def test_pass_rate_interval_is_exact_up_to_5_items_by_default():
     assert proportion_method({"proportion": "wilson"}, 4) == "wilson"
     assert proportion_method({"proportion": "clopper-pearson"}, 40) == "clopper-pearson"
     # 4 of 4 tasks: the exact lower bound 0.025^(1/4) = 0.397635 (Wilson's:
-    # 4 / (4 + 1.959964^2) = 0.510102)
+    # 4 / (4 + 1.959964^2) = 0.510109)
     low, high = proportion_interval(4, 4, proportion_method({}, 4))
     assert (low, high) == pytest.approx((0.397635, 1.0), abs=1e-6)
