@@ -506,3 +506,32 @@ def test_range_guard_is_one_sided_at_5_percent():
     result = paired_mean_tests(np.column_stack([np.ones(15), b]), [0], [1], span=1.0)
     assert result.ci_low[0] == pytest.approx(0.048184, abs=2e-6)
     assert result.p_value[0] < 0.05
+
+
+def test_studentized_sign_flip_is_the_sign_flip_test():
+    # d = (0.5, 0.4, 0.3, 0.2, -0.1), sum 1.3: of the 32 sign patterns only the observed one
+    # and the one flipping -0.1 (sum 1.5) have sum >= 1.3, so p = 2 * 2 / 32 = 0.125. Their
+    # t statistics are also the two largest (sum d^2 = 0.55 is the same for every pattern,
+    # so t = mean / sqrt((0.55 - 5 mean^2) / 20 / 5) grows with the mean): the studentized
+    # p, counted by full enumeration, is the same 0.125, here and on random differences.
+    import itertools
+
+    def studentized_p(d):
+        n = len(d)
+        t = []
+        for signs in itertools.product((1.0, -1.0), repeat=n):
+            x = np.asarray(signs) * d
+            t.append(x.mean() / (x.std(ddof=1) / math.sqrt(n)))
+        t = np.asarray(t)
+        observed = t[0]  # the all-plus pattern comes first
+        up = np.count_nonzero(t >= observed - 1e-12) / len(t)
+        down = np.count_nonzero(t <= observed + 1e-12) / len(t)
+        return min(1.0, 2 * min(up, down))
+
+    d = np.array([0.5, 0.4, 0.3, 0.2, -0.1])
+    assert studentized_p(d) == pytest.approx(0.125)
+    assert sign_flip(d[None, :], 1.0)[0][0] == pytest.approx(0.125)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        d = rng.normal(0.2, 1.0, 7)
+        assert sign_flip(d[None, :], 10.0)[0][0] == pytest.approx(studentized_p(d))
