@@ -354,8 +354,9 @@ def test_paired_means_small_n_and_copies():
 def test_all_or_nothing_arm_that_happened_to_pass_everything_is_not_significant():
     # a passed all 15 cases (an arm that passes 90 % of the time does so with probability
     # 0.9^15 = 0.21); b scored 0.9 on each. Every difference is +0.1, so the sign-flip p is
-    # 2 / 8192 (Monte-Carlo at 15 items: 8,191 subsets plus the observed), but a's own bounded interval at 15/15 reaches down to 1 - z^2/(15 + z^2)
-    # = 0.790 (z = t(0.975, 70) = 1.994) < 0.9: the guard keeps the pair from being called
+    # 2 / 8192 (Monte-Carlo at 15 items: 8,191 subsets plus the observed), but a's own
+    # bounded interval at 15/15 reaches down to 15 / (15 + z^2) = 0.844 (the one-sided
+    # guard: z = t(0.95, 70) = 1.667) < 0.9: the guard keeps the pair from being called
     # different.
     values = np.column_stack([np.ones(15), np.full(15, 0.9)])
     result = paired_mean_tests(values, [0], [1], span=1.0)

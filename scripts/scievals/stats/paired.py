@@ -313,8 +313,7 @@ def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
                  low: float, span: float, level: float = LEVEL,
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(p, ci_low, ci_high) per row pair of the MOVER interval at ``level`` of a difference
-    of means
-    (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
+    of means (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
     bounded interval [l, u] around its mean m (:func:`scievals.stats.intervals.wilson_ess_bounds`
     on the common items rescaled to [0, 1]) and r the arms' Pearson correlation there,
     low = d - sqrt((m_a - l_a)^2 + (u_b - m_b)^2 - 2 r (m_a - l_a)(u_b - m_b)), high likewise.
