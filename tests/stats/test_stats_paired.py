@@ -376,12 +376,27 @@ def test_mcnemar_vectorised_by_hand():
     assert result.p_value[0] == pytest.approx(0.125) and result.diff[0] == pytest.approx(0.5)
     assert result.ci_low[0] < 0 < result.ci_high[0]
     # 7 of 7 discordant one way: p = 2 / 128 = 0.015625; the Clopper-Pearson lower bound
-    # of pi at 7/7 is 0.025^(1/7) = 0.590307 > 1/2, so the interval is above 0
+    # of pi at 7/7 is 0.025^(1/7) = 0.590384 > 1/2, so the interval is above 0
     a, b = [1] * 7 + [0] * 3, [0] * 10
     result = paired_pass_fail_tests(np.column_stack([a, b]).astype(float), [0], [1])
     assert result.p_value[0] == pytest.approx(2 / 128) and result.ci_low[0] > 0
     with pytest.raises(ValueError, match="0 or 1"):
         paired_pass_fail_tests(np.array([[0.5, 1.0]]), [0], [1])
+
+
+def test_mcnemar_interval_of_a_large_difference_by_hand():
+    # 7 of 10 tasks discordant, all for a: d = psi q = 0.7 * 1. The share's 90 % Wilson
+    # interval (z = 1.644854, z^2 = 2.705543): centre (14 + z^2) / (2 (10 + z^2)) = 0.657412,
+    # half z / 25.411086 * sqrt(8.4 + z^2) = 0.215712 -> [0.441700, 0.873123]. The split:
+    # pi_l = 0.025^(1/7) = 0.590384, q_l = 2 pi_l - 1 = 0.180767, q_u = 1.
+    # high = 0.7 exp(sqrt(ln(1 / 1)^2 + ln(0.873123 / 0.7)^2)) = 0.873123 (the share alone:
+    # the former product of ends gave the same); low = 0.7 exp(-sqrt(ln(1 / 0.180767)^2 +
+    # ln(0.7 / 0.441700)^2)) = 0.7 exp(-sqrt(2.925969 + 0.212014)) = 0.7 * 0.170089
+    # = 0.119062 (the former product q_l psi_l at 80 %: 0.180767 * 0.497 = 0.090)
+    a, b = [1] * 7 + [0] * 3, [0] * 10
+    result = paired_pass_fail_tests(np.column_stack([a, b]).astype(float), [0], [1])
+    assert result.ci_high[0] == pytest.approx(0.873123, abs=2e-6)
+    assert result.ci_low[0] == pytest.approx(0.119062, abs=2e-6)
 
 
 def test_mcnemar_mdd_cannot_detect_with_five_tasks():

@@ -66,10 +66,14 @@ _CHUNK_VALUES = 4_000_000  # subset sums held at once (32 MB of float64)
 MDD_DRAWS = 2000
 # Beyond this many items the minimum detectable differences use the normal approximation.
 LARGE_N = 150
-# The McNemar interval takes the discordant share of items from its Wilson interval at this
-# level: 0.80 covered 0.955-0.965 at 4-17 tasks (0.95: 0.99, 0.50: 0.83-0.89;
-# benchmarks/interval_coverage.py), the exact split interval carrying the rest
+# The McNemar interval takes the discordant share of items from its Wilson interval: at
+# PASS_FAIL_SHARE_LEVEL on a side that crosses 0 (0.80 covered 0.955-0.965 at 4-17 tasks;
+# 0.95: 0.99), at PASS_FAIL_PRODUCT_LEVEL where it is combined with the exact split interval
+# on the log scale (MOVER for a product: a difference away from 0). The former product of
+# the ends covered only 0.83-0.87 at large differences between 10 tasks, where the share's
+# uncertainty dominates (benchmarks/interval_coverage.py; docs/statistics.md)
 PASS_FAIL_SHARE_LEVEL = 0.80
+PASS_FAIL_PRODUCT_LEVEL = 0.90
 # The range guard of the paired mean test rejects one-sided at 5 % in the direction of the
 # difference: its MOVER interval is the two-sided 90 % one. The failure it guards against (an
 # arm at its bound looks better on every item) inflates one side only, and the sign-flip test
@@ -368,10 +372,15 @@ def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -
     (the binomial is symmetric, so this is also scipy's two-sided binomtest). The
     difference of pass rates is psi (2 pi - 1), psi = m / n the discordant share and
     pi = n10 / m; its interval combines the Clopper-Pearson 95 % interval [pi_l, pi_u] (the
-    one that inverts the same binomial test) with the Wilson interval [psi_l, psi_u]:
-    low = (2 pi_l - 1) * (psi_u if 2 pi_l < 1 else psi_l), high likewise with pi_u.
-    psi > 0 does not change a sign, so 0 is outside exactly when 1/2 is outside
-    [pi_l, pi_u], i.e. when p < 0.05. m = 0 gives p = 1 and [-psi_u, psi_u]."""
+    one that inverts the same binomial test) with Wilson intervals of psi. An end on the
+    far side of d from 0, or a near end that stays on d's side (d = psi q > 0, q = 2 pi - 1;
+    d < 0 mirrors it with q = 1 - 2 pi): MOVER on the log scale with [psi_l, psi_u] at
+    PASS_FAIL_PRODUCT_LEVEL, high = d exp(sqrt(ln(q_u / q)^2 + ln(psi_u / psi)^2)),
+    q_u = 2 pi_u - 1, and low = d exp(-sqrt(ln(q / q_l)^2 + ln(psi / psi_l)^2)) when
+    q_l = 2 pi_l - 1 > 0. An end that crosses 0 (q_l <= 0), and both ends at d = 0:
+    low = (2 pi_l - 1) psi_u', high = (2 pi_u - 1) psi_u' with psi_u' the Wilson upper end
+    at PASS_FAIL_SHARE_LEVEL. So low > 0 exactly when 1/2 is below [pi_l, pi_u], i.e. 0 is
+    outside exactly when p < 0.05. m = 0 gives p = 1 and [-psi_u', psi_u']."""
     from scipy.special import bdtr, betaincinv  # lazily: see _LAZY_SCIPY
 
     a, b, both, n = _pairs(values, ia, ib)
@@ -397,6 +406,24 @@ def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -
     share_low, share_high = _wilson_arrays(m, n, PASS_FAIL_SHARE_LEVEL)
     low = (2 * pi_low - 1) * np.where(pi_low < 0.5, share_high, share_low)
     high = (2 * pi_high - 1) * np.where(pi_high > 0.5, share_high, share_low)
+    # a difference away from 0: combine the two factors' intervals on the log scale (MOVER
+    # for a product): the product of both ends understated a large difference's range
+    # (pointwise 0.83-0.87 at 10 tasks), where the share's uncertainty dominates
+    share_low, share_high = _wilson_arrays(m, n, PASS_FAIL_PRODUCT_LEVEL)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        up = n10 > n01
+        share = m / np.maximum(n, 1)
+        q = np.abs(2 * n10 / np.maximum(m, 1) - 1)              # |2 pi - 1|
+        q_far = np.where(up, 2 * pi_high - 1, 1 - 2 * pi_low)
+        q_near = np.where(up, 2 * pi_low - 1, 1 - 2 * pi_high)  # > 0 exactly when p < 0.05
+        size = share * q
+        far = size * np.exp(np.hypot(np.log(q_far / q), np.log(share_high / share)))
+        near = np.where(q_near > 0,
+                        size * np.exp(-np.hypot(np.log(q / q_near), np.log(share / share_low))),
+                        np.where(up, low, -high))
+    moved = n10 != n01
+    low = np.where(moved, np.where(up, near, -far), low)
+    high = np.where(moved, np.where(up, far, -near), high)
     # the same test: agree with p exactly where rounding of the beta quantile might not
     significant = p < ALPHA
     low[~significant & (low > 0)] = 0.0
