@@ -12,8 +12,9 @@ p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
   subset means of the differences); guarded by the range-aware MOVER-Wilson interval
   (one-sided at 5 %), which keeps the level when one arm is all-or-nothing.
 - :func:`paired_pass_fail_tests` - per-item pass/fail (waza tasks): exact McNemar test;
-  the interval is the Clopper-Pearson interval of the discordant split times the interval of
-  the discordant share, so it excludes 0 exactly when the McNemar p is below 0.05.
+  the interval combines the Clopper-Pearson interval of the discordant split with the
+  interval of the discordant share (on the log scale away from 0), so it excludes 0 exactly
+  when the McNemar p is below 0.05.
 - :func:`paired_set_tests` - statistics of a whole set (abdev Spearman, top-10 % recall)
   from both arms' values on shared bootstrap resamples: percentile interval of the paired
   differences and the bootstrap p-value read from the same order statistics.
