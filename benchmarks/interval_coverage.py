@@ -71,6 +71,8 @@ KNOWN_DIPS = {
     "mean[beta-half,n=4": "3-4 spread-out items",
     "hard tasks": "pass^3 of hard tasks: most tasks' values at or near 0",
     "4 all-or-nothing tasks": "4 tasks, each 0 or 1: Wilson's binary dip",
+    "icc=0.6,cluster=8": "about 6 clusters per fold: the bootstrap's variance is (K - 1) / K "
+                         "of the truth",
     "exact-mcnemar diff[0.9 vs 0.3,arm noise 0.4,n=5": "5 tasks: the test cannot reject, "
                                                        "the interval is a coarse product",
 }
