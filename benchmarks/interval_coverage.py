@@ -15,7 +15,9 @@ often the interval holds the truth (and, for paired tests with equal arms, how o
 The MC error is 1.96 sqrt(f (1 - f) / reps). A method the tables use passes when its
 fraction lies in [0.93, 0.975] ("conservative" scenarios: at least 0.93, where the test is
 exact but the data give it no room, e.g. one arm all-or-nothing) and its type-I rate is at
-most 0.06; the script exits 1 otherwise. Lines marked "(not used)" show a method the tables
+most 0.06, each up to its MC error; the script exits 1 otherwise, except for the cells in
+KNOWN_DIPS, whose lines say "known dip" and why ("power" lines: the share of p < 0.05 at a
+true difference). Lines marked "(not used)" show a method the tables
 do not use; "(no claim)" a statistic reported without a significance claim.
 The figures are in docs/statistics.md. Sizes: gating 15 cases, autogkb 17 articles, waza
 suites of 5-10 tasks, abdev 246 antibodies in sequence clusters and 5 folds.
@@ -58,6 +60,22 @@ from scipy import stats
 
 NOMINAL = 0.95
 LOW, HIGH = 0.93, 0.975
+# Cells known to fall outside [LOW, HIGH] with the tables' method, and why (the figures and
+# the methods tried are in docs/statistics.md, "Known dips"): printed, not failed.
+KNOWN_DIPS = {
+    "mean[rate-floor-80-b13": "80 % at 0, the rest near 0: n_eff over-counts the few non-zero "
+                              "items",
+    "mean[bimodal,n=3": "3-4 items from one mode look steady",
+    "mean[bimodal,n=4": "3-4 items from one mode look steady",
+    "mean[beta-half,n=3": "3-4 spread-out items",
+    "mean[beta-half,n=4": "3-4 spread-out items",
+    "hard tasks": "pass^3 of hard tasks: most tasks' values at or near 0",
+    "4 all-or-nothing tasks": "4 tasks, each 0 or 1: Wilson's binary dip",
+    "icc=0.6,cluster=8": "about 6 clusters per fold: the bootstrap's variance is (K - 1) / K "
+                         "of the truth",
+    "exact-mcnemar diff[0.9 vs 0.3,arm noise 0.4,n=5": "5 tasks: the test cannot reject, "
+                                                       "the interval is a coarse product",
+}
 
 
 def per_item_scores(rng, size, shift=0.0):
@@ -76,7 +94,8 @@ def lumpy_scores(rng, size, process):
     """Per-item scores of the issue's shapes and their true mean:
     ``beta-mix`` the scores above; ``f1-ceiling-40`` / ``-70``: F1 with 40 % / 70 % of cases
     exactly 1, else Beta(2, 2); ``rate-floor-80``: a rate with 80 % of cases exactly 0, else
-    Beta(2, 3) (hallucination, task failure)."""
+    Beta(2, 3) (hallucination, task failure); ``rate-floor-80-b13`` the same with Beta(1, 3);
+    ``bimodal``: half the items Beta(2, 18), half Beta(18, 2); ``beta-half``: Beta(0.5, 0.5)."""
     u = rng.random(size)
     if process == "beta-mix":
         return per_item_scores(rng, size), mean_of_scores()
@@ -85,6 +104,12 @@ def lumpy_scores(rng, size, process):
         return np.where(u < share, 1.0, rng.beta(2, 2, size)), share + (1 - share) * 0.5
     if process == "rate-floor-80":
         return np.where(u < 0.8, 0.0, rng.beta(2, 3, size)), 0.2 * 0.4
+    if process == "rate-floor-80-b13":
+        return np.where(u < 0.8, 0.0, rng.beta(1, 3, size)), 0.2 * 0.25
+    if process == "bimodal":  # half the items near 0, half near 1
+        return np.where(u < 0.5, rng.beta(2, 18, size), rng.beta(18, 2, size)), 0.5
+    if process == "beta-half":
+        return rng.beta(0.5, 0.5, size), 0.5
     raise ValueError(process)
 
 
@@ -166,36 +191,50 @@ def sign_flip_equal(rng, reps, n, process):
         a, b = scores[..., 0], scores[..., 1]
     else:
         p = float(process.rsplit("-", 1)[1])
-        a = (rng.random((reps, n)) < p).astype(float)
-        b = rng.beta(30 * p, 30 * (1 - p), (reps, n))
+        a, b = all_or_nothing_vs_steady(rng, reps, n, p, p)
     return _paired_figures(paired_mean_tests(*_pairs_as_columns(a, b), span=1.0), 0.0)
 
 
-def mcnemar_diff(rng, reps, n, equal=False):
+def all_or_nothing_vs_steady(rng, reps, n, pa, pb):
+    """a passes a case with probability pa (0 or 1), b scores steadily around pb (Beta with
+    mean pb, concentration 30)."""
+    a = (rng.random((reps, n)) < pa).astype(float)
+    return a, rng.beta(30 * pb, 30 * (1 - pb), (reps, n))
+
+
+def sign_flip_power(rng, reps, n, pa, pb):
+    """Power (share of p < 0.05) and coverage at a true difference pa - pb between an
+    all-or-nothing arm and a steady one."""
+    a, b = all_or_nothing_vs_steady(rng, reps, n, pa, pb)
+    return _paired_figures(paired_mean_tests(*_pairs_as_columns(a, b), span=1.0), pa - pb)
+
+
+def mcnemar_diff(rng, reps, n, equal=False, rates=None, noise=0.8):
     """Difference of two arms' pass rates on the same tasks: the exact McNemar rows'
     interval. Each replication draws the two true pass probabilities uniformly from
-    [0.1, 0.9] (the same one for both with ``equal``: type-I); a shared task difficulty
-    correlates the arms."""
-    p = rng.uniform(0.1, 0.9, (reps, 2))
+    [0.1, 0.9] (the same one for both with ``equal``: type-I; ``rates`` fixes them: the
+    pointwise coverage); a shared task difficulty correlates the arms (arm noise ``noise``:
+    smaller is more correlated)."""
+    p = rng.uniform(0.1, 0.9, (reps, 2)) if rates is None else np.tile(rates, (reps, 1))
     if equal:
         p[:, 1] = p[:, 0]
     difficulty = rng.normal(0, 1, (reps, n, 1))
-    latent = difficulty + rng.normal(0, 0.8, (reps, n, 2))
-    cut = stats.norm.ppf(p)[:, None, :] * np.sqrt(1 + 0.8**2)
-    passed = (latent < cut).astype(float)  # P(pass) = p: latent ~ N(0, 1.64)
+    latent = difficulty + rng.normal(0, noise, (reps, n, 2))
+    cut = stats.norm.ppf(p)[:, None, :] * np.sqrt(1 + noise**2)
+    passed = (latent < cut).astype(float)  # P(pass) = p: latent ~ N(0, 1 + noise^2)
     result = paired_pass_fail_tests(*_pairs_as_columns(passed[..., 0], passed[..., 1]))
     covered = np.mean((result.ci_low - 1e-12 <= p[:, 0] - p[:, 1])
                       & (p[:, 0] - p[:, 1] <= result.ci_high + 1e-12))
     return float(covered), (float(np.mean(result.p_value < 0.05)) if equal else None)
 
 
-def repeated_trials(rng, reps, tasks, trials, metric):
-    """waza with repeated runs: task pass probabilities Beta(2, 1.5), ``trials`` runs each;
-    ``pass@k`` / ``pass^k`` (k = trials, the per-task unbiased estimators averaged over tasks)
-    and ``run_pass_rate`` with the effective-n Wilson interval over tasks (the tables')."""
+def repeated_trials(rng, reps, tasks, trials, metric, a=2.0, b=1.5):
+    """waza with repeated runs: task pass probabilities Beta(a, b) (default 2, 1.5; hard
+    tasks 1, 3; all-or-nothing tasks 0.2, 0.2), ``trials`` runs each; ``pass@k`` /
+    ``pass^k`` (k = trials, the per-task unbiased estimators averaged over tasks) and
+    ``run_pass_rate`` with the effective-n Wilson interval over tasks (the tables')."""
     from scievals.waza.metrics import repeat_metrics, suite_metrics
 
-    a, b = 2.0, 1.5
     truths = {"run_pass_rate": a / (a + b),
               f"pass@{trials}": 1 - float(stats.beta(a, b).expect(lambda x: (1 - x) ** trials)),
               f"pass^{trials}": float(stats.beta(a, b).expect(lambda x: x**trials))}
@@ -232,11 +271,11 @@ def antibodies(rng, n=246, folds=5, mean_cluster=4.0):
     return cluster, fold_of_cluster[cluster]
 
 
-def assay_and_models(rng, cluster, noise_a=0.8, noise_b=1.1):
+def assay_and_models(rng, cluster, noise_a=0.8, noise_b=1.1, icc=0.3):
     k = cluster.max() + 1
-    def clustered():  # variance 1, of which 0.3 shared within a cluster
+    def clustered():  # variance 1, of which icc shared within a cluster
         shared = rng.normal(size=k)[cluster]
-        return np.sqrt(0.3) * shared + np.sqrt(0.7) * rng.normal(size=cluster.size)
+        return np.sqrt(icc) * shared + np.sqrt(1 - icc) * rng.normal(size=cluster.size)
 
     truth = clustered()
     errors = [noise * clustered() for noise in (noise_a, noise_b)]
@@ -344,6 +383,28 @@ def cluster_spearman_diff(rng, reps, resamples):
     return float(np.mean(hits)), float(np.mean(rejected))
 
 
+def cluster_spearman_equal(rng, reps, resamples, icc, mean_cluster, noise):
+    """Type-I of the abdev Spearman test for two equally good models (both with error
+    ``noise``) on antibodies in clusters of mean size ``mean_cluster`` with intra-cluster
+    correlation ``icc`` in the assay and in the errors; coverage of 0 is 1 - type-I."""
+    rejected = []
+    for _ in range(reps):
+        cluster, fold = antibodies(rng, mean_cluster=mean_cluster)
+        true, a, b = assay_and_models(rng, cluster, noise, noise, icc)
+        rows, codes = fold_strata(cluster, fold)
+        boot = {"n_resamples": resamples, "seed": 0}
+        dist = np.vstack([cluster_bootstrap(fold_average(weighted_spearman, x, true, rows),
+                                            codes, boot)[2] for x in (a, b)])
+        ones = [np.ones((1, len(r))) for r in rows]
+        point = np.array([fold_average(weighted_spearman, x, true, rows)(ones)[0]
+                          for x in (a, b)])
+        pair = paired_set_tests(point, dist, [0], [1], n=len(true), label="spearman",
+                                span=2.0)
+        rejected.append(pair.p_value[0] < 0.05)
+    type_one = float(np.mean(rejected))
+    return 1 - type_one, type_one
+
+
 def row_percentile_spearman(rng, reps, resamples):
     """The abdev tables' former interval (rows resampled one by one within folds, percentile)
     on the same clustered data: not used any more, printed for comparison."""
@@ -393,7 +454,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000, help="replications per scenario")
     parser.add_argument("--abdev-reps", type=int, default=2000,
-                        help="replications of the (slow) abdev cluster-bootstrap scenarios")
+                        help="replications of the (slow) abdev cluster-bootstrap scenarios "
+                        "(0: skip them)")
     parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--only", default="", help="run the scenarios whose name has this")
@@ -409,35 +471,69 @@ def main(argv=None) -> int:
                               functools.partial(bounded_mean, rng, reps, n, process), reps))
         scenarios.append(("t", f"mean[{process},n=15]", "not used",
                           functools.partial(t_mean, rng, reps, 15, process), reps))
+    for process, sizes in (("rate-floor-80-b13", (15, 17)), ("bimodal", (3, 4, 5)),
+                           ("beta-half", (3, 4, 5))):
+        for n in sizes:
+            scenarios.append(("wilson-ess", f"mean[{process},n={n}]", "used",
+                              functools.partial(bounded_mean, rng, reps, n, process), reps))
     for n in (10, 5):
         scenarios.append(("wilson", f"pass_rate[n={n},waza]", "used",
                           functools.partial(wilson_rate, rng, reps, n), reps))
         scenarios.append(("clopper-pearson", f"pass_rate[n={n},waza]", "conservative",
                           functools.partial(wilson_rate, rng, reps, n,
                                             clopper_pearson_interval), reps))
+    for n in (2, 3, 4):  # bootstrap.proportion auto: exact up to 5 tasks
+        scenarios.append(("clopper-pearson", f"pass_rate[n={n},waza] (auto)", "conservative",
+                          functools.partial(wilson_rate, rng, reps, n,
+                                            clopper_pearson_interval), reps))
+        scenarios.append(("wilson", f"pass_rate[n={n},waza]", "not used",
+                          functools.partial(wilson_rate, rng, reps, n), reps))
     for metric in ("run_pass_rate", "pass@3", "pass^3"):
         scenarios.append(("wilson-ess", f"{metric}[10 tasks x 3 runs,waza]", "used",
                           functools.partial(repeated_trials, rng, reps, 10, 3, metric), reps))
+    for tasks in (4, 10):
+        for metric, shape, name in (("pass^3", (1.0, 3.0), "hard"),
+                                    ("run_pass_rate", (0.2, 0.2), "all-or-nothing")):
+            scenarios.append(("wilson-ess", f"{metric}[{tasks} {name} tasks x 3 runs,waza]",
+                              "used", functools.partial(repeated_trials, rng, reps, tasks, 3,
+                                                        metric, *shape), reps))
     for n in (15, 17, 10):
         scenarios.append(("sign-flip+guard", f"diff[n={n}]", "used",
                           functools.partial(sign_flip_diff, rng, reps, n), reps))
         scenarios.append(("sign-flip+guard", f"equal[exchangeable,n={n}]", "used",
                           functools.partial(sign_flip_equal, rng, reps, n, "exchangeable"),
                           reps))
-        for p in (0.5, 0.8, 0.9):
+        for p in (0.5, 0.7, 0.75, 0.8, 0.85, 0.9):
             scenarios.append(("sign-flip+guard", f"equal[all-or-nothing-{p} vs steady,n={n}]",
                               "conservative", functools.partial(
                                   sign_flip_equal, rng, reps, n, f"all-or-nothing-{p}"), reps))
+        scenarios.append(("sign-flip+guard", f"power[all-or-nothing-0.9 vs steady-0.8,n={n}]",
+                          "power", functools.partial(sign_flip_power, rng, reps, n, 0.9, 0.8),
+                          reps))
     for n in (10, 5):
         scenarios.append(("exact-mcnemar", f"diff[n={n},waza]", "used",
                           functools.partial(mcnemar_diff, rng, reps, n), reps))
         scenarios.append(("exact-mcnemar", f"equal[n={n},waza]", "conservative",
                           functools.partial(mcnemar_diff, rng, reps, n, True), reps))
+    for rates, noise, n in (((0.9, 0.3), 0.8, 10), ((0.9, 0.3), 0.4, 10), ((0.8, 0.2), 0.8, 10),
+                            ((0.8, 0.2), 0.4, 10), ((0.9, 0.5), 0.8, 10), ((0.9, 0.5), 0.4, 10),
+                            ((0.9, 0.3), 0.4, 15), ((0.9, 0.3), 0.4, 5)):  # pointwise
+        scenarios.append(("exact-mcnemar", f"diff[{rates[0]} vs {rates[1]},arm noise "
+                          f"{noise},n={n},waza]", "used", functools.partial(
+                              mcnemar_diff, rng, reps, n, False, rates, noise), reps))
     scenarios += [
         ("percentile-cluster", "spearman_fold_average[n=246,abdev]", "used",
          lambda: (cluster_spearman(rng, ab, resamples), None), ab),
         ("paired-normal-cluster", "spearman_diff[n=246,abdev] (+ paired type-I)", "used",
          lambda: cluster_spearman_diff(rng, ab, resamples), ab),
+    ]
+    for icc, size, noise in ((0.3, 4, 0.8), (0.6, 4, 0.8), (0.3, 8, 0.8), (0.3, 4, 1.5),
+                             (0.6, 8, 1.1)):
+        scenarios.append(("paired-normal-cluster",
+                          f"equal[spearman,icc={icc},cluster={size},noise={noise},n=246,abdev]",
+                          "conservative", functools.partial(cluster_spearman_equal, rng, ab,
+                                                    resamples, icc, size, noise), ab))
+    scenarios += [
         ("percentile-cluster", "top_10_recall_fold_average[n=246,abdev] (+ paired type-I)",
          "no claim", lambda: cluster_recall(rng, ab, resamples), ab),
         ("bca-cluster", "spearman_fold_average[n=246,abdev]", "not used",
@@ -447,21 +543,32 @@ def main(argv=None) -> int:
     ]
     failed = []
     for method, metric, use, run, count in scenarios:
-        if args.only not in f"{method} {metric}":
+        if args.only not in f"{method} {metric}" or count == 0:  # --abdev-reps 0: skip abdev
             continue
         start = time.process_time()
         fraction, type_one = run()
         error = 1.96 * math.sqrt(fraction * (1 - fraction) / count)
-        extra = "" if type_one is None else f" type-I {type_one:.3f}"
+        name = "power" if use == "power" else "type-I"
+        extra = "" if type_one is None else f" {name} {type_one:.3f}"
+        dip = next((why for key, why in KNOWN_DIPS.items() if key in f"{method} {metric}"),
+                   None)
         tag = "" if use == "used" else f" ({use})"
+        high = HIGH if use == "used" else 1.0
+        checked = use in ("used", "conservative", "power")
+        # outside by more than the Monte-Carlo error: 21 type-I cells near 0.05 at 2,000
+        # replications (error +-0.010) would otherwise fail by chance alone
+        type_error = 1.96 * math.sqrt(0.06 * 0.94 / count)
+        bad = checked and (fraction + error < LOW or fraction - error > high
+                           or (use != "power" and type_one is not None
+                               and type_one - type_error > 0.06))
+        if bad and dip:
+            tag += f" (known dip: {dip}; docs/statistics.md)"
         print(f"coverage: {method} {metric} {fraction:.3f} +- {error:.3f} (nominal {NOMINAL})"
               f"{extra}{tag}  [{time.process_time() - start:.1f} CPU-s]", flush=True)
-        high = HIGH if use == "used" else 1.0
-        if use in ("used", "conservative") and (not LOW <= fraction <= high
-                                                or (type_one is not None and type_one > 0.06)):
+        if bad and not dip:
             failed.append(f"{method} {metric}")
     if not args.only:
-        for n in (5, 10, 15):
+        for n in (2, 3, 4, 5, 10, 15):
             for name, interval in (("wilson", wilson_interval),
                                    ("clopper-pearson", clopper_pearson_interval)):
                 low, at = pointwise_minimum(n, interval)

@@ -15,7 +15,7 @@ def config(repo_root):
 def test_default_config_is_valid_and_gets_defaults(config):
     validate_config(config)
     assert config["bootstrap"] == {"n_resamples": 1000, "seed": 0, "method": "auto",
-                                   "proportion": "wilson"}
+                                   "proportion": "auto"}
     assert config["comparisons"] == {"all_pairs": False, "max_family_arms": 1000}
     assert config["abdev"]["num_folds"] == 5
     assert config["models"]["random"]["max_connections"] == 8

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 from scievals.cli import main
+from scievals.common.errors import ScievalsError
 from scievals.stats.paired import mcnemar_mdd, sign_flip_mdd_factor
 from scievals.results.plan import plan_text
 
@@ -75,3 +76,53 @@ def test_every_benchmark_answers(benchmark, tmp_path):
                                     "ci_high": 0.3, "method": "paired cluster bootstrap",
                                     "mdd": 0.3, "value_a": 0.5, "value_b": 0.4}])
     assert plan_text(benchmark, 0.1, results=tmp_path).startswith(benchmark)
+
+
+def _mean_pair(arm_a, arm_b, family, sd, n=15):
+    mdd = sign_flip_mdd_factor(n) * sd if sd > 0 else 0.0  # a copy: 0 in a former run's table
+    return {"dataset": "d", "metric": "f1", "family": family, "arm_a": arm_a, "arm_b": arm_b,
+            "n": n, "ci_low": -0.1, "ci_high": 0.2, "value_a": 0.5, "value_b": 0.45,
+            "method": "sign-flip (exact) with range guard", "mdd": mdd}
+
+
+def test_observed_spread_counts_each_pair_once_and_leaves_out_copies(tmp_path):
+    # pair (x, y) sd 0.2 in two families, pair (x, z) sd 0.4, and a copy (x, x2) with spread
+    # 0: one spread per pair and no 0 is median(0.2, 0.4) = 0.3; per row with the 0 it was
+    # median(0, 0.2, 0.2, 0.4) = 0.2
+    _write(tmp_path, "autogkb", [_mean_pair("x", "y", "models", 0.2),
+                                 _mean_pair("y", "x", "models pooled", 0.2),
+                                 _mean_pair("x", "z", "models", 0.4),
+                                 _mean_pair("x", "x2", "models", 0.0)])
+    text = plan_text("autogkb", 0.1, metric="f1", results=tmp_path)
+    assert "sd of per-item differences 0.3 " in text and "median of 2 pairs" in text
+
+
+def test_only_copies_observed_is_refused(tmp_path):
+    _write(tmp_path, "autogkb", [_mean_pair("x", "x2", "models", 0.0)])
+    with pytest.raises(ScievalsError, match="observed spread of 0"):
+        plan_text("autogkb", 0.1, metric="f1", results=tmp_path)
+    # a stated spread still answers
+    assert "about" in plan_text("autogkb", 0.1, metric="f1", results=tmp_path, sd=0.2)
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["--sd", "nan"], "--sd: nan is not a finite number"),
+    (["--diff", "inf"], "--diff: inf is not a finite number"),
+    (["--diff", "2"], "exceeds the whole range [0, 1]"),
+    (["--sd", "0"], "a spread of 0"),
+    (["--sd", "1.5"], "at most 1"),
+    (["--discordant", "0"], "not a share in (0, 1]"),
+])
+def test_unusable_inputs_get_one_line(tmp_path, capsys, args, why):
+    argv = ["plan", "gating", "--results", str(tmp_path)]
+    argv += args if "--diff" in args else ["--diff", "0.2", *args]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert why in err and err.count("\n") == 1
+
+
+def test_unbounded_metric_without_a_run_asks_for_sd(tmp_path):
+    # autogkb's reference score is [0, inf): there is no range to scale a default spread by
+    with pytest.raises(ScievalsError, match="no upper bound"):
+        plan_text("autogkb", 5, metric="score", results=tmp_path)
+    assert "about" in plan_text("autogkb", 5, metric="score", results=tmp_path, sd=20)

@@ -237,3 +237,17 @@ def test_bounded_interval_never_zero_width_never_out_of_range(values, bounds):
     mean = sum(scaled) / len(scaled)
     assert low <= ci_low < ci_high <= high
     assert ci_low <= mean + 1e-9 and mean - 1e-9 <= ci_high
+
+
+def test_pass_rate_interval_is_exact_up_to_5_items_by_default():
+    from scievals.stats.intervals import proportion_interval, proportion_method
+
+    # auto (the default): Clopper-Pearson at n <= 5, Wilson above; a configured method wins
+    assert [proportion_method({}, n) for n in (1, 4, 5, 6, 10)] == [
+        "clopper-pearson"] * 3 + ["wilson"] * 2
+    assert proportion_method({"proportion": "wilson"}, 4) == "wilson"
+    assert proportion_method({"proportion": "clopper-pearson"}, 40) == "clopper-pearson"
+    # 4 of 4 tasks: the exact lower bound 0.025^(1/4) = 0.397635 (Wilson's:
+    # 4 / (4 + 1.959964^2) = 0.510109)
+    low, high = proportion_interval(4, 4, proportion_method({}, 4))
+    assert (low, high) == pytest.approx((0.397635, 1.0), abs=1e-6)

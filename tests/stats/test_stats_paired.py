@@ -221,7 +221,7 @@ def test_critical_values_are_scipy_stats_quantiles_to_the_last_bit():
 from itertools import combinations as _combinations
 from itertools import product as _product
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scievals.stats.paired import (
     mcnemar_mdd,
@@ -321,8 +321,9 @@ def _check_contract(result, span):
     assert np.all(np.isnan(result.p_value[~seen]))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True)
 @given(st.integers(0, 10_000), st.integers(1, 17), st.sampled_from(["binary", "lumpy"]))
+@example(327, 6, "binary")  # every difference -300 on an unbounded metric: once [-300, -300]
 def test_p_below_005_exactly_when_the_interval_excludes_0(seed, items, kind):
     rng = np.random.default_rng(seed)
     values = _random_values(rng, items, 4, kind)
@@ -353,8 +354,9 @@ def test_paired_means_small_n_and_copies():
 def test_all_or_nothing_arm_that_happened_to_pass_everything_is_not_significant():
     # a passed all 15 cases (an arm that passes 90 % of the time does so with probability
     # 0.9^15 = 0.21); b scored 0.9 on each. Every difference is +0.1, so the sign-flip p is
-    # 2 / 8192 (Monte-Carlo at 15 items: 8,191 subsets plus the observed), but a's own bounded interval at 15/15 reaches down to 1 - z^2/(15 + z^2)
-    # = 0.790 (z = t(0.975, 70) = 1.994) < 0.9: the guard keeps the pair from being called
+    # 2 / 8192 (Monte-Carlo at 15 items: 8,191 subsets plus the observed), but a's own
+    # bounded interval at 15/15 reaches down to 15 / (15 + z^2) = 0.844 (the one-sided
+    # guard: z = t(0.95, 70) = 1.667) < 0.9: the guard keeps the pair from being called
     # different.
     values = np.column_stack([np.ones(15), np.full(15, 0.9)])
     result = paired_mean_tests(values, [0], [1], span=1.0)
@@ -374,12 +376,27 @@ def test_mcnemar_vectorised_by_hand():
     assert result.p_value[0] == pytest.approx(0.125) and result.diff[0] == pytest.approx(0.5)
     assert result.ci_low[0] < 0 < result.ci_high[0]
     # 7 of 7 discordant one way: p = 2 / 128 = 0.015625; the Clopper-Pearson lower bound
-    # of pi at 7/7 is 0.025^(1/7) = 0.590307 > 1/2, so the interval is above 0
+    # of pi at 7/7 is 0.025^(1/7) = 0.590384 > 1/2, so the interval is above 0
     a, b = [1] * 7 + [0] * 3, [0] * 10
     result = paired_pass_fail_tests(np.column_stack([a, b]).astype(float), [0], [1])
     assert result.p_value[0] == pytest.approx(2 / 128) and result.ci_low[0] > 0
     with pytest.raises(ValueError, match="0 or 1"):
         paired_pass_fail_tests(np.array([[0.5, 1.0]]), [0], [1])
+
+
+def test_mcnemar_interval_of_a_large_difference_by_hand():
+    # 7 of 10 tasks discordant, all for a: d = psi q = 0.7 * 1. The share's 90 % Wilson
+    # interval (z = 1.644854, z^2 = 2.705543): centre (14 + z^2) / (2 (10 + z^2)) = 0.657412,
+    # half z / 25.411086 * sqrt(8.4 + z^2) = 0.215712 -> [0.441700, 0.873123]. The split:
+    # pi_l = 0.025^(1/7) = 0.590384, q_l = 2 pi_l - 1 = 0.180767, q_u = 1.
+    # high = 0.7 exp(sqrt(ln(1 / 1)^2 + ln(0.873123 / 0.7)^2)) = 0.873123 (the share alone:
+    # the former product of ends gave the same); low = 0.7 exp(-sqrt(ln(1 / 0.180767)^2 +
+    # ln(0.7 / 0.441700)^2)) = 0.7 exp(-sqrt(2.925969 + 0.212014)) = 0.7 * 0.170089
+    # = 0.119062 (the former product q_l psi_l at 80 %: 0.180767 * 0.497 = 0.090)
+    a, b = [1] * 7 + [0] * 3, [0] * 10
+    result = paired_pass_fail_tests(np.column_stack([a, b]).astype(float), [0], [1])
+    assert result.ci_high[0] == pytest.approx(0.873123, abs=2e-6)
+    assert result.ci_low[0] == pytest.approx(0.119062, abs=2e-6)
 
 
 def test_mcnemar_mdd_cannot_detect_with_five_tasks():
@@ -460,3 +477,77 @@ def test_ten_thousand_pairs_at_once_equal_the_pairs_one_by_one():
         one = paired_mean_tests(values, ia[k:k + 1], ib[k:k + 1], span=1.0)
         assert (one.p_value[0], one.ci_low[0], one.ci_high[0]) == pytest.approx(
             (result.p_value[k], result.ci_low[k], result.ci_high[k]))
+
+
+def test_constant_difference_on_an_unbounded_metric_is_never_zero_width():
+    # six items, a scores 0 and b 300 on each (autogkb's reference score, no upper bound):
+    # every difference is -300, the sign-flip p is 2 / 2^6 = 0.03125 and its interval is the
+    # one subset mean -300 at both ends; the widening by Wilson's bound of a share never
+    # seen, h = 300 z^2 / (6 + z^2), must survive (the spread seen, 300, is no bound on a
+    # difference of an unbounded metric)
+    values = np.column_stack([np.zeros(6), np.full(6, 300.0)])
+    result = paired_mean_tests(values, [0], [1], span=math.inf)
+    z2 = 1.959964**2
+    assert result.p_value[0] == pytest.approx(2 / 64)
+    assert result.ci_high[0] == pytest.approx(-300.0)
+    assert result.ci_low[0] == pytest.approx(-300.0 - 300.0 * z2 / (6 + z2), rel=1e-6)
+
+
+def test_mdd_of_a_copy_is_not_estimable_never_0():
+    # two identical arms over 15 items: every difference 0, sd 0; the mdd factor * 0 = 0
+    # would claim every difference detectable: NaN instead; a real pair keeps factor * sd
+    base = np.linspace(0.1, 0.9, 15)
+    other = base[::-1].copy()
+    values = np.column_stack([base, base, other])
+    result = paired_mean_tests(values, [0, 0], [1, 2], span=1.0)
+    assert np.isnan(result.mdd[0])
+    sd = np.std(base - other, ddof=1)
+    assert result.mdd[1] == pytest.approx(sign_flip_mdd_factor(15) * sd)
+
+
+def test_range_guard_is_one_sided_at_5_percent():
+    # a all-or-nothing passed all 15 cases; b steady, 0.74..0.84 evenly (mean 0.79,
+    # sum of squares 0.0142857 = 15 (0.1 / 14)^2 (15^2 - 1) / 12). d = 0.21 on average, every
+    # difference positive: sign-flip p = 2 / 8192.
+    # The guard is MOVER at 90 % (z = t(0.95, 5 * 14 = 70 df) = 1.66691; r = 0: a has no
+    # spread). a at 1.0: Wilson's lower end 15 / (15 + z^2) = 15 / 17.77860 = 0.843711, so
+    # a's half-width down is 0.156289. b: s^2 = (0.0142857 + 0.79 * 0.21) / 16 = 0.0112616,
+    # n_eff = 15 * 0.1659 / 0.0112616 = 220.972; Wilson at n_eff: centre
+    # (0.79 + z^2 / 441.944) / (1 + z^2 / 220.972) = 0.786411, half
+    # z sqrt(0.1659 / 220.972 + z^2 / (4 * 220.972^2)) / 1.012574 = 0.045520, upper end
+    # 0.831931, half-width up 0.041931. low = 0.21 - sqrt(0.156289^2 + 0.041931^2)
+    # = 0.21 - 0.161816 = 0.048184 > 0: significant. The former two-sided 95 % guard
+    # (z = 1.99444: a's lower end 0.790398) gave low = -0.0053, p >= 0.05.
+    b = np.linspace(0.74, 0.84, 15)
+    result = paired_mean_tests(np.column_stack([np.ones(15), b]), [0], [1], span=1.0)
+    assert result.ci_low[0] == pytest.approx(0.048184, abs=2e-6)
+    assert result.p_value[0] < 0.05
+
+
+def test_studentized_sign_flip_is_the_sign_flip_test():
+    # d = (0.5, 0.4, 0.3, 0.2, -0.1), sum 1.3: of the 32 sign patterns only the observed one
+    # and the one flipping -0.1 (sum 1.5) have sum >= 1.3, so p = 2 * 2 / 32 = 0.125. Their
+    # t statistics are also the two largest (sum d^2 = 0.55 is the same for every pattern,
+    # so t = mean / sqrt((0.55 - 5 mean^2) / 20 / 5) grows with the mean): the studentized
+    # p, counted by full enumeration, is the same 0.125, here and on random differences.
+    import itertools
+
+    def studentized_p(d):
+        n = len(d)
+        t = []
+        for signs in itertools.product((1.0, -1.0), repeat=n):
+            x = np.asarray(signs) * d
+            t.append(x.mean() / (x.std(ddof=1) / math.sqrt(n)))
+        t = np.asarray(t)
+        observed = t[0]  # the all-plus pattern comes first
+        up = np.count_nonzero(t >= observed - 1e-12) / len(t)
+        down = np.count_nonzero(t <= observed + 1e-12) / len(t)
+        return min(1.0, 2 * min(up, down))
+
+    d = np.array([0.5, 0.4, 0.3, 0.2, -0.1])
+    assert studentized_p(d) == pytest.approx(0.125)
+    assert sign_flip(d[None, :], 1.0)[0][0] == pytest.approx(0.125)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        d = rng.normal(0.2, 1.0, 7)
+        assert sign_flip(d[None, :], 10.0)[0][0] == pytest.approx(studentized_p(d))

@@ -97,15 +97,17 @@ def test_per_item_mean_diff_is_the_mean_of_per_case_differences(two_models):
     assert row["method"].startswith("sign-flip")
 
 
-def test_waza_pass_rate_intervals_are_wilson(two_models):
+def test_waza_pass_rate_intervals_are_exact_up_to_5_tasks_then_wilson(two_models):
     summary = pd.read_csv(two_models / "results/summary.csv")
     rows = summary[(summary["benchmark"] == "waza") & (summary["metric"] == "pass_rate")]
     assert len(rows) >= 8  # 4 suites x 2 models
     for row in rows.itertuples():
         k = round(row.value * row.n)
-        ci = stats.binomtest(k, int(row.n)).proportion_ci(0.95, method="wilson")
+        # bootstrap.proportion auto: Clopper-Pearson ("exact") up to 5 tasks, Wilson above
+        method = "exact" if row.n <= 5 else "wilson"
+        ci = stats.binomtest(k, int(row.n)).proportion_ci(0.95, method=method)
         assert (row.ci_low, row.ci_high) == pytest.approx((ci.low, ci.high), abs=1e-12)
-        assert row.ci_method == "wilson"
+        assert row.ci_method == ("clopper-pearson" if row.n <= 5 else "wilson")
     waza = pd.read_csv(two_models / "results/waza/comparisons.csv")
     assert set(waza[waza["metric"] == "pass_rate"]["method"]) == {"exact McNemar"}
 

@@ -184,7 +184,7 @@ def test_run_record_names_the_installed_packages_and_is_linked(default_run):
     assert {(d["dataset"], d["sha256"]) for d in record["datasets"]} == set(
         zip(summary["dataset"], summary["dataset_sha256"]))
     assert record["config"]["bootstrap"] == {"n_resamples": 1000, "seed": 0, "method": "auto",
-                                             "proportion": "wilson"}
+                                             "proportion": "auto"}
     report = json.loads((default_run / "results" / "run_report.json").read_text())
     assert report["links"]["run record"] == "results/run_manifest.json"
     assert report["links"]["leaderboard"].startswith("results/leaderboard.md")

@@ -15,8 +15,11 @@ the comparisons actually use (docs/statistics.md, "Planning"):
 The spread comes from the last run's ``results/<benchmark>/comparisons.csv`` (per-item
 means: each pair's sd of differences read back from its ``mdd`` column; set statistics: the
 standard error off each pair's interval, width / (2 * 1.96); pass/fail: psi from the arms'
-pass rates as if they erred independently; the median over the metric's pairs) or, without
-it, from a stated default (``--sd``, ``--discordant``), and the answer says which.
+pass rates as if they erred independently; the median over the metric's pairs, each pair of
+arms counted once however many families hold it, a copy's spread of 0 left out) or, without
+it, from a stated default (``--sd``, ``--discordant``), and the answer says which. Inputs no
+estimate can use (not finite, a difference beyond the metric's range, a spread of 0 given or
+the only one observed) get a one-line refusal saying why.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import pandas as pd
 
 from scievals import benchmarks
 from scievals.common.errors import ScievalsError
+from scievals.stats.intervals import metric_range
 from scievals.stats.paired import sign_flip_mdd_factor
 from scievals.stats.planning import (
     DEFAULT_DISCORDANT,
@@ -89,9 +93,7 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
     """The plan's answer as text (see the module docstring)."""
     entry = benchmarks.get(benchmark)
     metric = metric or entry.headline_metrics[0]
-    if not diff > 0:
-        raise ScievalsError("--diff", f"{diff} is not a positive difference",
-                            "give the true difference to detect, e.g. --diff 0.05")
+    span = _check_inputs(entry, metric, diff, sd, discordant)
     pairs = _pairs(results / benchmark / "comparisons.csv", metric)
     kind = _kind(pairs, benchmark, metric)
     noun = entry.item_noun
@@ -104,13 +106,14 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
             raise ScievalsError(results / benchmark / "comparisons.csv", "not found",
                                 "run the workflow first: a set statistic's spread is read "
                                 "from its paired bootstrap")
+        pairs = _one_per_pair(pairs)
         se = float(np.median((pairs["ci_high"] - pairs["ci_low"]) / (2 * 1.959964)))
         n_run = int(pairs["n"].median())
         n = items_for_set(diff, se, n_run)
         test = (f"paired cluster bootstrap, standard error {se:.3g} at {n_run} {noun} "
                 f"(median of {len(pairs)} pairs, {results / benchmark / 'comparisons.csv'})")
     else:
-        spread, source = _sd(pairs, sd, benchmark, metric)
+        spread, source = _sd(pairs, sd, metric, span, results / benchmark / "comparisons.csv")
         n = items_for_mean(diff, spread)
         test = f"sign-flip, sd of per-item differences {spread:.3g} ({source})"
     if n is None:
@@ -151,19 +154,74 @@ def _kind(pairs: pd.DataFrame | None, benchmark: str, metric: str) -> str:
     return "pass_fail" if metric == "pass_rate" else "mean"
 
 
-def _sd(pairs, sd, benchmark, metric) -> tuple[float, str]:
+def _check_inputs(entry, metric: str, diff: float, sd: float | None,
+                  discordant: float | None) -> float:
+    """Refuse, in one line each, inputs no estimate can use; return the metric's span
+    (high - low of its declared range; inf when it has no upper bound)."""
+    for flag, value in (("--diff", diff), ("--sd", sd), ("--discordant", discordant)):
+        if value is not None and not math.isfinite(value):
+            raise ScievalsError(flag, f"{value} is not a finite number",
+                                "give a number, e.g. --diff 0.05")
+    if not diff > 0:
+        raise ScievalsError("--diff", f"{diff} is not a positive difference",
+                            "give the true difference to detect, e.g. --diff 0.05")
+    low, high = metric_range(entry.ranges(), metric)
+    span = high - low
+    if diff > span:
+        raise ScievalsError("--diff", f"{diff:g} exceeds the whole range [{low:g}, {high:g}] of "
+                            f"{metric}: no two models can differ by that much",
+                            f"give a difference of at most {span:g}")
+    if sd is not None and not 0 < sd <= span:
+        why = ("a spread of 0 would make any difference detectable with 2 items" if sd <= 0
+               else f"per-item differences of a metric in [{low:g}, {high:g}] have an sd of "
+               f"at most {span:g}")
+        raise ScievalsError("--sd", f"{sd:g} is not a usable spread: {why}",
+                            "give the sd of per-item differences between two models")
+    if discordant is not None and not 0 < discordant <= 1:
+        raise ScievalsError("--discordant", f"{discordant:g} is not a share in (0, 1]",
+                            "give the share of items two models disagree on, e.g. 0.3")
+    return span
+
+
+def _one_per_pair(pairs: pd.DataFrame) -> pd.DataFrame:
+    """One row per (dataset, pair of arms): a pair that sits in several families (a
+    single-condition model in every condition's family, a dataset's pooled family) is one
+    observation of the spread, not one per family."""
+    keys = [c for c in ("dataset", "arm_a", "arm_b") if c in pairs]
+    if "arm_a" not in keys or "arm_b" not in keys:
+        return pairs
+    arms = pairs[["arm_a", "arm_b"]].astype(str)
+    first, second = arms.min(axis=1), arms.max(axis=1)
+    key = pd.DataFrame({"dataset": pairs.get("dataset", ""), "first": first,
+                        "second": second})
+    return pairs[~key.duplicated().to_numpy()]
+
+
+def _sd(pairs, sd, metric, span, path) -> tuple[float, str]:
     if sd is not None:
         return float(sd), "given"
     if pairs is not None and "mdd" in pairs:
         # each pair's mdd is sign_flip_mdd_factor(n) * sd: read sd back where it is finite
+        # and positive (a copy's constant differences have no spread: NaN, formerly 0)
+        pairs = _one_per_pair(pairs)
         mdd = pd.to_numeric(pairs["mdd"], errors="coerce").to_numpy(float)
         n = pairs["n"].to_numpy(int)
-        spread = [m / sign_flip_mdd_factor(int(k)) for m, k in zip(mdd, n)
-                  if np.isfinite(m) and math.isfinite(sign_flip_mdd_factor(int(k)))]
-        if spread:
-            source = f"median of {len(spread)} pairs of the last run, n = {int(np.median(n))}"
+        factor = np.array([sign_flip_mdd_factor(int(k)) if k >= 2 else math.inf for k in n])
+        testable = np.isfinite(factor)
+        keep = testable & np.isfinite(mdd) & (mdd > 0)
+        spread = mdd[keep] / factor[keep]
+        if spread.size:
+            source = (f"median of {spread.size} pairs of the last run, "
+                      f"n = {int(np.median(n[testable]))}")
             return float(np.median(spread)), source
-    span = 100.0 if metric in ("score", "one_to_one_score") else 1.0
+        if testable.any():
+            raise ScievalsError(path, f"every pair of {metric} has the same difference on "
+                                "every item (copies of one model): an observed spread of 0 "
+                                "is no estimate", "give --sd, or run two different models")
+    if not math.isfinite(span):
+        why = "no comparisons.csv" if pairs is None else "no pair with 6 or more items"
+        raise ScievalsError("--sd", f"{why}, and {metric} has no upper bound to scale a "
+                            "default spread by", "give --sd (the sd of per-item differences)")
     why = "no comparisons.csv" if pairs is None else "no pair with 6 or more items"
     return DEFAULT_SD * span, f"{why}: the default {DEFAULT_SD} x range {span:g}"
 
@@ -172,6 +230,7 @@ def _discordant(pairs, discordant) -> tuple[float, str]:
     if discordant is not None:
         return float(discordant), "given"
     if pairs is not None and {"value_a", "value_b"} <= set(pairs.columns):
+        pairs = _one_per_pair(pairs)
         a, b = pairs["value_a"].to_numpy(float), pairs["value_b"].to_numpy(float)
         share = float(np.nanmedian(a * (1 - b) + b * (1 - a)))
         return share, f"from the last run's pass rates, median of {len(pairs)} pairs"

@@ -47,7 +47,9 @@ from scievals.stats.paired import (
 )
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
-COMPARISONS_VERSION = "comparisons-v4"  # v3: families, own items; v4: no row for an undefined value
+# v3: families, own items; v4: no row for an undefined value; v5: the paired mean test's range
+# guard one-sided at 5 %, mdd NaN for constant differences, McNemar interval by log-scale MOVER
+COMPARISONS_VERSION = "comparisons-v5"
 COLUMNS = ["benchmark", "dataset", "metric", "family", "scope", "arm_a", "arm_b", "n",
            "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "method",
            "mdd"]

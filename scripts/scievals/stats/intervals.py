@@ -30,8 +30,12 @@ LEVEL = 0.95
 # bootstrap.method: auto = the effective-n Wilson interval for per-item means of a bounded
 # metric (the t-interval for an unbounded one), cluster percentile for set statistics.
 METHODS = ("auto", "bca", "percentile")
-# bootstrap.proportion: the interval of a pass rate over independent items.
-PROPORTION_METHODS = ("wilson", "clopper-pearson")
+# bootstrap.proportion: the interval of a pass rate over independent items; auto = the exact
+# (Clopper-Pearson) interval up to EXACT_PROPORTION_MAX_N items, Wilson above: Wilson's
+# pointwise coverage falls to 0.82-0.83 at 2-5 items (0.88-0.89 at rates in [0.1, 0.9]), the
+# exact one's never below 0.975 there (benchmarks/interval_coverage.py).
+PROPORTION_METHODS = ("auto", "wilson", "clopper-pearson")
+EXACT_PROPORTION_MAX_N = 5
 # The effective-n Wilson interval's quantile: Student t with this many degrees of freedom per
 # item beyond the first (5 (n - 1)); chosen by simulation (benchmarks/interval_coverage.py):
 # the normal quantile covered 0.933-0.938 at 15-17 lumpy items, n - 1 df 0.99 at 5 items.
@@ -328,11 +332,16 @@ def proportion_interval(successes: int, n: int, method: str = "wilson") -> tuple
     raise ValueError(f"bootstrap.proportion {method!r} is not one of {PROPORTION_METHODS}")
 
 
-def proportion_method(bootstrap: Mapping) -> str:
-    """The configured ``bootstrap.proportion`` (``wilson`` when absent)."""
-    method = str(bootstrap.get("proportion", "wilson"))
+def proportion_method(bootstrap: Mapping, n: int | None = None) -> str:
+    """The pass-rate interval for n items: the configured ``bootstrap.proportion`` (``auto``
+    when absent), ``auto`` resolved to ``clopper-pearson`` up to EXACT_PROPORTION_MAX_N
+    items and ``wilson`` above (and when n is not given)."""
+    method = str(bootstrap.get("proportion", "auto"))
     if method not in PROPORTION_METHODS:
         raise ValueError(f"bootstrap.proportion {method!r} is not one of {PROPORTION_METHODS}")
+    if method == "auto":
+        small = n is not None and 0 < n <= EXACT_PROPORTION_MAX_N
+        return "clopper-pearson" if small else "wilson"
     return method
 
 

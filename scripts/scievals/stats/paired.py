@@ -9,17 +9,19 @@ p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
   scores): the sign-flip (permutation) test of the mean paired difference, exact by
   enumeration of all 2^n sign patterns up to ``EXACT_MAX_ITEMS`` items and seeded
   Monte-Carlo beyond; the interval inverts it (Hartigan 1969: order statistics of the
-  subset means of the differences); guarded by the range-aware MOVER-Wilson interval,
-  which keeps the level when one arm is all-or-nothing.
+  subset means of the differences); guarded by the range-aware MOVER-Wilson interval
+  (one-sided at 5 %), which keeps the level when one arm is all-or-nothing.
 - :func:`paired_pass_fail_tests` - per-item pass/fail (waza tasks): exact McNemar test;
-  the interval is the Clopper-Pearson interval of the discordant split times the interval of
-  the discordant share, so it excludes 0 exactly when the McNemar p is below 0.05.
+  the interval combines the Clopper-Pearson interval of the discordant split with the
+  interval of the discordant share (on the log scale away from 0), so it excludes 0 exactly
+  when the McNemar p is below 0.05.
 - :func:`paired_set_tests` - statistics of a whole set (abdev Spearman, top-10 % recall)
   from both arms' values on shared bootstrap resamples: percentile interval of the paired
   differences and the bootstrap p-value read from the same order statistics.
 
 ``mdd`` is the smallest true difference the pair's test detects with 80 % power at the 5 %
-level; +inf where that test can never reach p < 0.05 with the pair's n. :func:`holm` adjusts
+level; +inf where that test can never reach p < 0.05 with the pair's n, NaN where every
+difference is the same (a copy: no spread to scale, never 0). :func:`holm` adjusts
 a family's p-values.
 
 The per-pair functions below them (:func:`paired_means`, :func:`mcnemar_exact`,
@@ -65,10 +67,20 @@ _CHUNK_VALUES = 4_000_000  # subset sums held at once (32 MB of float64)
 MDD_DRAWS = 2000
 # Beyond this many items the minimum detectable differences use the normal approximation.
 LARGE_N = 150
-# The McNemar interval takes the discordant share of items from its Wilson interval at this
-# level: 0.80 covered 0.955-0.965 at 4-17 tasks (0.95: 0.99, 0.50: 0.83-0.89;
-# benchmarks/interval_coverage.py), the exact split interval carrying the rest
+# The McNemar interval takes the discordant share of items from its Wilson interval: at
+# PASS_FAIL_SHARE_LEVEL on a side that crosses 0 (0.80 covered 0.955-0.965 at 4-17 tasks;
+# 0.95: 0.99), at PASS_FAIL_PRODUCT_LEVEL where it is combined with the exact split interval
+# on the log scale (MOVER for a product: a difference away from 0). The former product of
+# the ends covered only 0.83-0.87 at large differences between 10 tasks, where the share's
+# uncertainty dominates (benchmarks/interval_coverage.py; docs/statistics.md)
 PASS_FAIL_SHARE_LEVEL = 0.80
+PASS_FAIL_PRODUCT_LEVEL = 0.90
+# The range guard of the paired mean test rejects one-sided at 5 % in the direction of the
+# difference: its MOVER interval is the two-sided 90 % one. The failure it guards against (an
+# arm at its bound looks better on every item) inflates one side only, and the sign-flip test
+# carries the two-sided level; at 95 % the guard took almost all the power on all-or-nothing
+# vs steady arms (0.035 at 15 items against 0.20; docs/statistics.md has the simulation).
+GUARD_LEVEL = 0.90
 
 
 @dataclass(frozen=True)
@@ -83,7 +95,8 @@ class PairTests:
     ci_high: np.ndarray
     p_value: np.ndarray  # two-sided; NaN = no test made
     method: np.ndarray   # object array of str: the comparisons.csv ``method`` label
-    mdd: np.ndarray      # smallest |difference| detected with 80 % power at 5 %; +inf: never
+    mdd: np.ndarray      # smallest |difference| detected with 80 % power at 5 %; +inf: never;
+    #                      NaN: constant differences, no spread to scale (a copy)
 
 
 def _blank(size: int) -> dict:
@@ -214,17 +227,21 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
                       span: float, seed: int = 0, low: float = 0.0) -> PairTests:
     """Per-item means of a metric with range [low, low + span], on the items both arms
     scored: the sign-flip test of the mean difference (:func:`sign_flip`), guarded by the
-    range-aware MOVER-Wilson interval (:func:`mover_wilson`).
+    range-aware MOVER-Wilson interval (:func:`mover_wilson`) at GUARD_LEVEL.
 
     The sign-flip test is exact when the differences are symmetric under "no difference",
     but when one arm is all-or-nothing and the other steady they are not: an arm that
     passes a case 90 % of the time passes all 15 with probability 0.2, beats the steady arm
-    on every case, and every test of the differences alone rejects (sign-flip type-I 0.2).
-    MOVER combines the two arms' own bounded intervals, so a mean of 1.0 over 15 cases
-    still admits 0.8. A pair is significant only when both reject: p = max(p_signflip,
-    p_mover), interval = the hull of both; both hold the point difference, so 0 is outside
-    the hull exactly when it is outside both, i.e. p < 0.05 exactly when the interval
-    excludes 0 (docs/statistics.md has the simulation).
+    on every case, and every test of the differences alone rejects (sign-flip type-I 0.2;
+    the studentized sign-flip is the same test: sum d^2 does not change when signs flip, so
+    t is an increasing function of the sum). MOVER combines the two arms' own bounded
+    intervals, so a mean of 1.0 over 15 cases still admits 0.84. That failure makes one side
+    too likely, so the guard tests one-sided at 5 % in the direction of the difference: its
+    interval is the two-sided 90 % one and its p the one-sided P(T > z*). A pair is
+    significant only when both reject: p = max(p_signflip, p_guard), interval = the hull of
+    the sign-flip's 95 % interval and the guard's; both hold the point difference, so 0 is
+    outside the hull exactly when it is outside both, i.e. p < 0.05 exactly when the
+    interval excludes 0 (docs/statistics.md has the simulation).
 
     ``values``: (items, arms), NaN where an arm has no value; ``ia``/``ib``: (P,) column
     indices. n == 0 gives NaN everywhere; n == 1 the test's own answer (p = 1). Never
@@ -255,7 +272,10 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
         out["value_a"], out["value_b"] = _means(a, both, n), _means(b, both, n)
     out["diff"] = out["value_a"] - out["value_b"]
     if bounded:
-        mv_p, mv_low, mv_high = mover_wilson(a, b, both, n, low, span)
+        mv_p, mv_low, mv_high = mover_wilson(a, b, both, n, low, span, GUARD_LEVEL)
+        # two-sided at 10 % -> one-sided at 5 %: the factor is exactly 0.5, so p < 0.05
+        # exactly where mover_wilson's p < 0.10, i.e. where its 90 % interval excludes 0
+        mv_p = mv_p * (ALPHA / round(1 - GUARD_LEVEL, 12))
     else:  # neutral in max(p) and in the hull
         mv_p, mv_low, mv_high = np.zeros(len(n)), np.full(len(n), np.inf), np.full(len(n), -np.inf)
     d_all = a - b
@@ -276,27 +296,36 @@ def paired_mean_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
         open_high = constant & ~((p < ALPHA) & (diff < 0))
         ci_low[open_low] = np.minimum(ci_low[open_low], diff[open_low] - h)
         ci_high[open_high] = np.maximum(ci_high[open_high], diff[open_high] + h)
-        out["ci_low"][rows] = np.clip(ci_low, -span, span)
-        out["ci_high"][rows] = np.clip(ci_high, -span, span)
+        # a bounded metric's differences lie in [-span, span]; an unbounded one's do not
+        # (the spread seen stands in for its span: clipping there made [c, c] of a
+        # constant difference c = -span zero-width)
+        limit = span if bounded else math.inf
+        out["ci_low"][rows] = np.clip(ci_low, -limit, limit)
+        out["ci_high"][rows] = np.clip(ci_high, -limit, limit)
         out["p_value"][rows] = p
         kind = ("exact" if m <= EXACT_MAX_ITEMS else f"Monte-Carlo, {MC_SUBSETS} subsets")
         out["method"][rows] = f"sign-flip ({kind})" + (" with range guard" if bounded else "")
         sd = d.std(axis=1, ddof=1) if m > 1 else np.zeros(len(rows))
         factor = sign_flip_mdd_factor(int(m), seed)
-        out["mdd"][rows] = math.inf if math.isinf(factor) else factor * sd
+        # constant differences (a copy) show no spread to scale: NaN, "not estimable",
+        # never 0 (which would claim that any difference is detectable)
+        out["mdd"][rows] = (math.inf if math.isinf(factor)
+                            else np.where(constant, math.nan, factor * sd))
     return PairTests(**out)
 
 
 def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
-                 low: float, span: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(p, ci_low, ci_high) per row pair of the MOVER interval of a difference of means
-    (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
+                 low: float, span: float, level: float = LEVEL,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, ci_low, ci_high) per row pair of the MOVER interval at ``level`` of a difference
+    of means (Zou & Donner 2008; Newcombe's 1998 method 10 is its pass/fail case): with each arm's
     bounded interval [l, u] around its mean m (:func:`scievals.stats.intervals.wilson_ess_bounds`
     on the common items rescaled to [0, 1]) and r the arms' Pearson correlation there,
     low = d - sqrt((m_a - l_a)^2 + (u_b - m_b)^2 - 2 r (m_a - l_a)(u_b - m_b)), high likewise.
     p is the level at which the interval's end reaches 0: the quantile z* solving
     low(z*) = 0 (high(z*) = 0 when d < 0), found by bisection, p = 2 P(T > z*) with T the
-    Student t of :func:`scievals.stats.intervals.ess_quantile`; d = 0 gives p = 1."""
+    Student t of :func:`scievals.stats.intervals.ess_quantile`; d = 0 gives p = 1; so
+    p < 1 - level exactly when the interval excludes 0."""
     from scipy.special import stdtr  # lazily: see _LAZY_SCIPY
 
     size = len(n)
@@ -317,8 +346,7 @@ def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
         return d - np.sqrt(np.maximum(below, 0.0)), d + np.sqrt(np.maximum(above, 0.0))
 
     df = ESS_DF_PER_ITEM * np.maximum(n - 1, 1)
-    z95 = ess_quantile(n)
-    ci_low, ci_high = ends(z95)
+    ci_low, ci_high = ends(ess_quantile(n, level))
     # bisection for z*: the end nearer 0 moves towards it as z grows
     lo_z, hi_z = np.zeros(size), np.full(size, 60.0)
     for _ in range(60):
@@ -327,10 +355,11 @@ def mover_wilson(a: np.ndarray, b: np.ndarray, both: np.ndarray, n: np.ndarray,
         inside = np.where(d > 0, e_low > 0, e_high < 0)  # 0 still outside at this z
         lo_z, hi_z = np.where(inside, mid, lo_z), np.where(inside, hi_z, mid)
     p = np.where(d == 0, 1.0, np.minimum(1.0, 2 * stdtr(df, -lo_z)))
-    # one test: agree with the 95 % interval exactly where bisection's last digit might not
+    # one test: agree with the interval exactly where bisection's last digit might not
+    alpha = round(1 - level, 12)
     excluded = (ci_low > 0) | (ci_high < 0)
-    p = np.where(excluded & (p >= ALPHA), np.nextafter(ALPHA, 0), p)
-    p = np.where(~excluded & (p < ALPHA), ALPHA, p)
+    p = np.where(excluded & (p >= alpha), np.nextafter(alpha, 0), p)
+    p = np.where(~excluded & (p < alpha), alpha, p)
     none = n == 0
     p[none], ci_low[none], ci_high[none] = math.nan, math.nan, math.nan
     return p, ci_low * span, ci_high * span
@@ -344,10 +373,15 @@ def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -
     (the binomial is symmetric, so this is also scipy's two-sided binomtest). The
     difference of pass rates is psi (2 pi - 1), psi = m / n the discordant share and
     pi = n10 / m; its interval combines the Clopper-Pearson 95 % interval [pi_l, pi_u] (the
-    one that inverts the same binomial test) with the Wilson interval [psi_l, psi_u]:
-    low = (2 pi_l - 1) * (psi_u if 2 pi_l < 1 else psi_l), high likewise with pi_u.
-    psi > 0 does not change a sign, so 0 is outside exactly when 1/2 is outside
-    [pi_l, pi_u], i.e. when p < 0.05. m = 0 gives p = 1 and [-psi_u, psi_u]."""
+    one that inverts the same binomial test) with Wilson intervals of psi. An end on the
+    far side of d from 0, or a near end that stays on d's side (d = psi q > 0, q = 2 pi - 1;
+    d < 0 mirrors it with q = 1 - 2 pi): MOVER on the log scale with [psi_l, psi_u] at
+    PASS_FAIL_PRODUCT_LEVEL, high = d exp(sqrt(ln(q_u / q)^2 + ln(psi_u / psi)^2)),
+    q_u = 2 pi_u - 1, and low = d exp(-sqrt(ln(q / q_l)^2 + ln(psi / psi_l)^2)) when
+    q_l = 2 pi_l - 1 > 0. An end that crosses 0 (q_l <= 0), and both ends at d = 0:
+    low = (2 pi_l - 1) psi_u', high = (2 pi_u - 1) psi_u' with psi_u' the Wilson upper end
+    at PASS_FAIL_SHARE_LEVEL. So low > 0 exactly when 1/2 is below [pi_l, pi_u], i.e. 0 is
+    outside exactly when p < 0.05. m = 0 gives p = 1 and [-psi_u', psi_u']."""
     from scipy.special import bdtr, betaincinv  # lazily: see _LAZY_SCIPY
 
     a, b, both, n = _pairs(values, ia, ib)
@@ -373,6 +407,24 @@ def paired_pass_fail_tests(values: np.ndarray, ia: np.ndarray, ib: np.ndarray) -
     share_low, share_high = _wilson_arrays(m, n, PASS_FAIL_SHARE_LEVEL)
     low = (2 * pi_low - 1) * np.where(pi_low < 0.5, share_high, share_low)
     high = (2 * pi_high - 1) * np.where(pi_high > 0.5, share_high, share_low)
+    # a difference away from 0: combine the two factors' intervals on the log scale (MOVER
+    # for a product): the product of both ends understated a large difference's range
+    # (pointwise 0.83-0.87 at 10 tasks), where the share's uncertainty dominates
+    share_low, share_high = _wilson_arrays(m, n, PASS_FAIL_PRODUCT_LEVEL)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        up = n10 > n01
+        share = m / np.maximum(n, 1)
+        q = np.abs(2 * n10 / np.maximum(m, 1) - 1)              # |2 pi - 1|
+        q_far = np.where(up, 2 * pi_high - 1, 1 - 2 * pi_low)
+        q_near = np.where(up, 2 * pi_low - 1, 1 - 2 * pi_high)  # > 0 exactly when p < 0.05
+        size = share * q
+        far = size * np.exp(np.hypot(np.log(q_far / q), np.log(share_high / share)))
+        near = np.where(q_near > 0,
+                        size * np.exp(-np.hypot(np.log(q / q_near), np.log(share / share_low))),
+                        np.where(up, low, -high))
+    moved = n10 != n01
+    low = np.where(moved, np.where(up, near, -far), low)
+    high = np.where(moved, np.where(up, far, -near), high)
     # the same test: agree with p exactly where rounding of the beta quantile might not
     significant = p < ALPHA
     low[~significant & (low > 0)] = 0.0

@@ -264,9 +264,9 @@ def _ci(values: Sequence[float], bootstrap: Mapping) -> tuple:
 
 
 def _wilson(passed: int, n: int, bootstrap: Mapping) -> tuple:
-    """Wilson (or, configured, Clopper-Pearson) interval of a pass rate over n independent
-    tasks."""
-    method = proportion_method(bootstrap)
+    """Wilson interval of a pass rate over n independent tasks; Clopper-Pearson (exact) up
+    to 5 tasks, or wherever configured (``bootstrap.proportion``)."""
+    method = proportion_method(bootstrap, n)
     return (*proportion_interval(passed, n, method), method) if n else (None, None, "")
 
 
