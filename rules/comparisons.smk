@@ -18,8 +18,8 @@ for _bench in ENABLED:
         max_family_arms=config["comparisons"]["max_family_arms"],
         # the engine's version and the digest of the code that computes the table (the
         # benchmark's items function and the engine): an edit re-runs it without a bump
-        code_version=COMPARISONS_VERSION + "+" + code_digest(
-            _bench.comparisons.split(":")[0], "scievals.stats.comparisons")[:16],
+        code_version=f"{COMPARISONS_VERSION}+"
+        f"{code_digest(_bench.comparisons.split(':')[0], 'scievals.stats.comparisons')[:16]}",
     )
 
     rule:

@@ -210,8 +210,12 @@ def test_the_same_notice_from_several_jobs_is_said_once_naming_them(folder, tmp_
                           folder)
         notices.record("other", "waza", message)
         notices.end_job()
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
     monkeypatch.setenv("COLUMNS", "60")  # a narrow terminal: lines wrap at 59 characters
-    stream = io.StringIO()
+    stream = Terminal()
     notices.report("success", directory=folder, out_json=tmp_path / "r.json", stream=stream)
     lines = stream.getvalue().splitlines()
     assert "scievals: 1 notice(s) about this run" in stream.getvalue()
@@ -231,3 +235,16 @@ def test_a_notice_of_many_jobs_names_three_and_counts_the_rest():
     assert notices.said_lines(said) == [
         "[gating] missing_extra: semantic_f1 needs the extra (jobs gating_score[model=m0], "
         "gating_score[model=m1], gating_score[model=m2] and 2 more)"]
+
+
+def test_a_notice_is_one_line_in_a_log_file_or_pipe(folder, tmp_path):
+    # not a terminal (CI's log, `2> run.log`): one line per notice, however long, for grep
+    message = "x" * 300
+    (tmp_path / "o.csv").write_text("x")
+    notices.start_job("gating_score", {"model": "m"}, [str(tmp_path / "o.csv")], folder)
+    notices.record("other", "gating", message)
+    notices.end_job()
+    stream = io.StringIO()
+    notices.report("success", directory=folder, out_json=tmp_path / "r.json", stream=stream)
+    assert f"  - [gating] other: {message} (job gating_score[model=m])" in \
+        stream.getvalue().splitlines()

@@ -174,7 +174,8 @@ def test_without_the_extra_the_metrics_are_absent_and_said_once(tmp_path, monkey
     notices.report("success", since=since, directory=folder, out_json=tmp_path / "r.json",
                    stream=stream)
     lines = [line for line in stream.getvalue().splitlines() if "semantic_f1" in line]
-    assert lines == [f"  - [gating] missing_extra: {reason} (2 jobs)"]
+    assert lines == [f"  - [gating] missing_extra: {reason} "
+                     "(jobs gating_score[model=m1], gating_score[model=m2])"]
 
 
 def test_score_tables_lack_the_metrics_without_the_extra(tmp_path, monkeypatch, omip_008):

@@ -241,10 +241,13 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
         lines = said_lines(said)
         print(f"\nscievals: {len(lines)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
-        width = max(40, shutil.get_terminal_size((100, 24)).columns - 1)
+        # wrapped to a terminal's width; a log file or pipe keeps one line per notice (grep)
+        width = max(40, shutil.get_terminal_size((100, 24)).columns - 1) \
+            if stream.isatty() else None
         for line in lines:
             print(textwrap.fill(line, width, initial_indent="  - ", subsequent_indent="    ",
-                                break_long_words=False, break_on_hyphens=False), file=stream)
+                                break_long_words=False, break_on_hyphens=False)
+                  if width else f"  - {line}", file=stream)
     if status == "error" and interrupted and not errors:
         print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
     elif status == "error":  # the last lines: what failed, not where the (stale) results are
