@@ -44,7 +44,8 @@ def test_a_gating_smoke_run_prints_a_line_per_condition(tmp_path):
     assert all(" fake " in line for line in per_condition)
     # the limit notice once, at the end (not also while the run goes on)
     assert text.count("limited: a smoke run on 2 of 15 cases") == 1
-    assert max(len(line) for line in lines if not line.startswith("Complete log")) <= 240
+    # (on a terminal the notices wrap to its width: tests/common/test_common_notices.py; a
+    # captured run like this one keeps each notice on one line)
     # the jobs' log files keep the detail the terminal leaves out
     logs = "".join(p.read_text() for p in (workdir / "logs").rglob("*.log"))
     assert logs.count("HTTP Request: POST") == 12
