@@ -16,6 +16,7 @@ different antibodies is computed on the antibodies both predicted, with the same
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -34,6 +35,8 @@ from scievals.stats.comparisons import Arm, SetMetric, model_datasets, spans
 from scievals.stats.intervals import cluster_counts, expanded, weighted_spearman
 
 METHOD = "paired cluster bootstrap"
+# pairs of files that predicted different antibodies (stats.comparisons.SetMetric.leave_out)
+JACKKNIFE_METHOD = "paired cluster jackknife"
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  headline: Sequence[str], section: Mapping,
                  bootstrap: Mapping | None = None, ranges: Mapping | None = None,
@@ -77,13 +80,16 @@ class _Draws:
     """Cluster multiplicities of the assay's measured antibodies, drawn once: per fold, k
     cluster codes with replacement per resample (``rng.integers(0, k, (B, k))``, fold by
     fold from one seeded generator, as :func:`scievals.stats.intervals.cluster_bootstrap`
-    draws them); ``weights[f]`` is the (B, rows of fold f) multiplicity of each row."""
+    draws them); ``weights[f]`` is the (B, rows of fold f) multiplicity of each row, and
+    ``left_out[f]`` the jackknife's (k, rows of fold f): cluster j's rows weight 0, the rest 1."""
 
     def __init__(self, strata: list[np.ndarray], codes: list[np.ndarray], bootstrap: Mapping):
         self.strata = strata
         n_resamples = int(bootstrap.get("n_resamples", 1000))
         rng = np.random.default_rng(int(bootstrap.get("seed", 0)))
         sizes = [int(c.max()) + 1 if len(c) else 0 for c in codes]
+        self.left_out = [(c[None, :] != np.arange(k)[:, None]).astype(float)
+                         for k, c in zip(sizes, codes)]
         self.weights = []
         for k, c in zip(sizes, codes):
             if n_resamples <= 0 or k < 2:
@@ -121,23 +127,46 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
         return np.r_[point, expanded(lambda idx: resampled_recall(metric, p, t, idx),
                                      weights[1:].astype(np.int64))]
 
-    def replicates(arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
-        # the reference's "average" row: unweighted mean of the per-fold values
+    def fold_by_fold(arm: int, mask: np.ndarray, weights: list[np.ndarray]) -> list[np.ndarray]:
+        """Per fold, the statistic on the mask's rows of the fold with weight 1 (row 0) and
+        with each row of the fold's ``weights`` (its rows restricted to the mask)."""
         per_fold = []
-        for rows, weights in zip(draws.strata, draws.weights):
+        for rows, fold_weights in zip(draws.strata, weights):
             keep = rows[mask[rows]]
             local = mask[rows]
-            w = np.vstack([np.ones((1, keep.size)), weights[:, local]])
+            w = np.vstack([np.ones((1, keep.size)), fold_weights[:, local]])
             if keep.size < (MIN_ROWS if metric != "spearman" else 2):
                 per_fold.append(np.full(len(w), np.nan))
                 continue
             with np.errstate(all="ignore"):
                 per_fold.append(fold_values(pred[arm, keep], true[keep], w))
+        return per_fold
+
+    def replicates(arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        # the reference's "average" row: unweighted mean of the per-fold values
+        per_fold = fold_by_fold(arm, mask, draws.weights)
         values = np.mean(per_fold, axis=0) if per_fold else np.full(1, np.nan)
         return float(values[0]), values[1:]
 
+    def leave_out(arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        # the fold average with one fold's value replaced by its value without one of its
+        # clusters, cluster by cluster; NaN for a cluster with no row in the mask
+        per_fold = fold_by_fold(arm, mask, draws.left_out)
+        if not per_fold:
+            return math.nan, np.zeros(0)
+        points = np.array([values[0] for values in per_fold])
+        total = points.sum()
+        out = []
+        for f, (values, rows) in enumerate(zip(per_fold, draws.strata)):
+            left = (total - points[f] + values[1:]) / len(points)
+            left[draws.left_out[f][:, mask[rows]].all(axis=1)] = np.nan
+            out.append(left)
+        return float(total / len(points)), np.concatenate(out)
+
     arms = tuple(Arm(m, m) for m in models)
+    strata = np.repeat(np.arange(len(draws.left_out)), [len(w) for w in draws.left_out])
     # top-10 % recall is reported without a significance claim: no test of it came near its
     # nominal type-I error at GDPa1's size (docs/statistics.md, "Top-10 % recall")
     return (SetMetric(dataset, name, arms, available, replicates, span, METHOD,
-                      testable=metric == "spearman"), draws)
+                      testable=metric == "spearman", leave_out=leave_out, strata=strata,
+                      jackknife_method=JACKKNIFE_METHOD), draws)

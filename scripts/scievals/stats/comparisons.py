@@ -41,6 +41,7 @@ from scievals.stats.paired import (
     ALPHA,
     PairTests,
     holm,
+    paired_jackknife_tests,
     paired_mean_tests,
     paired_pass_fail_tests,
     paired_set_tests,
@@ -123,7 +124,15 @@ class SetMetric:
     metric). ``available`` (arms, rows) says which rows each arm scored; ``replicates(i,
     mask)`` returns arm ``i``'s value on the rows of ``mask`` and its values on the B shared
     resamples restricted to those rows (the same resamples for every arm and mask, so a
-    pair's bootstrap distribution is a difference of two arms' replicates)."""
+    pair's bootstrap distribution is a difference of two arms' replicates).
+
+    ``leave_out(i, mask)``, when given, returns arm ``i``'s value on the rows of ``mask`` and
+    its values with each cluster of rows left out in turn (NaN for a cluster with no row in
+    ``mask``), ``strata`` the stratum of each such cluster: pairs of arms that scored
+    different rows are then tested by the jackknife (``jackknife_method``) on the rows both
+    scored, each arm's few leave-outs recomputed there, instead of the bootstrap, whose B
+    replicates would be recomputed for every arm and every such pair's rows (docs/statistics.md,
+    "Arms that scored different items")."""
 
     dataset: str
     metric: str
@@ -133,6 +142,9 @@ class SetMetric:
     span: float
     method: str = "paired cluster bootstrap"
     testable: bool = True
+    leave_out: Callable[[int, np.ndarray], tuple[float, np.ndarray]] | None = None
+    strata: np.ndarray | None = None
+    jackknife_method: str = "paired cluster jackknife"
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def on_rows(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
@@ -140,6 +152,13 @@ class SetMetric:
         key = (arm, mask.tobytes())
         if key not in self._cache:
             self._cache[key] = self.replicates(arm, mask)
+        return self._cache[key]
+
+    def left_out(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
+        """``leave_out`` of one arm and row mask, computed once."""
+        key = ("leave_out", arm, mask.tobytes())
+        if key not in self._cache:
+            self._cache[key] = self.leave_out(arm, mask)
         return self._cache[key]
 
     def value(self, arm: int) -> float:
@@ -258,11 +277,19 @@ def _item_tests(metric: ItemMetric, ia: np.ndarray, ib: np.ndarray, seed: int) -
 
 def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[np.ndarray,
                                                                                  PairTests]]:
-    """Pairs grouped by the rows both arms scored: one shared replicate matrix per group
-    (most pairs share every row, so most arms are computed once), tested in chunks of
-    :data:`PAIR_CHUNK` pairs (a chunk holds its pairs' B differences in memory)."""
-    masks = metric.available[ia] & metric.available[ib]
-    keys, group = np.unique(np.packbits(masks, axis=1), axis=0, return_inverse=True)
+    """Pairs grouped by the rows both arms scored: one shared replicate matrix per group,
+    tested in chunks of :data:`PAIR_CHUNK` pairs (a chunk holds its pairs' B differences in
+    memory). Two arms that scored the same rows are compared on their own replicates, each
+    computed once; two that scored different rows, with ``metric.leave_out``, by the
+    jackknife on their common rows (linear in the arms for the bootstrap, the jackknife's
+    few leave-outs per arm and pair of rows the rest), else by the bootstrap there."""
+    available = metric.available
+    masks = available[ia] & available[ib]
+    jackknife = np.zeros(len(ia), dtype=bool)
+    if metric.leave_out is not None:
+        jackknife = (available[ia] != available[ib]).any(axis=1)
+    keys = np.c_[np.packbits(masks, axis=1), jackknife.astype(np.uint8)]
+    keys, group = np.unique(keys, axis=0, return_inverse=True)
     group = group.ravel()
     out = []
     for g in range(len(keys)):
@@ -271,14 +298,24 @@ def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[
         arms = np.unique(np.r_[ia[where], ib[where]])
         position = np.full(len(metric.arms), -1, dtype=np.int64)
         position[arms] = np.arange(arms.size)
-        computed = [metric.on_rows(int(i), mask) for i in arms]
+        if jackknife[where[0]]:
+            computed = [metric.left_out(int(i), mask) for i in arms]
+        else:
+            computed = [metric.on_rows(int(i), mask) for i in arms]
         point = np.array([value for value, _ in computed], dtype=float)
         dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
         for start in range(0, where.size, PAIR_CHUNK):
             chunk = where[start:start + PAIR_CHUNK]
-            out.append((chunk, paired_set_tests(
-                point, dist, position[ia[chunk]], position[ib[chunk]], n=int(mask.sum()),
-                label=metric.method, span=metric.span, testable=metric.testable)))
+            pa, pb = position[ia[chunk]], position[ib[chunk]]
+            if jackknife[where[0]]:
+                tests = paired_jackknife_tests(
+                    point, dist, metric.strata, pa, pb, n=int(mask.sum()),
+                    label=metric.jackknife_method, span=metric.span, testable=metric.testable)
+            else:
+                tests = paired_set_tests(point, dist, pa, pb, n=int(mask.sum()),
+                                         label=metric.method, span=metric.span,
+                                         testable=metric.testable)
+            out.append((chunk, tests))
     return out
 
 
