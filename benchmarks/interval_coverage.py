@@ -390,11 +390,18 @@ def cluster_recall(rng, reps, resamples):
     return float(np.mean(hits)), float(np.mean(rejected))
 
 
-def partial_rows(rng, size):
-    """The rows an own file predicted when it skips a share of the antibodies drawn from
-    5-25 % (each row left out with that probability), as benchmarks/leaderboard_scale.py's
-    partial files do."""
-    return rng.random(size) >= rng.uniform(0.05, 0.25)
+def partial_draw(rng, noise_b):
+    """A GDPa1-sized draw with two models (a: noise 0.8, b: ``noise_b``) and the rows both
+    scored when one skips a share of the antibodies drawn from 5-25 % (each row left out
+    with that probability, as benchmarks/leaderboard_scale.py's partial files do); drawn
+    again until every fold keeps the 10 rows a top-10 % recall needs (the comparisons leave
+    out a pair without them)."""
+    while True:
+        cluster, fold = antibodies(rng)
+        true, a, b = assay_and_models(rng, cluster, 0.8, noise_b)
+        keep = rng.random(true.size) >= rng.uniform(0.05, 0.25)
+        if all(np.count_nonzero(keep & (fold == f)) >= 10 for f in range(fold.max() + 1)):
+            return true, a, b, cluster, fold, keep
 
 
 @functools.cache
@@ -406,9 +413,7 @@ def expected_partial_diff(statistic_name, noise_b, draws=4000):
     rng = np.random.default_rng(7)
     values = []
     for _ in range(draws):
-        cluster, fold = antibodies(rng)
-        true, a, b = assay_and_models(rng, cluster, 0.8, noise_b)
-        keep = partial_rows(rng, true.size)
+        true, a, b, _, fold, keep = partial_draw(rng, noise_b)
         rows = [(fold == f) & keep for f in range(5)]
         values.append(np.mean([statistic(true[r], a[r]) - statistic(true[r], b[r])
                                for r in rows]))
@@ -448,9 +453,7 @@ def partial_pair(rng, reps, statistic_name):
     hits, rejected = [], []
     for equal in (False, True):
         for _ in range(reps):
-            cluster, fold = antibodies(rng)
-            true, a, b = assay_and_models(rng, cluster, 0.8, 0.8 if equal else 1.1)
-            keep = partial_rows(rng, true.size)
+            true, a, b, cluster, fold, keep = partial_draw(rng, 0.8 if equal else 1.1)
             pair = jackknife_pair(statistic, true, a, b, cluster, fold, keep, span)
             if equal:
                 rejected.append(pair.p_value[0] < 0.05)
