@@ -11,7 +11,10 @@ The resamples are drawn once per assay over every antibody with a measured value
 draws within folds: a row's weight is its cluster's draw count); every arm's statistic is
 computed once on them, restricted to the antibodies the arm predicted, so a pair is a
 difference of two arms' replicates (linear in the arms). A pair of arms that predicted
-different antibodies is computed on the antibodies both predicted, with the same draws.
+different antibodies (own files that skip some) is computed on the antibodies both
+predicted, tested by the delete-one-cluster jackknife there: recomputing both arms' B
+resamples for every such pair's antibodies made the comparisons quadratic in the arms
+(docs/statistics.md, "Arms that scored different items").
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ Cost is linear in the arms for the expensive part: a per-item metric is one (ite
 matrix handed to a vectorised test; a set metric computes every arm's statistic once on the
 shared resamples, and a pair is then a subtraction (:mod:`scievals.stats.paired`). Every
 pair uses the items both of its arms scored, so its values equal the leaderboard's when the
-arms scored the same items.
+arms scored the same items; a set metric's pair of arms that scored different items is
+tested by the jackknife on their common items (:attr:`SetMetric.leave_out`), whose few
+leave-outs per arm are what is recomputed there, not the B resamples.
 
 :func:`significance_tiers` turns one metric's comparisons into leaderboard ranks that never
 claim more than a test shows; :func:`mdd_footer` gives the "differences below X cannot be
@@ -48,7 +50,9 @@ from scievals.stats.paired import (
 )
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
-COMPARISONS_VERSION = "comparisons-v4"  # v3: families, own items; v4: no row for an undefined value
+# v3: families, own items; v4: no row for an undefined value; v5: a set metric's pairs of arms
+# that scored different items by the jackknife (SetMetric.leave_out)
+COMPARISONS_VERSION = "comparisons-v5"
 COLUMNS = ["benchmark", "dataset", "metric", "family", "scope", "arm_a", "arm_b", "n",
            "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "method",
            "mdd"]
