@@ -468,19 +468,9 @@ def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np
     resample-count p, 2 / (R + 1), and an interval from c of that width. ``testable=False``:
     p and mdd NaN (reported without a significance claim)."""
     span = float(span)
-    point = np.asarray(point, dtype=float)
-    dist = np.asarray(dist, dtype=float)
-    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
-    size = len(ia)
-    out = _blank(size)
-    out["n"] = np.broadcast_to(np.asarray(n, dtype=int), (size,)).copy()
-    out["method"][:] = f"{label} (normal)"
-    out["value_a"], out["value_b"] = point[ia], point[ib]
-    diff = out["value_a"] - out["value_b"]
-    out["diff"] = diff
-    if size == 0:
+    out, diffs = _set_pairs(point, dist, ia, ib, n, label)
+    if not len(diffs):
         return PairTests(**out)
-    diffs = dist[ia] - dist[ib]
     finite = np.isfinite(diffs)
     r = np.count_nonzero(finite, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -509,20 +499,11 @@ def paired_jackknife_tests(point: np.ndarray, leave_out: np.ndarray, strata: np.
     as the bootstrap's all-equal resamples do. Linear in the clusters, where the bootstrap
     is linear in its resamples (docs/statistics.md)."""
     span = float(span)
-    point = np.asarray(point, dtype=float)
-    leave_out = np.asarray(leave_out, dtype=float)
     strata = np.asarray(strata).ravel()
-    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
-    size = len(ia)
-    out = _blank(size)
-    out["n"] = np.broadcast_to(np.asarray(n, dtype=int), (size,)).copy()
-    out["method"][:] = f"{label} (normal)"
-    out["value_a"], out["value_b"] = point[ia], point[ib]
-    diff = out["value_a"] - out["value_b"]
-    out["diff"] = diff
-    if size == 0:
+    out, diffs = _set_pairs(point, leave_out, ia, ib, n, label)
+    size = len(diffs)
+    if not size:
         return PairTests(**out)
-    diffs = leave_out[ia] - leave_out[ib]
     finite = np.isfinite(diffs)
     variance, spread = np.zeros(size), np.zeros(size)
     for stratum in np.unique(strata):
@@ -536,7 +517,22 @@ def paired_jackknife_tests(point: np.ndarray, leave_out: np.ndarray, strata: np.
         spread = np.maximum(spread, np.abs(centred).max(axis=1, initial=0.0))
     r = np.count_nonzero(finite, axis=1)
     constant = (r > 0) & (spread <= 1e-12 * span)
-    return _normal_tests(out, np.sqrt(variance), diff, constant, r, span, testable)
+    return _normal_tests(out, np.sqrt(variance), out["diff"], constant, r, span, testable)
+
+
+def _set_pairs(point, values, ia, ib, n, label: str) -> tuple[dict, np.ndarray]:
+    """What the set-statistic tests share: the fields of P pairs (n, method, both arms'
+    values and the difference) and the pairs' differences of ``values`` (arms, R) rows."""
+    point = np.asarray(point, dtype=float)
+    values = np.asarray(values, dtype=float)
+    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
+    size = len(ia)
+    out = _blank(size)
+    out["n"] = np.broadcast_to(np.asarray(n, dtype=int), (size,)).copy()
+    out["method"][:] = f"{label} (normal)"
+    out["value_a"], out["value_b"] = point[ia], point[ib]
+    out["diff"] = out["value_a"] - out["value_b"]
+    return out, values[ia] - values[ib]
 
 
 def _normal_tests(out: dict, sd: np.ndarray, first: np.ndarray, constant: np.ndarray,
