@@ -40,6 +40,8 @@ from scievals.stats.intervals import cluster_counts, expanded, weighted_spearman
 METHOD = "paired cluster bootstrap"
 # pairs of files that predicted different antibodies (stats.comparisons.SetMetric.leave_out)
 JACKKNIFE_METHOD = "paired cluster jackknife"
+
+
 def item_metrics(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                  headline: Sequence[str], section: Mapping,
                  bootstrap: Mapping | None = None, ranges: Mapping | None = None,
