@@ -146,3 +146,15 @@ def test_bootstrap_replicates_are_computed_only_on_each_arms_own_antibodies(fami
     comparison_table("abdev", [metric], BOOT)
     assert sorted(arm for arm, _ in seen) == list(range(len(NOISE)))
     assert all(np.array_equal(mask, metric.available[arm]) for arm, mask in seen)
+
+
+def test_without_resamples_no_pair_gets_an_interval(family):
+    # bootstrap.n_resamples: 0 turns the intervals off: the jackknife stays off as well
+    inputs = {"truth": [str(DEMO_CSV)], "pred": [str(family[m]) for m in NOISE], "table": []}
+    off = {"n_resamples": 0, "seed": 0}
+    found = abdev_comparisons.item_metrics(inputs, list(NOISE), ["HIC:spearman"],
+                                           {"fold_col": DEFAULT_FOLD_COL}, off,
+                                           benchmarks.get("abdev").ranges())
+    table = comparison_table("abdev", found, off)
+    assert len(table) == 10  # 5 arms: every pair has a value
+    assert table["ci_low"].isna().all() and table["p_value"].isna().all()

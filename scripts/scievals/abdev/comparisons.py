@@ -172,6 +172,8 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
     strata = np.repeat(np.arange(len(draws.left_out)), [len(w) for w in draws.left_out])
     # top-10 % recall is reported without a significance claim: no test of it came near its
     # nominal type-I error at GDPa1's size (docs/statistics.md, "Top-10 % recall")
+    # bootstrap.n_resamples: 0 (no intervals) leaves the jackknife off too
+    resampled = int(bootstrap.get("n_resamples", 1000)) > 0
     return (SetMetric(dataset, name, arms, available, replicates, span, METHOD,
-                      testable=metric == "spearman", leave_out=leave_out, strata=strata,
-                      jackknife_method=JACKKNIFE_METHOD), draws)
+                      testable=metric == "spearman", leave_out=leave_out if resampled else None,
+                      strata=strata, jackknife_method=JACKKNIFE_METHOD), draws)
