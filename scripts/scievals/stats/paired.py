@@ -469,7 +469,7 @@ def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np
     p and mdd NaN (reported without a significance claim)."""
     span = float(span)
     out, diffs = _set_pairs(point, dist, ia, ib, n, label)
-    if not len(diffs):
+    if not diffs.size:  # no pair, or no resample (bootstrap.n_resamples: 0): no interval
         return PairTests(**out)
     finite = np.isfinite(diffs)
     r = np.count_nonzero(finite, axis=1)
