@@ -73,3 +73,28 @@ def test_p_below_005_exactly_when_the_interval_excludes_0(seed, clusters):
     assert np.all(result.ci_low[tested] < result.ci_high[tested])  # never zero-width
     assert np.all(result.ci_low[tested] <= result.diff[tested] + 1e-12)
     assert np.all(result.diff[tested] <= result.ci_high[tested] + 1e-12)
+
+
+def test_spearman_of_many_columns_at_once_equals_one_at_a_time():
+    # the jackknife computes every arm on one set of rows in one call; with integer-valued
+    # weights (leave-outs, resample counts) the numbers are those of one column at a time,
+    # ties included (column 3 has a tie, column 4 is rounded to a few values)
+    from scievals.stats.intervals import weighted_spearman
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(8, 40))
+    x[3, 5] = x[3, 7]
+    x[4] = np.round(x[4])
+    y = rng.normal(size=40)
+    y[2] = y[9]
+    codes = rng.integers(0, 12, 40)
+    for weights in (rng.poisson(1.0, (50, 40)).astype(float),
+                    np.vstack([np.ones(40), codes != np.arange(12)[:, None]]).astype(float)):
+        many = weighted_spearman(x, y, weights)
+        assert many.shape == (8, len(weights))
+        assert np.array_equal(many, np.stack([weighted_spearman(c, y, weights) for c in x]))
+    # and the leave-one-cluster-out values are Spearman's on the rows left
+    from scipy import stats
+    left = weighted_spearman(x, y, (codes != 0)[None, :].astype(float))[:, 0]
+    keep = codes != 0
+    assert left == pytest.approx([stats.spearmanr(c[keep], y[keep]).statistic for c in x])

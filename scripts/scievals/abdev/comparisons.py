@@ -19,7 +19,6 @@ resamples for every such pair's antibodies made the comparisons quadratic in the
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -121,9 +120,12 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
     available = np.isfinite(pred)
 
     def fold_values(p: np.ndarray, t: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """The statistic on the point (row 0: weight 1 everywhere) and every resample."""
+        """The statistic on the point (row 0: weight 1 everywhere) and every resample; of
+        every row of a 2-D ``p`` (arms, rows) at once."""
         if metric == "spearman":
             return weighted_spearman(p, t, weights)
+        if p.ndim == 2:
+            return np.stack([fold_values(row, t, weights) for row in p])
         # the point as the reference computes it; the resamples with the weighted tie-robust
         # form (abdev.metrics.weighted_recall: copies of a resampled antibody tie)
         point = resampled_recall(metric, p, t, np.arange(p.size)[None, :])
@@ -132,19 +134,20 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
         return np.r_[point, expanded(lambda idx: resampled_recall(metric, p, t, idx),
                                      weights[1:].astype(np.int64))]
 
-    def fold_by_fold(arm: int, mask: np.ndarray, weights: list[np.ndarray]) -> list[np.ndarray]:
+    def fold_by_fold(arm, mask: np.ndarray, weights: list[np.ndarray]) -> list[np.ndarray]:
         """Per fold, the statistic on the mask's rows of the fold with weight 1 (row 0) and
-        with each row of the fold's ``weights`` (its rows restricted to the mask)."""
+        with each row of the fold's ``weights`` (its rows restricted to the mask); of one
+        arm, or (arms, 1 + resamples) of an array of arms."""
         per_fold = []
         for rows, fold_weights in zip(draws.strata, weights):
             keep = rows[mask[rows]]
             local = mask[rows]
             w = np.vstack([np.ones((1, keep.size)), fold_weights[:, local]])
             if keep.size < (MIN_ROWS if metric != "spearman" else 2):
-                per_fold.append(np.full(len(w), np.nan))
+                per_fold.append(np.full((*np.shape(arm), len(w)), np.nan))
                 continue
             with np.errstate(all="ignore"):
-                per_fold.append(fold_values(pred[arm, keep], true[keep], w))
+                per_fold.append(fold_values(pred[arm][..., keep], true[keep], w))
         return per_fold
 
     def replicates(arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
@@ -153,20 +156,20 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
         values = np.mean(per_fold, axis=0) if per_fold else np.full(1, np.nan)
         return float(values[0]), values[1:]
 
-    def leave_out(arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
-        # the fold average with one fold's value replaced by its value without one of its
-        # clusters, cluster by cluster; NaN for a cluster with no row in the mask
-        per_fold = fold_by_fold(arm, mask, draws.left_out)
+    def leave_out(arms: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # every arm's fold average with one fold's value replaced by its value without one
+        # of its clusters, cluster by cluster; NaN for a cluster with no row in the mask
+        per_fold = fold_by_fold(arms, mask, draws.left_out)
         if not per_fold:
-            return math.nan, np.zeros(0)
-        points = np.array([values[0] for values in per_fold])
-        total = points.sum()
+            return np.full(len(arms), np.nan), np.zeros((len(arms), 0))
+        points = np.stack([values[:, 0] for values in per_fold], axis=1)  # (arms, folds)
+        total = points.sum(axis=1, keepdims=True)
         out = []
         for f, (values, rows) in enumerate(zip(per_fold, draws.strata)):
-            left = (total - points[f] + values[1:]) / len(points)
-            left[draws.left_out[f][:, mask[rows]].all(axis=1)] = np.nan
+            left = (total - points[:, f:f + 1] + values[:, 1:]) / len(per_fold)
+            left[:, draws.left_out[f][:, mask[rows]].all(axis=1)] = np.nan
             out.append(left)
-        return float(total / len(points)), np.concatenate(out)
+        return total[:, 0] / len(per_fold), np.hstack(out)
 
     arms = tuple(Arm(m, m) for m in models)
     strata = np.repeat(np.arange(len(draws.left_out)), [len(w) for w in draws.left_out])

@@ -130,9 +130,10 @@ class SetMetric:
     resamples restricted to those rows (the same resamples for every arm and mask, so a
     pair's bootstrap distribution is a difference of two arms' replicates).
 
-    ``leave_out(i, mask)``, when given, returns arm ``i``'s value on the rows of ``mask`` and
-    its values with each cluster of rows left out in turn (NaN for a cluster with no row in
-    ``mask``), ``strata`` the stratum of each such cluster: pairs of arms that scored
+    ``leave_out(arms, mask)``, when given, returns the values (A,) of an array of A arms on
+    the rows of ``mask`` and their values (A, C) with each of C clusters of rows left out in
+    turn (NaN for a cluster with no row in ``mask``), ``strata`` (C,) the stratum of each
+    such cluster: pairs of arms that scored
     different rows are then tested by the jackknife (``jackknife_method``) on the rows both
     scored, each arm's few leave-outs recomputed there, instead of the bootstrap, whose B
     replicates would be recomputed for every arm and every such pair's rows (docs/statistics.md,
@@ -146,7 +147,7 @@ class SetMetric:
     span: float
     method: str = "paired cluster bootstrap"
     testable: bool = True
-    leave_out: Callable[[int, np.ndarray], tuple[float, np.ndarray]] | None = None
+    leave_out: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
     strata: np.ndarray | None = None
     jackknife_method: str = "paired cluster jackknife"
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
@@ -156,13 +157,6 @@ class SetMetric:
         key = (arm, mask.tobytes())
         if key not in self._cache:
             self._cache[key] = self.replicates(arm, mask)
-        return self._cache[key]
-
-    def left_out(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
-        """``leave_out`` of one arm and row mask, computed once."""
-        key = ("leave_out", arm, mask.tobytes())
-        if key not in self._cache:
-            self._cache[key] = self.leave_out(arm, mask)
         return self._cache[key]
 
     def value(self, arm: int) -> float:
@@ -302,12 +296,12 @@ def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[
         arms = np.unique(np.r_[ia[where], ib[where]])
         position = np.full(len(metric.arms), -1, dtype=np.int64)
         position[arms] = np.arange(arms.size)
-        if jackknife[where[0]]:
-            computed = [metric.left_out(int(i), mask) for i in arms]
+        if jackknife[where[0]]:  # every arm of the group at once (each pair of rows once)
+            point, dist = metric.leave_out(arms, mask)
         else:
             computed = [metric.on_rows(int(i), mask) for i in arms]
-        point = np.array([value for value, _ in computed], dtype=float)
-        dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
+            point = np.array([value for value, _ in computed], dtype=float)
+            dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
         for start in range(0, where.size, PAIR_CHUNK):
             chunk = where[start:start + PAIR_CHUNK]
             pa, pb = position[ia[chunk]], position[ib[chunk]]
