@@ -44,6 +44,7 @@ from scievals.abdev.metrics import (
     weighted_recall,
 )
 from scievals.stats.paired import (
+    paired_jackknife_tests,
     paired_mean_tests,
     paired_pass_fail_tests,
     paired_set_tests,
@@ -450,6 +451,78 @@ def cluster_recall(rng, reps, resamples):
     return float(np.mean(hits)), float(np.mean(rejected))
 
 
+def partial_draw(rng, noise_b):
+    """A GDPa1-sized draw with two models (a: noise 0.8, b: ``noise_b``) and the rows both
+    scored when one skips a share of the antibodies drawn from 5-25 % (each row left out
+    with that probability, as benchmarks/leaderboard_scale.py's partial files do); drawn
+    again until every fold keeps the 10 rows a top-10 % recall needs (the comparisons leave
+    out a pair without them)."""
+    while True:
+        cluster, fold = antibodies(rng)
+        true, a, b = assay_and_models(rng, cluster, 0.8, noise_b)
+        keep = rng.random(true.size) >= rng.uniform(0.05, 0.25)
+        if all(np.count_nonzero(keep & (fold == f)) >= 10 for f in range(fold.max() + 1)):
+            return true, a, b, cluster, fold, keep
+
+
+@functools.cache
+def expected_partial_diff(statistic_name, noise_b, draws=4000):
+    """The true value of a partial pair: the expected difference of two models' fold-average
+    statistic (a: noise 0.8, b: ``noise_b``) on the rows both scored, b skipping 5-25 %."""
+    statistic = {"spearman": lambda t, x: stats.spearmanr(x, t).statistic,
+                 "recall": tie_robust_recall}[statistic_name]
+    rng = np.random.default_rng(7)
+    values = []
+    for _ in range(draws):
+        true, a, b, _, fold, keep = partial_draw(rng, noise_b)
+        rows = [(fold == f) & keep for f in range(5)]
+        values.append(np.mean([statistic(true[r], a[r]) - statistic(true[r], b[r])
+                               for r in rows]))
+    return float(np.mean(values))
+
+
+def jackknife_pair(statistic, true, a, b, cluster, fold, keep, span):
+    """The comparisons' test of two arms that scored different rows (one skipped some):
+    each arm's fold-average statistic on the rows both scored, with each sequence cluster of
+    a fold left out in turn, and :func:`paired_jackknife_tests` of the pair."""
+    points, left, strata = [], [], []
+    for f in range(fold.max() + 1):
+        rows = np.flatnonzero((fold == f) & keep)
+        codes = np.unique(cluster[rows], return_inverse=True)[1]
+        k = codes.max() + 1
+        weights = np.vstack([np.ones((1, rows.size)),
+                             (codes[None, :] != np.arange(k)[:, None]).astype(float)])
+        values = np.array([statistic(x[rows], true[rows], weights) for x in (a, b)])
+        points.append(values[:, 0])
+        left.append(values[:, 1:])
+        strata += [f] * k
+    points = np.array(points)  # (folds, 2)
+    total = points.sum(axis=0)
+    columns = np.hstack([(total[:, None] - p[:, None] + v) / len(points)
+                         for p, v in zip(points, left)])
+    return paired_jackknife_tests(total / len(points), columns, np.array(strata), [0], [1],
+                                  n=int(keep.sum()), label="jackknife", span=span)
+
+
+def partial_pair(rng, reps, statistic_name):
+    """abdev comparisons of an own file that skipped 5-25 % of the antibodies against one
+    that predicted all: the jackknife's normal test on the rows both scored (coverage of the
+    expected difference, a noise 0.8 vs b 1.1; type-I of two equally good models)."""
+    statistic, span = {"spearman": (weighted_spearman, 2.0),
+                       "recall": (weighted_recall, 1.0)}[statistic_name]
+    truth_value = expected_partial_diff(statistic_name, 1.1)
+    hits, rejected = [], []
+    for equal in (False, True):
+        for _ in range(reps):
+            true, a, b, cluster, fold, keep = partial_draw(rng, 0.8 if equal else 1.1)
+            pair = jackknife_pair(statistic, true, a, b, cluster, fold, keep, span)
+            if equal:
+                rejected.append(pair.p_value[0] < 0.05)
+            else:
+                hits.append(pair.ci_low[0] <= truth_value <= pair.ci_high[0])
+    return float(np.mean(hits)), float(np.mean(rejected))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000, help="replications per scenario")
@@ -536,6 +609,10 @@ def main(argv=None) -> int:
     scenarios += [
         ("percentile-cluster", "top_10_recall_fold_average[n=246,abdev] (+ paired type-I)",
          "no claim", lambda: cluster_recall(rng, ab, resamples), ab),
+        ("paired-normal-jackknife", "spearman_diff[n=246,abdev,one arm skips 5-25 %] "
+         "(+ paired type-I)", "used", lambda: partial_pair(rng, ab, "spearman"), ab),
+        ("paired-normal-jackknife", "top_10_recall_diff[n=246,abdev,one arm skips 5-25 %] "
+         "(+ paired type-I)", "no claim", lambda: partial_pair(rng, ab, "recall"), ab),
         ("bca-cluster", "spearman_fold_average[n=246,abdev]", "not used",
          lambda: (cluster_spearman(rng, ab, resamples, "bca"), None), ab),
         ("percentile-rows", "spearman_fold_average[n=246,abdev]", "not used",

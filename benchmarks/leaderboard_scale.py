@@ -5,13 +5,15 @@ Usage (from the repository root):
     python benchmarks/leaderboard_scale.py [--abdev 10,100,300,1000] [--gating 50] [--cores 2]
     python benchmarks/leaderboard_scale.py --abdev 10,100 --gating 0    # a quick run
     python benchmarks/leaderboard_scale.py --abdev 10000 --dry-run-only  # the DAG alone
+    python benchmarks/leaderboard_scale.py --abdev 100,300 --gating 0 --partial 0.25
 
 For each size: copies the workflow to a temporary folder, writes that many own abdev files
 (the ridge baseline's out-of-fold predictions on the embedded GDPa1-demo plus seeded noise of
-ten sizes, so the arms differ), makes the truth, then times ``snakemake abdev`` cold, and again
-after adding one more file. ``--gating N`` does the same for N own gating files, each with
-predictions under the six conditions (three contexts x two strategies, docs/gating.md): the
-marker baseline's hierarchies with a seeded share of their gates dropped.
+ten sizes, so the arms differ; with ``--partial S`` a share S of them skip antibodies, each file
+its own random set of 5-25 % (``--skip``)), makes the truth, then times ``snakemake abdev``
+cold, and again after adding one more (complete) file. ``--gating N`` does the same for N own
+gating files, each with predictions under the six conditions (three contexts x two strategies,
+docs/gating.md): the marker baseline's hierarchies with a seeded share of their gates dropped.
 
 Printed per size: the own files, the arms (own files + baselines), wall and CPU seconds of the
 run (snakemake and every job it started, ``RUSAGE_CHILDREN``), CPU seconds per own file, the
@@ -72,24 +74,35 @@ class Size:
     hash_cpu: float = float("nan")  # the import rules' own_sha256 params, in this process
     added_cpu: float = 0.0
     added_jobs: str = ""
+    partial: int = 0  # own files that skip antibodies
 
     @property
     def arms(self) -> int:
         return self.files + BASELINES[self.benchmark]
 
 
-def abdev_files(folder: Path, names: list[str], seed: int) -> None:
-    """Own abdev files: ridge predictions plus seeded noise, ten noise sizes in turn."""
+def abdev_files(folder: Path, names: list[str], seed: int, partial: float = 0.0,
+                skip: tuple[float, float] = (0.05, 0.25)) -> int:
+    """Own abdev files: ridge predictions plus seeded noise, ten noise sizes in turn. A share
+    ``partial`` of them (seeded choice) skip antibodies, as real leaderboard entries do: each
+    drops its own random set, every antibody with a probability drawn from ``skip``.
+    Returns how many files skip."""
     folder.mkdir(parents=True, exist_ok=True)
     base = predict_ridge_descriptors(pd.read_csv(DEMO_CSV), DEFAULT_FOLD_COL, 42)
     spread = {prop: base[prop].std() for prop in PROPERTY_LIST}
     rng = np.random.default_rng(seed)
+    # its own generator: the files' noise is the same with and without skipping files
+    skips = np.random.default_rng([seed, 1])
+    skipping = set(skips.choice(len(names), round(partial * len(names)), replace=False).tolist())
     for i, name in enumerate(names):
         variant = base.copy()
         for prop in PROPERTY_LIST:
             noise = rng.normal(scale=spread[prop] * (i % 10) / 5, size=len(variant))
             variant[prop] = variant[prop] + noise
+        if i in skipping:
+            variant = variant[skips.random(len(variant)) >= skips.uniform(*skip)]
         variant.to_csv(folder / f"{name}.csv", index=False)
+    return len(skipping)
 
 
 def _pruned(node: dict, rng: np.random.Generator, drop: float) -> dict:
@@ -152,7 +165,8 @@ def own_hash_cpu(own: Path, names: list[str]) -> float:
     return time.process_time() - start
 
 
-def measure(benchmark: str, files: int, cores: str, dry_run_only: bool) -> Size:
+def measure(benchmark: str, files: int, cores: str, dry_run_only: bool, partial: float = 0.0,
+            skip: tuple[float, float] = (0.05, 0.25)) -> Size:
     size = Size(benchmark, files)
     with tempfile.TemporaryDirectory(prefix="leaderboard_scale.") as tmp:
         work = copy_workflow(ROOT, Path(tmp) / "scievals")
@@ -161,7 +175,7 @@ def measure(benchmark: str, files: int, cores: str, dry_run_only: bool) -> Size:
         own = work / "predictions" / benchmark
         if benchmark == "abdev":
             snakemake(work, cores, "data/raw/abdev/source.json")
-            abdev_files(own, names, seed=0)
+            size.partial = abdev_files(own, names, seed=0, partial=partial, skip=skip)
         else:
             snakemake(work, cores, "results/gating/predictions/marker_baseline.jsonl")
             gating_files(own, names, work / "results/gating/predictions/marker_baseline.jsonl",
@@ -206,6 +220,26 @@ def sizes(text: str) -> list[int]:
     return [v for v in values if v > 0]
 
 
+def skip_range(text: str) -> tuple[float, float]:
+    try:
+        low, high = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give two shares, e.g. 0.05,0.25")
+    if not 0 <= low <= high < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 <= low <= high < 1")
+    return (low, high)
+
+
+def share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a share between 0 and 1, e.g. 0.25")
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a share between 0 and 1, e.g. 0.25")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--abdev", type=sizes, default=[10, 100, 300, 1000],
@@ -215,19 +249,27 @@ def main() -> None:
     parser.add_argument("--cores", default="2")
     parser.add_argument("--dry-run-only", action="store_true",
                         help="time only `snakemake -n` (building the DAG)")
+    parser.add_argument("--partial", type=share, default=0.0,
+                        help="share of the own abdev files that skip antibodies (default 0)")
+    parser.add_argument("--skip", type=skip_range, default=(0.05, 0.25),
+                        help="a skipping file leaves out each antibody with a probability "
+                             "drawn from this range (default 0.05,0.25)")
     args = parser.parse_args()
 
     results = []
     for benchmark, counts in (("abdev", args.abdev), ("gating", args.gating)):
         for files in counts:
             start = time.perf_counter()
-            size = measure(benchmark, files, args.cores, args.dry_run_only)
+            size = measure(benchmark, files, args.cores, args.dry_run_only, args.partial,
+                           args.skip)
             results.append(size)
             if args.dry_run_only:
                 print(f"{benchmark} {files} own files: snakemake -n {size.dry_cpu:.1f} CPU-s; "
                       f"own_sha256 params {size.hash_cpu:.2f} CPU-s", flush=True)
                 continue
-            print(f"{benchmark} {files} own files ({size.arms} arms): cold {size.cold_wall:.0f} s "
+            skipping = f", {size.partial} skip antibodies" if size.partial else ""
+            print(f"{benchmark} {files} own files{skipping} ({size.arms} arms): cold "
+                  f"{size.cold_wall:.0f} s "
                   f"wall, {size.cold_cpu:.1f} CPU-s = {size.cold_cpu / files:.3f} CPU-s per own "
                   f"file; comparisons job {size.comparisons_cpu:.1f} CPU-s; snakemake -n "
                   f"{size.dry_cpu:.1f} CPU-s (up to date: {size.noop_cpu:.1f}; own_sha256 params "

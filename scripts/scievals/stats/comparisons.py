@@ -15,7 +15,9 @@ Cost is linear in the arms for the expensive part: a per-item metric is one (ite
 matrix handed to a vectorised test; a set metric computes every arm's statistic once on the
 shared resamples, and a pair is then a subtraction (:mod:`scievals.stats.paired`). Every
 pair uses the items both of its arms scored, so its values equal the leaderboard's when the
-arms scored the same items.
+arms scored the same items; a set metric's pair of arms that scored different items is
+tested by the jackknife on their common items (:attr:`SetMetric.leave_out`), whose few
+leave-outs per arm are what is recomputed there, not the B resamples.
 
 :func:`significance_tiers` turns one metric's comparisons into leaderboard ranks that never
 claim more than a test shows; :func:`mdd_footer` gives the "differences below X cannot be
@@ -41,6 +43,7 @@ from scievals.stats.paired import (
     ALPHA,
     PairTests,
     holm,
+    paired_jackknife_tests,
     paired_mean_tests,
     paired_pass_fail_tests,
     paired_set_tests,
@@ -48,7 +51,9 @@ from scievals.stats.paired import (
 
 # Bump when a change moves a number of comparisons.csv: re-runs every comparisons job.
 # v3: families, own items; v4: no row for an undefined value; v5: the paired mean test's range
-# guard one-sided at 5 %, mdd NaN for constant differences, McNemar interval by log-scale MOVER
+# guard one-sided at 5 %, mdd NaN for constant differences, McNemar interval by log-scale MOVER,
+# and a set metric's pairs of arms that scored different items by the jackknife
+# (SetMetric.leave_out)
 COMPARISONS_VERSION = "comparisons-v5"
 COLUMNS = ["benchmark", "dataset", "metric", "family", "scope", "arm_a", "arm_b", "n",
            "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "method",
@@ -125,7 +130,16 @@ class SetMetric:
     metric). ``available`` (arms, rows) says which rows each arm scored; ``replicates(i,
     mask)`` returns arm ``i``'s value on the rows of ``mask`` and its values on the B shared
     resamples restricted to those rows (the same resamples for every arm and mask, so a
-    pair's bootstrap distribution is a difference of two arms' replicates)."""
+    pair's bootstrap distribution is a difference of two arms' replicates).
+
+    ``leave_out(arms, mask)``, when given, returns the values (A,) of an array of A arms on
+    the rows of ``mask`` and their values (A, C) with each of C clusters of rows left out in
+    turn (NaN for a cluster with no row in ``mask``), ``strata`` (C,) the stratum of each
+    such cluster: pairs of arms that scored
+    different rows are then tested by the jackknife (``jackknife_method``) on the rows both
+    scored, each arm's few leave-outs recomputed there, instead of the bootstrap, whose B
+    replicates would be recomputed for every arm and every such pair's rows (docs/statistics.md,
+    "Arms that scored different items")."""
 
     dataset: str
     metric: str
@@ -135,6 +149,9 @@ class SetMetric:
     span: float
     method: str = "paired cluster bootstrap"
     testable: bool = True
+    leave_out: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+    strata: np.ndarray | None = None
+    jackknife_method: str = "paired cluster jackknife"
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def on_rows(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
@@ -260,11 +277,19 @@ def _item_tests(metric: ItemMetric, ia: np.ndarray, ib: np.ndarray, seed: int) -
 
 def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[np.ndarray,
                                                                                  PairTests]]:
-    """Pairs grouped by the rows both arms scored: one shared replicate matrix per group
-    (most pairs share every row, so most arms are computed once), tested in chunks of
-    :data:`PAIR_CHUNK` pairs (a chunk holds its pairs' B differences in memory)."""
-    masks = metric.available[ia] & metric.available[ib]
-    keys, group = np.unique(np.packbits(masks, axis=1), axis=0, return_inverse=True)
+    """Pairs grouped by the rows both arms scored: one shared replicate matrix per group,
+    tested in chunks of :data:`PAIR_CHUNK` pairs (a chunk holds its pairs' B differences in
+    memory). Two arms that scored the same rows are compared on their own replicates, each
+    computed once; two that scored different rows, with ``metric.leave_out``, by the
+    jackknife on their common rows (linear in the arms for the bootstrap, the jackknife's
+    few leave-outs per arm and pair of rows the rest), else by the bootstrap there."""
+    available = metric.available
+    masks = available[ia] & available[ib]
+    jackknife = np.zeros(len(ia), dtype=bool)
+    if metric.leave_out is not None:
+        jackknife = (available[ia] != available[ib]).any(axis=1)
+    keys = np.c_[np.packbits(masks, axis=1), jackknife.astype(np.uint8)]
+    keys, group = np.unique(keys, axis=0, return_inverse=True)
     group = group.ravel()
     out = []
     for g in range(len(keys)):
@@ -273,14 +298,24 @@ def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[
         arms = np.unique(np.r_[ia[where], ib[where]])
         position = np.full(len(metric.arms), -1, dtype=np.int64)
         position[arms] = np.arange(arms.size)
-        computed = [metric.on_rows(int(i), mask) for i in arms]
-        point = np.array([value for value, _ in computed], dtype=float)
-        dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
+        if jackknife[where[0]]:  # every arm of the group at once (each pair of rows once)
+            point, dist = metric.leave_out(arms, mask)
+        else:
+            computed = [metric.on_rows(int(i), mask) for i in arms]
+            point = np.array([value for value, _ in computed], dtype=float)
+            dist = np.stack([np.asarray(replicates, dtype=float) for _, replicates in computed])
         for start in range(0, where.size, PAIR_CHUNK):
             chunk = where[start:start + PAIR_CHUNK]
-            out.append((chunk, paired_set_tests(
-                point, dist, position[ia[chunk]], position[ib[chunk]], n=int(mask.sum()),
-                label=metric.method, span=metric.span, testable=metric.testable)))
+            pa, pb = position[ia[chunk]], position[ib[chunk]]
+            if jackknife[where[0]]:
+                tests = paired_jackknife_tests(
+                    point, dist, metric.strata, pa, pb, n=int(mask.sum()),
+                    label=metric.jackknife_method, span=metric.span, testable=metric.testable)
+            else:
+                tests = paired_set_tests(point, dist, pa, pb, n=int(mask.sum()),
+                                         label=metric.method, span=metric.span,
+                                         testable=metric.testable)
+            out.append((chunk, tests))
     return out
 
 

@@ -527,24 +527,52 @@ def weighted_spearman(x: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.n
     """Spearman correlation of every resample given as row multiplicities ``weights``
     (B, n): the same number as scipy.stats.spearmanr on the rows repeated that often
     (average ranks for ties), without building the resamples. NaN where one side is
-    constant."""
+    constant. ``x`` (A, n) gives the (A, B) correlations of A columns against the same
+    ``y`` at once (the comparisons' jackknife: every arm on one set of rows); hold A * B * n
+    floats, so a few weight rows (integer-valued: the same numbers as one column at a time)."""
     y = np.asarray(y, dtype=float)
-
-    def centred(values, w, total):  # weighted ranks minus their weighted mean
-        ranks = _weighted_ranks(values, w)
-        return ranks - (w * ranks).sum(axis=1, keepdims=True) / total
-
-    def truth_side():  # y's half: the same for every x scored on these resamples (SHARED)
-        w = np.atleast_2d(np.asarray(weights, dtype=float))
-        total = w.sum(axis=1, keepdims=True)
-        dy = centred(y, w, total)
-        return w, total, dy, (w * dy * dy).sum(axis=1)
-
-    w, total, dy, syy = SHARED.truth_side("spearman", y, weights, truth_side)
-    dx = centred(np.asarray(x, dtype=float), w, total)
+    # y's half: the same for every x scored on these resamples (SHARED)
+    w, total, dy, syy = SHARED.truth_side("spearman", y, weights,
+                                          lambda: _spearman_truth(y, weights))
+    x = np.asarray(x, dtype=float)
+    ranks = _weighted_ranks(x, w) if x.ndim == 1 else _weighted_ranks_of_rows(x, w)
+    dx = ranks - (w * ranks).sum(axis=-1, keepdims=True) / total
     wdx = w * dx
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (wdx * dy).sum(axis=1) / np.sqrt((wdx * dx).sum(axis=1) * syy)
+        return (wdx * dy).sum(axis=-1) / np.sqrt((wdx * dx).sum(axis=-1) * syy)
+
+
+def _spearman_truth(y: np.ndarray, weights: np.ndarray) -> tuple:
+    """The y side of :func:`weighted_spearman`: the weights (B, n), their row totals, y's
+    centred weighted ranks and their weighted sum of squares."""
+    w = np.atleast_2d(np.asarray(weights, dtype=float))
+    total = w.sum(axis=1, keepdims=True)
+    ranks = _weighted_ranks(y, w)
+    dy = ranks - (w * ranks).sum(axis=1, keepdims=True) / total
+    return w, total, dy, (w * dy * dy).sum(axis=1)
+
+
+def _weighted_ranks_of_rows(values: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`_weighted_ranks` of every row of ``values`` (A, n) at once: (A, B, n). In each
+    row's ascending order, a tie group's first and last positions give the weight below it
+    and its own weight from one cumulative sum (exact for integer-valued weights)."""
+    size = values.shape[1]
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    position = np.arange(size)
+    starts = np.ones(values.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    ends = np.ones(values.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)[:, None, :]
+    last = np.minimum.accumulate(np.where(ends, position, size - 1)[:, ::-1],
+                                 axis=1)[:, ::-1][:, None, :]
+    picked = np.ascontiguousarray(np.transpose(w.T[order], (0, 2, 1)))  # (A, B, n) in order
+    through = np.cumsum(picked, axis=2)
+    below = np.take_along_axis(through - picked, first, axis=2)
+    per_value = np.take_along_axis(through, last, axis=2) - below
+    ranks = below + (per_value + 1) / 2
+    return np.take_along_axis(ranks, np.argsort(order, axis=1)[:, None, :], axis=2)
 
 
 def _weighted_ranks(values: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Paired tests of arms scored on the same items (docs/statistics.md).
 
-The comparison engine (:mod:`scievals.stats.comparisons`) calls three functions, each
+The comparison engine (:mod:`scievals.stats.comparisons`) calls these functions, each
 vectorised over P pairs of arms and each returning a :class:`PairTests` whose interval and
 p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
 ``[ci_low, ci_high]``:
@@ -16,8 +16,11 @@ p-value come from ONE test, so ``p_value < 0.05`` exactly when 0 lies outside
   interval of the discordant share (on the log scale away from 0), so it excludes 0 exactly
   when the McNemar p is below 0.05.
 - :func:`paired_set_tests` - statistics of a whole set (abdev Spearman, top-10 % recall)
-  from both arms' values on shared bootstrap resamples: percentile interval of the paired
-  differences and the bootstrap p-value read from the same order statistics.
+  from both arms' values on shared bootstrap resamples: the normal test of the difference
+  with the standard deviation of the paired replicate differences;
+  :func:`paired_jackknife_tests` the same normal test with the delete-one-cluster
+  jackknife's standard error, for pairs of arms that scored different items (abdev files
+  that skip antibodies: no shared resamples to difference without recomputing every arm).
 
 ``mdd`` is the smallest true difference the pair's test detects with 80 % power at the 5 %
 level; +inf where that test can never reach p < 0.05 with the pair's n, NaN where every
@@ -516,22 +519,10 @@ def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np
     gets p = 1 and the interval -+ span * the Wilson bound of n items; a non-zero c the
     resample-count p, 2 / (R + 1), and an interval from c of that width. ``testable=False``:
     p and mdd NaN (reported without a significance claim)."""
-    from scipy.special import ndtr  # lazily: see _LAZY_SCIPY
-
     span = float(span)
-    point = np.asarray(point, dtype=float)
-    dist = np.asarray(dist, dtype=float)
-    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
-    size = len(ia)
-    out = _blank(size)
-    out["n"] = np.broadcast_to(np.asarray(n, dtype=int), (size,)).copy()
-    out["method"][:] = f"{label} (normal)"
-    out["value_a"], out["value_b"] = point[ia], point[ib]
-    diff = out["value_a"] - out["value_b"]
-    out["diff"] = diff
-    if size == 0:
+    out, diffs = _set_pairs(point, dist, ia, ib, n, label)
+    if not diffs.size:  # no pair, or no resample (bootstrap.n_resamples: 0): no interval
         return PairTests(**out)
-    diffs = dist[ia] - dist[ib]
     finite = np.isfinite(diffs)
     r = np.count_nonzero(finite, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
@@ -539,6 +530,74 @@ def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np
         sd = np.nanstd(diffs, axis=1, ddof=1)
         first = np.nanmax(diffs, axis=1)
         constant = (r > 0) & (first - np.nanmin(diffs, axis=1) <= 1e-12 * span)
+    return _normal_tests(out, sd, first, constant, r, span, testable)
+
+
+def paired_jackknife_tests(point: np.ndarray, leave_out: np.ndarray, strata: np.ndarray,
+                           ia: np.ndarray, ib: np.ndarray, *, n: np.ndarray, label: str,
+                           span: float, testable: bool = True) -> PairTests:
+    """Set statistics from every arm's values with one cluster left out (the delete-one-
+    cluster jackknife; abdev's pairs of arms that predicted different antibodies, both
+    recomputed on the antibodies both predicted): ``point`` (arms,), ``leave_out`` (arms, C),
+    column c the statistic without cluster c (NaN: no such cluster on the pair's rows),
+    ``strata`` (C,) the stratum (CV fold) each cluster belongs to.
+
+    Pair (a, b): D = leave_out[a] - leave_out[b]; with k_f the finite columns of stratum f,
+    the stratified jackknife variance s^2 = sum_f (k_f - 1) / k_f sum_{c in f} (D_c - mean_f
+    D)^2, and then the normal test of :func:`paired_set_tests` with s for the bootstrap's
+    standard deviation (z = d / s, interval d -+ z(0.975) s: p < 0.05 exactly when 0 is
+    outside). Every leave-out difference the same (s = 0): a zero difference gets p = 1
+    and the Wilson-width interval, a non-zero one p = 2 / (R + 1) with R the finite columns,
+    as the bootstrap's all-equal resamples do. Linear in the clusters, where the bootstrap
+    is linear in its resamples (docs/statistics.md)."""
+    span = float(span)
+    strata = np.asarray(strata).ravel()
+    out, diffs = _set_pairs(point, leave_out, ia, ib, n, label)
+    size = len(diffs)
+    if not size:
+        return PairTests(**out)
+    finite = np.isfinite(diffs)
+    variance, spread = np.zeros(size), np.zeros(size)
+    for stratum in np.unique(strata):
+        cols = strata == stratum
+        d, keep = diffs[:, cols], finite[:, cols]
+        k = np.count_nonzero(keep, axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            centred = np.where(keep, d - np.where(keep, d, 0.0).sum(axis=1, keepdims=True)
+                               / k[:, None], 0.0)
+            variance += np.where(k > 1, (k - 1) / k * (centred**2).sum(axis=1), 0.0)
+        spread = np.maximum(spread, np.abs(centred).max(axis=1, initial=0.0))
+    r = np.count_nonzero(finite, axis=1)
+    constant = (r > 0) & (spread <= 1e-12 * span)
+    return _normal_tests(out, np.sqrt(variance), out["diff"], constant, r, span, testable)
+
+
+def _set_pairs(point, values, ia, ib, n, label: str) -> tuple[dict, np.ndarray]:
+    """What the set-statistic tests share: the fields of P pairs (n, method, both arms'
+    values and the difference) and the pairs' differences of ``values`` (arms, R) rows."""
+    point = np.asarray(point, dtype=float)
+    values = np.asarray(values, dtype=float)
+    ia, ib = np.asarray(ia, dtype=int).ravel(), np.asarray(ib, dtype=int).ravel()
+    size = len(ia)
+    out = _blank(size)
+    out["n"] = np.broadcast_to(np.asarray(n, dtype=int), (size,)).copy()
+    out["method"][:] = f"{label} (normal)"
+    out["value_a"], out["value_b"] = point[ia], point[ib]
+    out["diff"] = out["value_a"] - out["value_b"]
+    return out, values[ia] - values[ib]
+
+
+def _normal_tests(out: dict, sd: np.ndarray, first: np.ndarray, constant: np.ndarray,
+                  r: np.ndarray, span: float, testable: bool) -> PairTests:
+    """The normal test of ``out["diff"]`` with standard error ``sd`` (P pairs), filling
+    ``out``'s interval, p and mdd: z = d / sd, p = 2 Phi(-|z|), d -+ z(0.975) sd. Pairs whose
+    replicate differences are all equal (``constant``, ``first`` one of them, ``r`` their
+    count): a zero one p = 1 and the Wilson-width interval; else p = 2 / (r + 1)."""
+    from scipy.special import ndtr  # lazily: see _LAZY_SCIPY
+
+    diff = out["diff"]
+    size = len(diff)
+    with np.errstate(invalid="ignore", divide="ignore"):
         critical = _z(1 - ALPHA / 2)
         half = critical * sd
         p = 2.0 * ndtr(-np.abs(diff) / sd)
