@@ -177,6 +177,28 @@ def test_a_refused_symlinked_own_file_leaves_nothing_of_its_target_in_results(wo
     assert _perfect(_values(work, "own_a"))
 
 
+def test_an_own_file_refused_for_its_rows_leaves_no_copy_in_results(work):
+    """Issue 34 item 8: a file with a right header but a refused row (a value that is no
+    number) passes the copy job's header check; once the score job refuses it, its copy in
+    results/ holds only the error, none of the user's rows."""
+    truth = pd.read_csv(DEMO_CSV)
+    bad = truth[["antibody_name", "HIC"]].astype({"HIC": object})
+    bad.loc[bad.index[3], "HIC"] = "marker-7d2a"  # one cell that is no number
+    bad.to_csv(work / "predictions" / "abdev" / "z.csv", index=False)
+    proc = snakemake(work, *RUN, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in text
+    assert "predictions/abdev/z.csv" in text
+    copy = work / "results" / "abdev" / "predictions" / "z.csv"
+    assert copy.is_file()  # the copy job's output stays (Snakemake needs it), emptied
+    text = copy.read_text()
+    # one line: the stored error (which names the offending row, line 5), no row of the file
+    assert len(text.splitlines()) == 1 and text.startswith("# scievals: not scored: ")
+    others = [name for name in truth["antibody_name"] if name != truth["antibody_name"].iloc[3]]
+    assert not [name for name in others if name in text]
+    assert _perfect(_values(work, "own_a"))  # the valid file beside it is scored
+
+
 def test_own_gating_files_swapped_with_their_mtimes_are_scored_again(tmp_path):
     """Item 5 for the benchmarks whose own files are imported one per job (`<b>_import` of
     gating, autogkb and waza: rules/stages.smk gives all three the same own_sha256 param),

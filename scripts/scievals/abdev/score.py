@@ -158,6 +158,13 @@ class ScoreTarget:
     origin: str = ""  # the user's own file ``pred`` is a copy of: errors name it instead
 
 
+def _drop_copy(target, error: ScievalsError) -> None:
+    """A refused own file's copy in results/ (abdev_import_own_<k> copied it when its header
+    was right) keeps only the error, not the user's rows: nothing of a refused file stays."""
+    if target.origin and stored_error(target.pred) is None:
+        write_not_scored(target.pred, error)
+
+
 def _invalid_files(failures: list[ScievalsError], total: int) -> ScievalsError:
     """One error for the invalid files of a job (each one's own error is logged first)."""
     if len(failures) == 1:
@@ -218,6 +225,8 @@ def score_files(
             failures.append((target, exc))
         else:
             loaded.append((target, preds))
+    for target, exc in failures:
+        _drop_copy(target, exc)
     if failures and not loaded:
         raise _invalid_files([exc for _, exc in failures], len(targets))
 
@@ -240,6 +249,7 @@ def score_files(
                 method=method,
             )
         except ScievalsError as exc:
+            _drop_copy(target, exc)
             raise exc.naming(target.pred, target.origin) if target.origin else exc from None
         reference = pd.DataFrame(rows, columns=REFERENCE_CV_COLUMNS)
         reference["dataset"] = dataset
