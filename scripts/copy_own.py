@@ -5,7 +5,8 @@ score batch copied as they are, each atomically, once every file's header has be
 A file whose first line is not an abdev prediction table's header (another delimiter, a link
 to /etc/passwd, a binary) is never copied: its one-line error stands where its copy would be,
 and the score job reports it as not scored beside the batch's valid files
-(scievals.abdev.own_header)."""
+(scievals.abdev.own_header). A file the score job refuses for its rows has its copy
+replaced by its error there (scievals.abdev.score), so nothing of a refused file stays."""
 
 import logging
 import shutil
