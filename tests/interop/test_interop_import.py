@@ -2,9 +2,11 @@
 
 The inspect_ai logs under data/inspect/ are inspect_ai 0.3.285's own output (written by
 tests/support/make_inspect_logs.py, whose ANSWERS table the expectations below are read
-from). The lm-evaluation-harness and Every Eval Ever files are HAND-BUILT here from the
-formats' documentation (docs/importing-logs.md): lm-eval needs torch, and the Every Eval Ever
-records are checked against its vendored 0.3.0 schemas."""
+from). The lm-evaluation-harness files under data/lm_eval/ are lm-eval 0.4.13's own output
+(written by tests/support/make_lm_eval_logs.py); the other lm-eval and the Every Eval Ever
+files here are HAND-BUILT from the formats' documentation (docs/importing-logs.md) for the
+cases real output does not show, and the Every Eval Ever records are checked against its
+vendored 0.3.0 schemas."""
 
 from __future__ import annotations
 
@@ -318,6 +320,47 @@ def test_lm_eval_results_and_samples_pair(tmp_path, capsys):
     assert found.pairing.iloc[0]["only_a"] == 1
     assert main(["compare", str(a), str(b)]) == 0
     assert "1 only in org/m1" in capsys.readouterr().out
+
+
+REAL_LM_EVAL = Path(__file__).parent / "data" / "lm_eval"
+
+
+def test_real_lm_eval_output_imports_with_its_per_sample_metric():
+    # lm-eval 0.4.13's own files: each item's score is the sample line's exact_match, read
+    # here with plain json, and the mean is the results file's own figure
+    for name, mean in (("a", 0.9), ("b", 0.6)):
+        results = next((REAL_LM_EVAL / name).glob("results_*.json"))
+        samples = next((REAL_LM_EVAL / name).glob("samples_tiny_sums_*.jsonl"))
+        expected = {str(line["doc_id"]): line["exact_match"]
+                    for line in map(json.loads, samples.read_text().splitlines())}
+        assert json.loads(results.read_text())["results"]["tiny_sums"][
+            "exact_match,none"] == pytest.approx(mean)
+        run = read_log(results)
+        got = _item_means(run, "exact_match")
+        assert {str(k): v for k, v in got.items()} == expected
+        assert sum(expected.values()) / len(expected) == pytest.approx(mean)
+
+
+def test_real_lm_eval_runs_pair_on_doc_id():
+    # make_lm_eval_logs.py: model a is wrong on q3 only, b on q2, q3, q5, q7 (doc_id = the
+    # number in the id). On the 10 documents: a right and b wrong on q2, q5, q7 (n10 = 3),
+    # never the other way (n01 = 0): diff 3/10, exact McNemar p = 2 * (1/2)^3 = 0.25
+    a, b = (next((REAL_LM_EVAL / n).glob("results_*.json")) for n in ("a", "b"))
+    found = compare_logs([str(a), str(b)])
+    [row] = found.result.comparisons.to_dict("records")
+    assert (row["n"], row["method"]) == (10, "exact McNemar")
+    assert row["diff"] == pytest.approx(0.3) and row["p_value"] == pytest.approx(0.25)
+    assert found.pairing.iloc[0]["only_a"] == 0 and found.pairing.iloc[0]["only_b"] == 0
+
+
+def test_a_truncated_real_lm_eval_results_file_is_one_line(tmp_path, capsys):
+    source = next((REAL_LM_EVAL / "a").glob("results_*.json"))
+    shutil.copytree(REAL_LM_EVAL / "a", tmp_path / "a")
+    cut = tmp_path / "a" / source.name
+    cut.write_text(source.read_text()[:500])
+    assert main(["import", str(cut)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and source.name in err and "Traceback" not in err
 
 
 def test_logs_of_different_tasks_are_not_compared(tmp_path, capsys):
