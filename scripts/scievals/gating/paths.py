@@ -38,5 +38,8 @@ def semantic_weights_dir() -> Path | None:
 
 def semantic_installed() -> bool:
     """Can the semantic metrics be computed here (the extra's packages and the weights)?"""
-    return all(importlib.util.find_spec(name) for name in SEMANTIC_RUNTIME) and \
-        semantic_weights_dir() is not None
+    try:  # an import hook may say "not installed" by raising instead of returning None
+        return all(importlib.util.find_spec(name) for name in SEMANTIC_RUNTIME) and \
+            semantic_weights_dir() is not None
+    except ImportError:
+        return False
