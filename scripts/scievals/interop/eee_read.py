@@ -11,28 +11,25 @@ file order); a metric is the row's ``evaluation_name`` (joined to its result by
 
 from __future__ import annotations
 
-import json
 import math
-from functools import cache
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.interop.runs import ImportedRun, finished
 
-SCHEMAS = Path(__file__).with_name("schemas") / "every_eval_ever_0.3.0"
-
 
 def looks_like_eee(data) -> bool:
     return isinstance(data, dict) and "evaluation_results" in data and "model_info" in data
 
 
-@cache
 def validator(name: str):
-    import jsonschema  # here: only Every Eval Ever records need it (start-up of commands)
+    """The validator of the vendored schema ``name`` (loaded once, by the writer's module)."""
+    # here: jsonschema is imported only when a record is read (start-up of commands)
+    from scievals.interop.eee import validators
 
-    schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
-    return jsonschema.Draft7Validator(schema)
+    aggregate, instance = validators()
+    return aggregate if name == "eval.schema.json" else instance
 
 
 def schema_problem(data, name: str) -> str | None:
