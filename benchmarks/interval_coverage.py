@@ -53,6 +53,7 @@ from scievals.stats.intervals import (
     bounded_mean_interval,
     clopper_pearson_interval,
     cluster_bootstrap,
+    cluster_variance_factor,
     t_interval,
     weighted_spearman,
     wilson_interval,
@@ -72,8 +73,6 @@ KNOWN_DIPS = {
     "mean[beta-half,n=4": "3-4 spread-out items",
     "hard tasks": "pass^3 of hard tasks: most tasks' values at or near 0",
     "4 all-or-nothing tasks": "4 tasks, each 0 or 1: Wilson's binary dip",
-    "icc=0.6,cluster=8": "about 6 clusters per fold: the bootstrap's variance is (K - 1) / K "
-                         "of the truth",
     "exact-mcnemar diff[0.9 vs 0.3,arm noise 0.4,n=5": "5 tasks: the test cannot reject, "
                                                        "the interval is a coarse product",
 }
@@ -347,6 +346,7 @@ class ResampledPair:
     dist: np.ndarray
     low_a: float
     high_a: float
+    variance_factor: float  # the comparisons' small-K correction of the cluster bootstrap
 
 
 def resampled_pair(rng, statistic, noise_b, resamples) -> ResampledPair:
@@ -360,7 +360,8 @@ def resampled_pair(rng, statistic, noise_b, resamples) -> ResampledPair:
     boot = {"n_resamples": resamples, "seed": 0}
     low, high, dist_a = cluster_bootstrap(stat(a), codes, boot)
     _, _, dist_b = cluster_bootstrap(stat(b), codes, boot)
-    return ResampledPair(true, a, b, rows, stat, np.vstack([dist_a, dist_b]), low, high)
+    return ResampledPair(true, a, b, rows, stat, np.vstack([dist_a, dist_b]), low, high,
+                         cluster_variance_factor([c.max() + 1 for c in codes]))
 
 
 def cluster_spearman_diff(rng, reps, resamples):
@@ -376,7 +377,8 @@ def cluster_spearman_diff(rng, reps, resamples):
             ones = [np.ones((1, len(r))) for r in draw.rows]
             point = np.array([draw.stat(x)(ones)[0] for x in (draw.a, draw.b)])
             pair = paired_set_tests(point, draw.dist, [0], [1], n=len(draw.true),
-                                    label="spearman", span=2.0)
+                                    label="spearman", span=2.0,
+                                    variance_factor=draw.variance_factor)
             if equal:
                 rejected.append(pair.p_value[0] < 0.05)
             else:
@@ -400,7 +402,8 @@ def cluster_spearman_equal(rng, reps, resamples, icc, mean_cluster, noise):
         point = np.array([fold_average(weighted_spearman, x, true, rows)(ones)[0]
                           for x in (a, b)])
         pair = paired_set_tests(point, dist, [0], [1], n=len(true), label="spearman",
-                                span=2.0)
+                                span=2.0, variance_factor=cluster_variance_factor(
+                                    [c.max() + 1 for c in codes]))
         rejected.append(pair.p_value[0] < 0.05)
     type_one = float(np.mean(rejected))
     return 1 - type_one, type_one
@@ -446,7 +449,8 @@ def cluster_recall(rng, reps, resamples):
         point = [np.mean([tie_robust_recall(draw.true[r], x[r]) for r in draw.rows])
                  for x in (draw.a, draw.b)]
         pair = paired_set_tests(np.array(point), draw.dist, [0], [1], n=len(draw.true),
-                                label="recall", span=1.0)
+                                label="recall", span=1.0,
+                                variance_factor=draw.variance_factor)
         rejected.append(pair.p_value[0] < 0.05)
     return float(np.mean(hits)), float(np.mean(rejected))
 

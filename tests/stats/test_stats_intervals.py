@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.stats.intervals import means_by_condition
+from scievals.stats.intervals import cluster_variance_factor, means_by_condition
 
 
 def test_a_case_scored_in_several_samples_counts_once():
@@ -251,3 +253,22 @@ def test_pass_rate_interval_is_exact_up_to_5_items_by_default():
     # 4 / (4 + 1.959964^2) = 0.510109)
     low, high = proportion_interval(4, 4, proportion_method({}, 4))
     assert (low, high) == pytest.approx((0.397635, 1.0), abs=1e-6)
+
+
+def test_cluster_variance_factor_by_hand():
+    # 5 folds of 6 clusters: 5 / (5 * 5/6) = 1.2; of 16: 16/15 = 1.0667; folds of 2 and 16
+    # clusters: 2 / (1/2 + 15/16) = 2 / 1.4375 = 1.391304; no fold of 2 clusters: nothing
+    # to correct
+    assert cluster_variance_factor([6] * 5) == pytest.approx(1.2)
+    assert cluster_variance_factor([16] * 5) == pytest.approx(16 / 15)
+    assert cluster_variance_factor([2, 16]) == pytest.approx(1.391304, abs=1e-6)
+    assert cluster_variance_factor([1, 1]) == 1.0 and cluster_variance_factor([]) == 1.0
+
+
+def test_cluster_variance_factor_undoes_the_bootstraps_shrinkage_of_a_mean():
+    # The bootstrap variance of the mean of K values, over all K^K equally likely resamples,
+    # is the plug-in variance / K; times the factor it is the unbiased s^2 / K. Enumerated
+    # here for K = 4 (256 resamples), independently of the factor's formula.
+    x = np.array([0.2, 0.9, 0.4, 0.7])
+    means = np.array([x[list(idx)].mean() for idx in itertools.product(range(4), repeat=4)])
+    assert means.var() * cluster_variance_factor([4]) == pytest.approx(x.var(ddof=1) / 4)

@@ -451,6 +451,18 @@ def test_paired_set_tests_by_hand():
     assert clear.p_value[0] < 1e-6
 
 
+def test_paired_set_tests_variance_factor_by_hand():
+    # the by-hand case above (sd 0.158114, d = 0.3) with s^2 times 1.2 (6 clusters per fold):
+    # s = 0.158114 * sqrt(1.2) = 0.173205, z = 0.3 / 0.173205 = 1.732051,
+    # p = 2 Phi(-1.732051) = 0.083265, interval 0.3 -+ 1.959964 * 0.173205 = 0.3 -+ 0.339476
+    dist = np.vstack([np.linspace(0.1, 0.5, 5), np.zeros(5)])
+    result = paired_set_tests(np.array([0.3, 0.0]), dist, [0], [1], n=50, label="x", span=2.0,
+                              variance_factor=1.2)
+    assert result.p_value[0] == pytest.approx(0.083265, abs=1e-6)
+    assert (result.ci_low[0], result.ci_high[0]) == pytest.approx((-0.039476, 0.639476),
+                                                                  abs=1e-6)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10_000), st.integers(20, 400))
 def test_paired_set_tests_contract(seed, resamples):

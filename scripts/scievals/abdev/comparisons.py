@@ -34,7 +34,12 @@ from scievals.abdev.metrics import (
 )
 from scievals.abdev.score import raise_on_errors, read_checked_predictions, read_truth
 from scievals.stats.comparisons import Arm, SetMetric, model_datasets, spans
-from scievals.stats.intervals import cluster_counts, expanded, weighted_spearman
+from scievals.stats.intervals import (
+    cluster_counts,
+    cluster_variance_factor,
+    expanded,
+    weighted_spearman,
+)
 
 METHOD = "paired cluster bootstrap"
 # pairs of files that predicted different antibodies (stats.comparisons.SetMetric.leave_out)
@@ -92,6 +97,7 @@ class _Draws:
         n_resamples = int(bootstrap.get("n_resamples", 1000))
         rng = np.random.default_rng(int(bootstrap.get("seed", 0)))
         sizes = [int(c.max()) + 1 if len(c) else 0 for c in codes]
+        self.variance_factor = cluster_variance_factor(sizes)
         self.left_out = [(c[None, :] != np.arange(k)[:, None]).astype(float)
                          for k, c in zip(sizes, codes)]
         self.weights = []
@@ -179,4 +185,5 @@ def _set_metric(name, assay, metric, truth, preds, folds, cluster, dataset, boot
     resampled = int(bootstrap.get("n_resamples", 1000)) > 0
     return (SetMetric(dataset, name, arms, available, replicates, span, METHOD,
                       testable=metric == "spearman", leave_out=leave_out if resampled else None,
-                      strata=strata, jackknife_method=JACKKNIFE_METHOD), draws)
+                      strata=strata, jackknife_method=JACKKNIFE_METHOD,
+                      variance_factor=draws.variance_factor), draws)

@@ -53,8 +53,8 @@ from scievals.stats.paired import (
 # v3: families, own items; v4: no row for an undefined value; v5: the paired mean test's range
 # guard one-sided at 5 %, mdd NaN for constant differences, McNemar interval by log-scale MOVER,
 # and a set metric's pairs of arms that scored different items by the jackknife
-# (SetMetric.leave_out)
-COMPARISONS_VERSION = "comparisons-v5"
+# (SetMetric.leave_out); v6: the set bootstrap's variance times the clusters' K / (K - 1)
+COMPARISONS_VERSION = "comparisons-v6"
 COLUMNS = ["benchmark", "dataset", "metric", "family", "scope", "arm_a", "arm_b", "n",
            "value_a", "value_b", "diff", "ci_low", "ci_high", "p_value", "p_holm", "method",
            "mdd"]
@@ -152,6 +152,7 @@ class SetMetric:
     leave_out: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
     strata: np.ndarray | None = None
     jackknife_method: str = "paired cluster jackknife"
+    variance_factor: float = 1.0  # of the bootstrap's s^2 (stats.intervals.cluster_variance_factor)
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def on_rows(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:
@@ -314,7 +315,8 @@ def _set_tests(metric: SetMetric, ia: np.ndarray, ib: np.ndarray) -> list[tuple[
             else:
                 tests = paired_set_tests(point, dist, pa, pb, n=int(mask.sum()),
                                          label=metric.method, span=metric.span,
-                                         testable=metric.testable)
+                                         testable=metric.testable,
+                                         variance_factor=metric.variance_factor)
             out.append((chunk, tests))
     return out
 

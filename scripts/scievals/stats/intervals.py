@@ -434,6 +434,19 @@ def cluster_bootstrap(statistic: Callable[[list[np.ndarray]], np.ndarray],
     return (float(low), float(high), dist)
 
 
+def cluster_variance_factor(cluster_sizes: Sequence[int]) -> float:
+    """What the cluster bootstrap's variance of a stratum-average statistic is multiplied by
+    to undo its small-sample shrinkage. Resampling K clusters with replacement gives (K - 1) /
+    K of a cluster mean's variance (the plug-in, not the unbiased, estimator), so the
+    average of F strata statistics of similar spread gets sum_f (K_f - 1) / K_f / F of it:
+    the factor is F / sum_f (1 - 1 / K_f) (1.06 at abdev's ~16 clusters per fold, 1.2 at 6;
+    docs/statistics.md, "Spearman under heavy clustering"). 1 when no stratum has two
+    clusters (the bootstrap then has no spread to correct)."""
+    sizes = [int(k) for k in cluster_sizes if int(k) > 0]
+    kept = sum(1.0 - 1.0 / k for k in sizes)
+    return len(sizes) / kept if kept > 0 else 1.0
+
+
 def scipy_percentile_interval(dist: np.ndarray) -> tuple[float, float]:
     """scipy.stats.bootstrap's percentile interval, operation for operation (scipy 1.17:
     ``stats.quantile(theta_hat_b, [alpha, 1 - alpha])``, Hyndman-Fan linear; NaN if any

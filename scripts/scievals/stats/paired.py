@@ -504,7 +504,7 @@ def mcnemar_mdd(n: int, discordant: int) -> float:
 
 def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np.ndarray, *,
                      n: np.ndarray, label: str, span: float,
-                     testable: bool = True) -> PairTests:
+                     testable: bool = True, variance_factor: float = 1.0) -> PairTests:
     """Set statistics (abdev Spearman, top-10 % recall) from every arm's values on the same
     B resamples: ``point`` (arms,), ``dist`` (arms, B); pair (a, b)'s bootstrap
     distribution is D = dist[a] - dist[b] (NaN replicates ignored, R = the finite ones).
@@ -518,7 +518,9 @@ def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np
     percentile interval did (docs/statistics.md). All-equal differences c (s = 0): a zero c
     gets p = 1 and the interval -+ span * the Wilson bound of n items; a non-zero c the
     resample-count p, 2 / (R + 1), and an interval from c of that width. ``testable=False``:
-    p and mdd NaN (reported without a significance claim)."""
+    p and mdd NaN (reported without a significance claim). ``variance_factor`` multiplies
+    s^2: a cluster bootstrap's small-K correction
+    (:func:`scievals.stats.intervals.cluster_variance_factor`)."""
     span = float(span)
     out, diffs = _set_pairs(point, dist, ia, ib, n, label)
     if not diffs.size:  # no pair, or no resample (bootstrap.n_resamples: 0): no interval
@@ -527,7 +529,7 @@ def paired_set_tests(point: np.ndarray, dist: np.ndarray, ia: np.ndarray, ib: np
     r = np.count_nonzero(finite, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a pair with < 2 finite replicates
-        sd = np.nanstd(diffs, axis=1, ddof=1)
+        sd = np.nanstd(diffs, axis=1, ddof=1) * math.sqrt(float(variance_factor))
         first = np.nanmax(diffs, axis=1)
         constant = (r > 0) & (first - np.nanmin(diffs, axis=1) <= 1e-12 * span)
     return _normal_tests(out, sd, first, constant, r, span, testable)
