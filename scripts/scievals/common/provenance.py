@@ -11,6 +11,10 @@ from pathlib import Path
 from scievals import __version__
 from scievals.common.io import canonical_json, sha256_text
 
+# The run record's copy beside a history entry is named <entry stem> + this: written by
+# scievals.report.run_manifest, listed by `history` (scievals.results.history_cli).
+RUN_RECORD_SUFFIX = ".manifest.json"
+
 
 @functools.cache
 def git_commit(repo_dir: str | None = None) -> str:

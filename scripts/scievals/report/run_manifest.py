@@ -29,9 +29,8 @@ from scievals import __version__
 from scievals import benchmarks as registry
 from scievals.common.io import sha256_file, write_json, write_text
 from scievals.common.notices import now_utc
-from scievals.common.provenance import git_commit
+from scievals.common.provenance import RUN_RECORD_SUFFIX, git_commit
 from scievals.common.redaction import redact_data
-from scievals.results.history_cli import RUN_RECORD_SUFFIX
 
 log = logging.getLogger(__name__)
 

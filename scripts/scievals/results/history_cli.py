@@ -14,14 +14,12 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import write_json
+from scievals.common.provenance import RUN_RECORD_SUFFIX
 from scievals.common.redaction import has_userinfo, redact_data
 from scievals.results.compare import compare, comparison_json, format_comparison
 from scievals.results.history import read_index, resolve, snapshot_state
 
 DEFAULT_HISTORY = "results/history"
-# The run record's copy beside an entry: <entry stem> + this (written by
-# scievals.report.run_manifest.keep_with_history, which sits above this module).
-RUN_RECORD_SUFFIX = ".manifest.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
