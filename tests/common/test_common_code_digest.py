@@ -103,6 +103,39 @@ def test_a_kept_tables_key_changes_with_the_score_code(package, tmp_path):
     assert score_cache.job_key(job, "abdev-metrics-v4", "") != before
 
 
+def test_a_kept_tables_key_changes_with_a_library_version(tmp_path, monkeypatch):
+    # a table kept under one scipy is not served under another
+    (tmp_path / "own.csv").write_text("predictions\n")
+    job = ScoreJob(benchmark="abdev", model="a", predictions=(tmp_path / "own.csv",),
+                   truth={}, outputs={"table": tmp_path / "a.csv"})
+    before = score_cache.job_key(job, "abdev-metrics-v4", "")
+    real = code_digest.metadata.version
+    monkeypatch.setattr(code_digest.metadata, "version",
+                        lambda dist: "0.0-other" if dist == "scipy" else real(dist))
+    code_digest.library_versions.cache_clear()
+    try:
+        assert score_cache.job_key(job, "abdev-metrics-v4", "") != before
+    finally:
+        code_digest.library_versions.cache_clear()
+
+
+@pytest.mark.parametrize("name", benchmarks.NAMES)
+def test_library_versions_name_what_the_score_code_imports(name):
+    # every third-party module of the score code's reach, by importlib.metadata's own map of
+    # installed modules to distributions (independent of DISTRIBUTION_OF), with its version
+    from importlib import metadata
+
+    providers = metadata.packages_distributions()
+    versions = dict(code_digest.library_versions(f"scievals.{name}.score"))
+    assert {"numpy", "pandas", "scipy"} <= set(versions)
+    for source in code_digest.reached_modules(f"scievals.{name}.score").values():
+        for pair in code_digest._TOP.findall(source):
+            for module in (m.decode() for m in pair if m):
+                for dist in providers.get(module, ()):
+                    if module != "scievals":
+                        assert versions[dist] == metadata.version(dist), (module, dist)
+
+
 def test_the_comparisons_jobs_code_covers_the_engine(package):
     # rules/comparisons.smk names this digest in the job's code_version: an edit to the
     # paired tests re-runs every comparisons job, one to a benchmark's items function its own.

@@ -12,15 +12,20 @@ each (Python runs their ``__init__``), found by reading the ``import`` statement
 expression, not ``ast``: a few milliseconds for the Snakefile's parse, which asks at every
 start). Modules the score code does not import (a benchmark's predict code, the report) are
 left out, so editing them re-scores nothing. Not followed: modules loaded by a name computed
-at run time (``importlib.import_module``: the LLM providers, chosen by the config), and
-third-party libraries (pandas, scipy: their versions are the environment's).
+at run time (``importlib.import_module``: the LLM providers, chosen by the config). The
+third-party libraries those modules import (numpy, pandas, scipy...) are named by their
+installed versions instead (:func:`library_versions`): a kept table made under another scipy
+is not served.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
+import sys
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1]  # scripts/scievals
@@ -31,6 +36,10 @@ _IMPORT = re.compile(
     rb"^[ \t]*(?:from[ \t]+(scievals(?:\.\w+)*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)"
     rb"|import[ \t]+(scievals(?:\.\w+)*))", re.MULTILINE)
 _NAME = re.compile(rb"\w+")
+# the top-level module of any `import x...` / `from x... import` (scievals, the standard
+# library and relative imports are left out by the caller)
+_TOP = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))",
+                  re.MULTILINE)
 
 
 def _source_path(module: str) -> Path | None:
@@ -95,3 +104,41 @@ def code_digest(*roots: str) -> str:
 def score_code_digest(benchmark: str) -> str:
     """The digest of the code that computes ``benchmark``'s score tables."""
     return code_digest(f"scievals.{benchmark}.score")
+
+
+# Modules whose distribution has another name (checked against importlib.metadata's own
+# map in tests/common/test_common_code_digest.py); anything else unresolved asks that map,
+# which reads every installed distribution (0.3 s, so only then).
+DISTRIBUTION_OF = {"yaml": "PyYAML", "re2": "google-re2"}
+
+
+@cache
+def library_versions(*roots: str) -> tuple[tuple[str, str], ...]:
+    """(distribution, version) of every third-party library the modules the ``roots`` reach
+    import, sorted; a module no installed distribution provides is left out."""
+    top: set[str] = set()
+    for root in roots:
+        for source in reached_modules(root).values():
+            for pair in _TOP.findall(source):
+                top.update(name.decode() for name in pair if name)
+    found = {}
+    for name in sorted(top - set(sys.stdlib_module_names) - {"scievals", "__future__"}):
+        for dist in _distributions(name):
+            found[dist] = metadata.version(dist)
+    return tuple(sorted(found.items()))
+
+
+def _distributions(module: str) -> tuple[str, ...]:
+    dist = DISTRIBUTION_OF.get(module, module)
+    try:
+        metadata.version(dist)
+        return (dist,)
+    except metadata.PackageNotFoundError:
+        if importlib.util.find_spec(module) is None:  # not installed (an extra's module)
+            return ()
+        return tuple(_all_providers().get(module, ()))
+
+
+@cache
+def _all_providers() -> dict[str, list[str]]:
+    return metadata.packages_distributions()

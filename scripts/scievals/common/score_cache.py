@@ -6,8 +6,8 @@ whole batch, a few dozen files at 300 and over a thousand at 10,000. So a batch 
 of each file's tables under ``.snakemake/scievals-scores/<key>/``, keyed by the SHA-256 of
 everything the tables are made of: the prediction file's bytes, every truth file's bytes, the
 model and the user's file name, the settings, bootstrap and config hash, the score code (its
-version and the digest of its source, scievals.common.code_digest), and the package version and
-git commit the tables record. A file whose key is kept gets its tables back, byte for byte what
+version, the digest of its source and the versions of the libraries it imports,
+scievals.common.code_digest), and the package version and git commit the tables record. A file whose key is kept gets its tables back, byte for byte what
 scoring it again would write; only the others are scored.
 
 A kept table is served only if it is the one that was written: the entry holds copies (an edit
@@ -29,7 +29,7 @@ from typing import Any
 
 from scievals import __version__
 from scievals.common import notices
-from scievals.common.code_digest import score_code_digest
+from scievals.common.code_digest import library_versions, score_code_digest
 from scievals.common.io import atomic_path
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import git_commit
@@ -67,6 +67,7 @@ def job_key(job: ScoreJob, code_version: str, truth: str) -> str:
          "settings": dict(job.settings), "bootstrap": dict(job.bootstrap),
          "config_hash": job.config_hash, "code_version": code_version, "truth": truth,
          "code": score_code_digest(job.benchmark), "outputs": sorted(job.outputs),
+         "libraries": library_versions(f"scievals.{job.benchmark}.score"),
          # what the tables' provenance records (the code itself is named by its digest)
          "version": __version__, "commit": git_commit()},
         sort_keys=True, default=str).encode())
