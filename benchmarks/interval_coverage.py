@@ -65,8 +65,6 @@ LOW, HIGH = 0.93, 0.975
 # Cells known to fall outside [LOW, HIGH] with the tables' method, and why (the figures and
 # the methods tried are in docs/statistics.md, "Known dips"): printed, not failed.
 KNOWN_DIPS = {
-    "mean[rate-floor-80-b13": "80 % at 0, the rest near 0: n_eff over-counts the few non-zero "
-                              "items",
     "mean[bimodal,n=3": "3-4 items from one mode look steady",
     "mean[bimodal,n=4": "3-4 items from one mode look steady",
     "mean[beta-half,n=3": "3-4 spread-out items",

@@ -10,7 +10,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scievals.stats.intervals import cluster_variance_factor, means_by_condition
+from scievals.stats.intervals import (
+    bounded_mean_interval,
+    cluster_variance_factor,
+    means_by_condition,
+)
 
 
 def test_a_case_scored_in_several_samples_counts_once():
@@ -272,3 +276,55 @@ def test_cluster_variance_factor_undoes_the_bootstraps_shrinkage_of_a_mean():
     x = np.array([0.2, 0.9, 0.4, 0.7])
     means = np.array([x[list(idx)].mean() for idx in itertools.product(range(4), repeat=4)])
     assert means.var() * cluster_variance_factor([4]) == pytest.approx(x.var(ddof=1) / 4)
+
+
+def test_two_part_interval_by_hand():
+    from scievals.stats.intervals import two_part_bounds
+
+    # 12 items at 0 and 0.1, 0.3, 0.5 (n = 15, mean m = 0.06 = pi * mu, pi = 3/15 = 0.2,
+    # mu = 0.3). Each part at 90 %:
+    # pi: Wilson, z = 1.644854, z^2 = 2.705543: centre (0.2 + z^2/30) / (1 + z^2/15)
+    #   = 0.2901848 / 1.1803695 = 0.245842, half 1.644854 sqrt(0.16/15 + z^2/900) / 1.1803695
+    #   = 0.162946 -> [0.082896, 0.408788]
+    # mu: effective-n Wilson of 0.1, 0.3, 0.5: ss = 0.08, v = 0.21, s^2 = (0.08 + 0.21) / 4 =
+    #   0.0725, n_eff = 3 * 0.21 / 0.0725 = 8.689655; t(0.95, 10 df) = 1.812461, z^2 = 3.285;
+    #   den = 1 + 3.285 / 8.689655 = 1.378036, centre (0.3 + 3.285 / 17.37931) / den =
+    #   0.354865, half 1.812461 sqrt(0.21 / 8.689655 + 3.285 / 302.0404) / den = 0.246211
+    #   -> [0.108654, 0.601076]
+    # low = 0.06 exp(-sqrt(ln^2(0.2 / 0.082896) + ln^2(0.3 / 0.108654)))
+    #     = 0.06 exp(-sqrt(0.880733^2 + 1.015615^2)) = 0.06 exp(-1.344308) = 0.015644
+    # high = 0.06 exp(sqrt(ln^2(0.408788 / 0.2) + ln^2(0.601076 / 0.3)))
+    #      = 0.06 exp(sqrt(0.714880^2 + 0.694939^2)) = 0.06 exp(0.996992) = 0.162606
+    y = np.array([0.0] * 12 + [0.1, 0.3, 0.5])
+    assert two_part_bounds(y) == pytest.approx((0.015644, 0.162606), abs=2e-6)
+    # the mirror: a mass at 1 instead
+    assert two_part_bounds(1 - y) == pytest.approx((1 - 0.162606, 1 - 0.015644), abs=2e-6)
+    # no item at a bound, or items at both: not a two-part case (pass/fail keeps Wilson)
+    assert two_part_bounds(np.array([0.2, 0.5, 0.9])) is None
+    assert two_part_bounds(np.array([0.0, 1.0, 0.5])) is None
+    # every item at 0: [0, pi_u] with pi_u = z^2 / (n + z^2) = 2.705543 / 17.705543 = 0.152807
+    assert two_part_bounds(np.zeros(15)) == pytest.approx((0.0, 0.152807), abs=2e-6)
+
+
+def test_a_mass_at_one_bound_gets_the_hull_of_both_intervals():
+    from scievals.stats.intervals import (
+        ess_quantile,
+        two_part_bounds,
+        wilson_ess_bounds,
+    )
+
+    # 13 of 15 items at 0, two small ones: the effective n (large: the values barely vary)
+    # gives a narrow interval; the two-part one, driven by 2 non-zero items of 15, is wider
+    # above, and the table's interval is the hull of the two
+    y = np.array([0.0] * 13 + [0.02, 0.04])
+    m = y.mean()
+    plain = wilson_ess_bounds(m, ((y - m) ** 2).sum(), 15, ess_quantile(15))
+    parts = two_part_bounds(y)
+    low, high = bounded_mean_interval(y, 0.0, 1.0)
+    assert parts[1] > 2 * plain[1]  # 0.068 against 0.031
+    assert (low, high) == pytest.approx((min(plain[0], parts[0]), max(plain[1], parts[1])))
+    # steady values (nothing at a bound) keep the effective-n Wilson interval exactly
+    steady = np.array([0.7, 0.8, 0.75, 0.9, 0.85])
+    sm = steady.mean()
+    expected = wilson_ess_bounds(sm, ((steady - sm) ** 2).sum(), 5, ess_quantile(5))
+    assert bounded_mean_interval(steady, 0.0, 1.0) == pytest.approx(tuple(expected), abs=0)
