@@ -16,6 +16,7 @@ from scievals.abdev.data import DEMO_CSV, DEMO_HELDOUT_CSV, fetch_gdpa1, load_tr
 from scievals.common import notices
 from scievals.common.download import DownloadError
 from scievals.common.errors import ScievalsError
+from support.quiet_http import QuietThreadingHTTPServer
 
 TRUTH_BYTES = b"antibody_name,HIC,Tm2,Titer,PR_CHO,AC-SINS_pH7.4,fold\nab0,2.5,70,100,0,1.0,0\n"
 HELDOUT_BYTES = b"antibody_name,vh_protein_sequence,vl_protein_sequence\nh0,EVQL,DIQM\n"
@@ -57,7 +58,7 @@ def server(tmp_path):
     root.mkdir()
     (root / "gdpa1.csv").write_bytes(TRUTH_BYTES)
     (root / "heldout.csv").write_bytes(HELDOUT_BYTES)
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    httpd = QuietThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"

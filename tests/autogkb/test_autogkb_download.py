@@ -11,12 +11,13 @@ import json
 import threading
 import time
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from scievals.autogkb import data
 from scievals.autogkb.data import DownloadFailed
 from scievals.common.errors import ScievalsError
+from support.quiet_http import QuietThreadingHTTPServer
 
 TSV = {name: "PMID\tDrug(s)\tSentence\n1\twarfarin\ts\n" for name in data.CLINPGX_TABLES}
 
@@ -74,11 +75,12 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd = QuietThreadingHTTPServer(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
+    httpd.server_close()
 
 
 def cfg(server, route="/good.zip", source="remote", **extra):

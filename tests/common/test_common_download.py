@@ -9,6 +9,7 @@ import threading
 
 import pytest
 from scievals.common.download import DownloadError, fetch, file_digest
+from support.quiet_http import QuietThreadingHTTPServer
 
 DATA = b"antibody_name,HIC\nab0,2.5\n" * 100
 
@@ -24,7 +25,7 @@ def server(tmp_path):
     (root / "f.csv").write_bytes(DATA)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
     handler.log_message = lambda *a: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = QuietThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()

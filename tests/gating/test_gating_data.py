@@ -162,7 +162,9 @@ def test_no_checksum_is_refused_unless_allowed(tmp_path):
 def test_truncated_http_download_is_removed(tmp_path):
     """The server promises 4000 bytes, sends 1000 and hangs up: nothing is kept."""
     import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import BaseHTTPRequestHandler
+
+    from support.quiet_http import QuietThreadingHTTPServer
 
     class CutShort(BaseHTTPRequestHandler):
         def do_GET(self):
@@ -176,7 +178,7 @@ def test_truncated_http_download_is_removed(tmp_path):
         def log_message(self, *args):
             pass
 
-    with ThreadingHTTPServer(("127.0.0.1", 0), CutShort) as httpd:
+    with QuietThreadingHTTPServer(("127.0.0.1", 0), CutShort) as httpd:
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
         url = f"http://127.0.0.1:{httpd.server_address[1]}/export.wsp"
         cfg = {"sources": [{"name": "export.wsp", "url": url, "sha256": "0" * 64}]}

@@ -16,7 +16,7 @@ import json
 import os
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from llm_helpers import make_requests, openai_spec
@@ -26,6 +26,7 @@ from scievals.llm.base import LLMRequest, Message, ModelSpec, ProviderReply, Usa
 from scievals.llm.cache import ResponseCache
 from scievals.llm.providers.mock import MockAPI
 from scievals.llm.runner import run_batch, run_batch_async
+from support.quiet_http import QuietThreadingHTTPServer
 
 SPEC = ModelSpec(name="m", provider="mock", model="mock-1")
 REQUEST = LLMRequest(case_id="c1", messages=[Message(role="user", content="hello")])
@@ -148,7 +149,7 @@ class _TrickleHandler(BaseHTTPRequestHandler):
 def trickle_server():
     """A server on 127.0.0.1 sending a 300-byte body at 2 bytes/s (2.5 min per reply);
     it stops itself after 60 s whatever happens."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _TrickleHandler)
+    httpd = QuietThreadingHTTPServer(("127.0.0.1", 0), _TrickleHandler)
     httpd.daemon_threads = True
     httpd.stopping = threading.Event()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()

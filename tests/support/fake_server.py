@@ -30,16 +30,18 @@ import sys
 import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Self
+
+from support.quiet_http import QuietThreadingHTTPServer
 
 # The system_fingerprint every OpenAI-shaped reply carries (what a real server's would be).
 FINGERPRINT = "fp_fake_0001"
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+class _Server(QuietThreadingHTTPServer):
+    daemon_threads = True  # a slow:<seconds> reply may outlive stop(); it only sleeps
     request_queue_size = 256  # many clients connect at once; a short backlog drops SYNs
     owner: FakeLLMServer
 

@@ -135,6 +135,32 @@ def test_deeply_nested_expression_is_refused_not_a_crash(assertion):
     assert refusal(assertion) == "refused: the expression is nested too deeply"
 
 
+def test_a_spurious_ast_systemerror_is_parsed_again(monkeypatch):
+    # CPython 3.11's AST race (gh-106905) raises SystemError from a parse that another
+    # thread disturbed: the assertion is parsed again, and judged on its own merits
+    import ast
+
+    from scievals.waza.graders.sandbox import safe_eval
+
+    real, calls = ast.parse, []
+
+    def flaky(*args, **kwargs):
+        calls.append(args[0])
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=144, after=37)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(safe_eval.ast, "parse", flaky)
+    refusal.cache_clear()
+    try:
+        assert refusal("len(output) > 0 and 'x' in output") is None
+        assert calls == ["len(output) > 0 and 'x' in output"] * 2
+        calls.clear()
+        assert refusal("__import__('os')").startswith("refused")  # still checked after it
+    finally:
+        refusal.cache_clear()
+
+
 def test_memory_bomb_fails_instead_of_exhausting_the_machine():
     # 'a' * 10**9 is a 1 GB string; the worker's memory cap turns it into MemoryError.
     r = grade("code", {"assertions": ["len('a' * 10**9) > 0", "len(output) > 0"]}, ctx())

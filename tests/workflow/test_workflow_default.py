@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pandas as pd
 import pytest
@@ -132,20 +133,21 @@ def test_rerun_is_a_no_op_and_history_records_once(default_run):
     assert (default_run / "results" / "history" / index["file"].iloc[0]).exists()
 
 
-def test_bring_your_own_prediction_file_is_scored(default_run):
-    own = default_run / "predictions" / "abdev"
+def test_bring_your_own_prediction_file_is_scored(default_run, tmp_path):
+    # on a copy: the session's default run stays as the README's command left it for the
+    # tests that read it (with `-n 2` any of them may run after this one)
+    workdir = tmp_path / "copy"
+    shutil.copytree(default_run, workdir, symlinks=True)
+    own = workdir / "predictions" / "abdev"
     own.mkdir(parents=True, exist_ok=True)
-    ridge = pd.read_csv(default_run / "results/abdev/predictions/ridge_descriptors.csv")
+    ridge = pd.read_csv(workdir / "results/abdev/predictions/ridge_descriptors.csv")
     ridge.to_csv(own / "my_model.csv", index=False)
-    try:
-        snakemake(default_run, "--cores", "2", "abdev")
-        table = pd.read_csv(default_run / "results/abdev/scores/my_model.csv")
-        reference = pd.read_csv(default_run / "results/abdev/scores/ridge_descriptors.csv")
-        mine = table.set_index(["condition", "metric"])["value"]
-        theirs = reference.set_index(["condition", "metric"])["value"]
-        pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index())
-    finally:
-        (own / "my_model.csv").unlink()
+    snakemake(workdir, "--cores", "2", "abdev")
+    table = pd.read_csv(workdir / "results/abdev/scores/my_model.csv")
+    reference = pd.read_csv(workdir / "results/abdev/scores/ridge_descriptors.csv")
+    mine = table.set_index(["condition", "metric"])["value"]
+    theirs = reference.set_index(["condition", "metric"])["value"]
+    pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index())
 
 
 def test_malformed_prediction_file_fails_with_one_clear_line(tmp_path):

@@ -138,6 +138,24 @@ class Refused(Exception):
     """The assertion uses syntax outside the allow-list."""
 
 
+def _parse(assertion: str) -> ast.Expression:
+    """``ast.parse`` in eval mode, asked again on a spurious SystemError: Python 3.11 keeps
+    the AST constructor's recursion count in state all threads share (CPython gh-106905,
+    fixed in later releases), so a parse in another thread (a grading thread of a parallel
+    suite, or any thread formatting a traceback, which 3.11 does with ast.parse) can make
+    this one fail with "AST constructor recursion depth mismatch"."""
+    for attempt in range(_PARSE_ATTEMPTS):
+        try:
+            return ast.parse(assertion, filename="<string>", mode="eval")
+        except SystemError:
+            if attempt == _PARSE_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+_PARSE_ATTEMPTS = 3
+
+
 @lru_cache(maxsize=8192)
 def refusal(assertion: str) -> str | None:
     """Why ``assertion`` may not run (a feedback string), or None when it may.
@@ -148,7 +166,7 @@ def refusal(assertion: str) -> str | None:
     if len(assertion) > _MAX_LENGTH:
         return f"refused: assertion longer than {_MAX_LENGTH} characters"
     try:
-        tree = ast.parse(assertion, filename="<string>", mode="eval")
+        tree = _parse(assertion)
     except SyntaxError as exc:
         return str(exc)
     except ValueError as exc:  # e.g. a NUL byte
