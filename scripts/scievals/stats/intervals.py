@@ -40,10 +40,11 @@ EXACT_PROPORTION_MAX_N = 5
 # item beyond the first (5 (n - 1)); chosen by simulation (benchmarks/interval_coverage.py):
 # the normal quantile covered 0.933-0.938 at 15-17 lumpy items, n - 1 df 0.99 at 5 items.
 ESS_DF_PER_ITEM = 5
-# The level of each part of the two-part interval (:func:`two_part_bounds`): its log-scale
-# MOVER of two 90 % parts covered 0.955-0.972 where one bound holds most items, two 95 %
-# parts 0.98-0.99 (benchmarks/interval_coverage.py; docs/statistics.md).
-TWO_PART_LEVEL = 0.90
+# The two-part interval (:func:`two_part_bounds`) of level L combines two parts of level
+# 1 - 2 (1 - L) (90 % for 95 %): at 95 % the log-scale MOVER of two 90 % parts covered
+# 0.955-0.975 where one bound holds most items, two 95 % parts 0.98-0.99 (too wide), two 85 %
+# parts 0.94-0.96 (benchmarks/interval_coverage.py; docs/statistics.md).
+TWO_PART_ALPHA_FACTOR = 2
 
 
 def bootstrap_ci(
@@ -174,7 +175,7 @@ def bounded_mean_interval(values: Sequence[float], low: float, high: float,
                          f"[{low:g}, {high:g}]")
     y = np.clip(y, 0.0, 1.0)
     lo, hi = _ess_bounds(y, level)
-    parts = two_part_bounds(y)
+    parts = two_part_bounds(y, level)
     if parts is not None:  # a point mass at one bound: the hull of both intervals
         lo, hi = min(lo, parts[0]), max(hi, parts[1])
     return (float(low + span * lo), float(low + span * hi))
@@ -185,14 +186,14 @@ def _ess_bounds(y: np.ndarray, level: float) -> tuple[float, float]:
     return wilson_ess_bounds(m, ((y - m) ** 2).sum(), y.size, ess_quantile(y.size, level))
 
 
-def two_part_bounds(y: np.ndarray) -> tuple[float, float] | None:
+def two_part_bounds(y: np.ndarray, level: float = LEVEL) -> tuple[float, float] | None:
     """The interval of a mean of values in [0, 1] with a point mass at exactly one bound
     (some values exactly 0 and none exactly 1, or the mirror), else None.
 
     With the mass at 0, the mean is m = pi * mu: pi the share of non-zero items (Wilson's
     interval over n items), mu their mean (the effective-n Wilson interval of the k non-zero
     values); the two combine by MOVER on the log scale, ln m = ln pi + ln mu (as the McNemar
-    interval does, docs/statistics.md), each part at TWO_PART_LEVEL:
+    interval does, docs/statistics.md), each part at level 1 - 2 (1 - ``level``):
     low = m exp(-sqrt(ln^2(pi / pi_l) + ln^2(mu / mu_l))), high likewise with the upper ends.
     No non-zero item: [0, pi_u]. Why: when most items sit at 0, the few others carry the
     whole mean, and the effective n (about 2.7 n at 80 % zeros with the rest Beta(1, 3))
@@ -204,7 +205,10 @@ def two_part_bounds(y: np.ndarray) -> tuple[float, float] | None:
     x = y if at_floor else 1.0 - y
     n, positive = x.size, x[x > 0]
     k = positive.size
-    z = float(ess_quantile(1e9, TWO_PART_LEVEL))  # the normal quantile (df -> infinity)
+    from scipy.special import ndtri  # lazily: see bootstrap_ci
+
+    part = 1.0 - TWO_PART_ALPHA_FACTOR * (1.0 - level)
+    z = float(ndtri(0.5 + part / 2))
     share = k / n
     pi_l, pi_u = wilson_ess_bounds(share, k * (1 - share) ** 2 + (n - k) * share**2, n, z)
     if k == 0:
@@ -213,7 +217,7 @@ def two_part_bounds(y: np.ndarray) -> tuple[float, float] | None:
         # on the log scale throughout: a mean of tiny values must not overflow a ratio
         ln_pi, ln_mu = math.log(share), math.log(max(float(positive.mean()), 1e-300))
         mu_l, mu_u = (math.log(max(float(b), 1e-300))
-                      for b in _ess_bounds(positive, TWO_PART_LEVEL))
+                      for b in _ess_bounds(positive, part))
         ln_low = ln_pi + ln_mu - math.hypot(ln_pi - math.log(pi_l), ln_mu - mu_l)
         ln_high = ln_pi + ln_mu + math.hypot(math.log(pi_u) - ln_pi, mu_u - ln_mu)
         low, high = math.exp(ln_low), math.exp(min(ln_high, 0.0))
@@ -485,8 +489,8 @@ def cluster_variance_factor(cluster_sizes: Sequence[int]) -> float:
     to undo its small-sample shrinkage. Resampling K clusters with replacement gives (K - 1) /
     K of a cluster mean's variance (the plug-in, not the unbiased, estimator), so the
     average of F strata statistics of similar spread gets sum_f (K_f - 1) / K_f / F of it:
-    the factor is F / sum_f (1 - 1 / K_f) (1.06 at abdev's ~16 clusters per fold, 1.2 at 6;
-    docs/statistics.md, "Spearman under heavy clustering"). 1 when no stratum has two
+    the factor is F / sum_f (1 - 1 / K_f) (1.07 at 15 clusters per fold, 1.2 at 6;
+    docs/statistics.md, "Set statistics"). 1 when no stratum has two
     clusters (the bootstrap then has no spread to correct)."""
     sizes = [int(k) for k in cluster_sizes if int(k) > 0]
     kept = sum(1.0 - 1.0 / k for k in sizes)
