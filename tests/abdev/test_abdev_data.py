@@ -58,7 +58,8 @@ def server(tmp_path):
     root.mkdir()
     (root / "gdpa1.csv").write_bytes(TRUTH_BYTES)
     (root / "heldout.csv").write_bytes(HELDOUT_BYTES)
-    httpd = QuietThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+    httpd = QuietThreadingHTTPServer(("127.0.0.1", 0),
+                                     functools.partial(Handler, directory=str(root)))
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"

@@ -38,8 +38,9 @@ _IMPORT = re.compile(
 _NAME = re.compile(rb"\w+")
 # the top-level module of any `import x...` / `from x... import` (scievals, the standard
 # library and relative imports are left out by the caller)
-_TOP = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))",
-                  re.MULTILINE)
+_TOP = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)[\w.]*[ \t]+import|import[ \t]+([A-Za-z_]\w*))",
+    re.MULTILINE)
 
 
 def _source_path(module: str) -> Path | None:
@@ -123,20 +124,19 @@ def library_versions(*roots: str) -> tuple[tuple[str, str], ...]:
                 top.update(name.decode() for name in pair if name)
     found = {}
     for name in sorted(top - set(sys.stdlib_module_names) - {"scievals", "__future__"}):
-        for dist in _distributions(name):
-            found[dist] = metadata.version(dist)
+        found.update(_installed(name))
     return tuple(sorted(found.items()))
 
 
-def _distributions(module: str) -> tuple[str, ...]:
+def _installed(module: str) -> dict[str, str]:
+    """distribution -> version of what provides ``module``; empty when nothing installed does."""
     dist = DISTRIBUTION_OF.get(module, module)
     try:
-        metadata.version(dist)
-        return (dist,)
+        return {dist: metadata.version(dist)}
     except metadata.PackageNotFoundError:
         if importlib.util.find_spec(module) is None:  # not installed (an extra's module)
-            return ()
-        return tuple(_all_providers().get(module, ()))
+            return {}
+        return {d: metadata.version(d) for d in _all_providers().get(module, ())}
 
 
 @cache

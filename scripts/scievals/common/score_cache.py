@@ -7,8 +7,9 @@ of each file's tables under ``.snakemake/scievals-scores/<key>/``, keyed by the 
 everything the tables are made of: the prediction file's bytes, every truth file's bytes, the
 model and the user's file name, the settings, bootstrap and config hash, the score code (its
 version, the digest of its source and the versions of the libraries it imports,
-scievals.common.code_digest), and the package version and git commit the tables record. A file whose key is kept gets its tables back, byte for byte what
-scoring it again would write; only the others are scored.
+scievals.common.code_digest), and the package version and git commit the tables record. A file
+whose key is kept gets its tables back, byte for byte what scoring it again would write; only
+the others are scored.
 
 A kept table is served only if it is the one that was written: the entry holds copies (an edit
 of a result table in place never reaches it), and the SHA-256 and size of each, recorded when

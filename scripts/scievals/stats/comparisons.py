@@ -152,7 +152,8 @@ class SetMetric:
     leave_out: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
     strata: np.ndarray | None = None
     jackknife_method: str = "paired cluster jackknife"
-    variance_factor: float = 1.0  # of the bootstrap's s^2 (stats.intervals.cluster_variance_factor)
+    # multiplies the bootstrap's s^2 (stats.intervals.cluster_variance_factor)
+    variance_factor: float = 1.0
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     def on_rows(self, arm: int, mask: np.ndarray) -> tuple[float, np.ndarray]:

@@ -210,6 +210,7 @@ def two_part_bounds(y: np.ndarray, level: float = LEVEL) -> tuple[float, float] 
     part = 1.0 - TWO_PART_ALPHA_FACTOR * (1.0 - level)
     z = float(ndtri(0.5 + part / 2))
     share = k / n
+    # a 0/1 sample's sum of squares makes n_eff = n: Wilson's own interval of the share
     pi_l, pi_u = wilson_ess_bounds(share, k * (1 - share) ** 2 + (n - k) * share**2, n, z)
     if k == 0:
         low, high = 0.0, float(pi_u)
