@@ -118,9 +118,9 @@ def main() -> None:
     print(f"{args.files} own files: keep {kept:.3f} CPU-s ({kept / args.files * 1000:.2f} ms "
           f"per file), restore {restored:.3f} CPU-s ({restored / args.files * 1000:.2f} ms "
           "per file)")
-    from scievals import benchmarks
+    from scievals import registry
 
-    for name in benchmarks.NAMES:
+    for name in registry.NAMES:
         cost = digest_cost(name, args.repeat)
         if cost is None:
             print("no scievals.common.code_digest in this package")

@@ -1,11 +1,11 @@
 # Shared setup: config validation (first), the enabled benchmarks from the registry
-# (scievals.benchmarks) and the helpers every benchmark's rules file uses. The Snakefile has
+# (scievals.registry) and the helpers every benchmark's rules file uses. The Snakefile has
 # put this workflow's scripts/ first on sys.path.
 import atexit
 import os
 import sys
 
-from scievals import benchmarks as registry
+from scievals import registry
 from scievals.common import hints, notices
 from scievals.common.code_digest import score_code_digest
 from scievals.common.errors import ScievalsError

@@ -8,17 +8,17 @@ sys.path.insert(0, snakemake.scriptdir)
 # scievals.common.entry first: it sets up the job's start-up (garbage collector, pyarrow).
 from scievals.common.entry import run  # isort: skip
 
-from scievals import benchmarks
+from scievals import registry
 from scievals.common import notices
 from scievals.stats.comparisons import comparison_table, write_comparisons
 
 
 def comparisons(smk):
-    bench = benchmarks.get(smk.params.benchmark)
+    bench = registry.get(smk.params.benchmark)
     # A named input of one file comes back as a string: every input is a list here.
     inputs = {name: [value] if isinstance(value, str) else list(value)
               for name, value in smk.input.items()}
-    metrics = benchmarks.resolve(bench.comparisons)(
+    metrics = registry.resolve(bench.comparisons)(
         inputs, list(smk.params.models), bench.headline_metrics, dict(smk.params.section),
         dict(smk.params.bootstrap), bench.ranges())
     notes: list[str] = []

@@ -44,7 +44,7 @@ def add_benchmark(project: Path, name: str) -> list[str]:
     touched = []
     for rel, text in template_files(name).items():
         path = project / rel
-        if rel == "scripts/scievals/benchmarks.py":  # the entry goes at the end of REGISTRY
+        if rel == "scripts/scievals/registry.py":  # the entry goes at the end of REGISTRY
             source = path.read_text()
             assert source.count(REGISTRY_END) == 1
             path.write_text(source.replace(REGISTRY_END, "\n" + text.rstrip() + REGISTRY_END))
@@ -62,7 +62,7 @@ def test_the_doc_states_the_files_its_template_adds():
     """The doc's count (12 added files) = the template's new files (7 package modules, the
     schema, 2 demo files) + the docs page and the test file it leaves to the author."""
     files = template_files("<b>")
-    added = [p for p in files if p not in ("scripts/scievals/benchmarks.py", "config/config.yaml")]
+    added = [p for p in files if p not in ("scripts/scievals/registry.py", "config/config.yaml")]
     assert len([p for p in added if p.startswith("scripts/scievals/<b>/")]) == 7
     assert sorted(p for p in added if not p.startswith("scripts/")) == [
         "config/schemas/<b>.schema.yaml", "data/demo/<b>/README.md", "data/demo/<b>/cases.csv"]
@@ -75,7 +75,7 @@ def test_a_toy_fifth_benchmark_from_the_doc_runs_to_the_summary_and_leaderboard(
     touched = add_benchmark(project, "toy")
     assert {p for p in touched if not p.startswith(("scripts/scievals/toy/", "data/demo/toy/",
                                                    "config/schemas/toy."))} == {
-        "scripts/scievals/benchmarks.py", "config/config.yaml"}
+        "scripts/scievals/registry.py", "config/config.yaml"}
     # an own prediction file goes through toy_import: every case predicted as 3 words
     own = project / "predictions" / "toy" / "mine.csv"
     own.parent.mkdir(parents=True)

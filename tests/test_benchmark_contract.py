@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.common.config import section_schema, validate
 from scievals.common.entry import STAGE_JOBS
 from scievals.common.io import read_yaml, sha256_file
@@ -28,7 +28,7 @@ from scievals.common.workflow import ROLES, Stage
 from scievals.config_validation import validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = list(benchmarks.NAMES)
+NAMES = list(registry.NAMES)
 RULE = re.compile(r"^rule (\w+):\n(.*?)(?=^\S|\Z)", re.MULTILINE | re.DOTALL)
 # Calls that read or write files: a metrics module must make none of them.
 IO_CALLS = {"open", "read_csv", "to_csv", "read_json", "write_json", "read_jsonl", "write_jsonl",
@@ -42,18 +42,18 @@ CONFIG = validate_config(read_yaml(ROOT / "config" / "config.yaml"))
 
 
 def stages_of(name: str) -> dict[str, Stage]:
-    return benchmarks.get(name).stages(CONFIG)
+    return registry.get(name).stages(CONFIG)
 
 
 def specific_rules(name: str) -> dict[str, str]:
     """Rules written in rules/<name>.smk (none if the benchmark has no such file)."""
-    path = benchmarks.get(name).rules
+    path = registry.get(name).rules
     return dict(RULE.findall(path.read_text())) if path.is_file() else {}
 
 
 def specific_text(name: str) -> str | None:
     """The text of rules/<name>.smk (None if the benchmark has no such file)."""
-    path = benchmarks.get(name).rules
+    path = registry.get(name).rules
     return path.read_text() if path.is_file() else None
 
 
@@ -66,12 +66,12 @@ def test_the_registry_names_abdev_and_gating_once():
     assert len(NAMES) == len(set(NAMES))
     assert all(re.fullmatch(r"[a-z][a-z0-9_]*", n) for n in NAMES)
     with pytest.raises(KeyError, match="registered: "):
-        benchmarks.get("chess")
+        registry.get("chess")
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_schema_accepts_the_default_section(name):
-    bench = benchmarks.get(name)
+    bench = registry.get(name)
     assert bench.schema.is_file()
     section = copy.deepcopy(read_yaml(ROOT / "config" / "config.yaml").get(name, {}))
     validate(section, section_schema(bench), "config", prefix=name)
@@ -102,7 +102,7 @@ def test_rules_follow_the_template(name):
         step = "predict" if role.startswith("predict") else role
         if role in ("predict_baseline", "predict_llm", "score"):
             # rules/stages.smk adds code_version=code_version(b, role) from this entry
-            assert role in benchmarks.get(name).code_versions, f"registry lacks {role}"
+            assert role in registry.get(name).code_versions, f"registry lacks {role}"
         if "{model}" in str(stage.output):
             assert stage.models, f"{name}_{role}: constrain the model wildcard"
         assert stage.log.startswith(f"logs/{name}_{step}"), f"{name}_{role}: log under logs/<rule>"
@@ -122,7 +122,7 @@ def test_abdev_own_file_batches_are_score_rules_like_abdev_score():
     """Own abdev files are scored a batch per job by loop-defined rules abdev_score_own_<k>
     (docs/adding-a-benchmark.md); they carry the score role's code version, a log under
     logs/abdev_score_own and the same entry script as abdev_score."""
-    text = benchmarks.get("abdev").rules.read_text()
+    text = registry.get("abdev").rules.read_text()
     block = text[text.index("for _batch, _models"):]
     assert 'code_version=code_version("abdev", "score")' in block
     assert 'f"logs/abdev_score_own/{_batch}.log"' in block
@@ -137,7 +137,7 @@ def test_abdev_own_file_batches_are_score_rules_like_abdev_score():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_code_versions_resolve_to_the_one_spelling(name):
-    bench = benchmarks.get(name)
+    bench = registry.get(name)
     assert "score" in bench.code_versions
     # "import": an importer that parses or re-grades the user's file with versioned code
     assert set(bench.code_versions) <= set(CONSTANTS)
@@ -160,7 +160,7 @@ def test_package_has_the_template_modules_and_a_cli(name):
     if "review" in stages_of(name)["score"].output:
         assert (package(name) / "review.py").is_file(), f"{name}: its review lives in review.py"
     sub = argparse.ArgumentParser().add_subparsers()
-    importlib.import_module(benchmarks.get(name).cli).register(sub)
+    importlib.import_module(registry.get(name).cli).register(sub)
     assert name in sub.choices
 
 
@@ -168,7 +168,7 @@ def test_package_has_the_template_modules_and_a_cli(name):
 def test_validate_means_a_prediction_file_against_its_truth(name):
     """`validate` never names a check of the truth (gating's is `check-cases`)."""
     sub = argparse.ArgumentParser().add_subparsers()
-    importlib.import_module(benchmarks.get(name).cli).register(sub)
+    importlib.import_module(registry.get(name).cli).register(sub)
     commands = sub.choices[name]._subparsers._group_actions[0]
     for action in commands._choices_actions:
         if action.dest == "validate":
@@ -185,7 +185,7 @@ def test_stage_files_have_one_name_everywhere(name):
     if "curate" in stages:
         assert stages["curate"].output["report"] == f"data/curated/{name}/curation_report.json"
     score = stages["score"].output
-    assert score["table"] == f"results/{name}/scores/{{model}}.csv" == benchmarks.get(name).score_table
+    assert score["table"] == f"results/{name}/scores/{{model}}.csv" == registry.get(name).score_table
     assert all(not str(p).endswith(".per_article.csv") for p in score.values())
     if "per_case" in score:
         assert score["per_case"] == f"results/{name}/scores/{{model}}.per_case.csv"
@@ -207,7 +207,7 @@ def test_stage_files_have_one_name_everywhere(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_score_accepts_a_score_job(name):
-    module = importlib.import_module(benchmarks.get(name).score_module)
+    module = importlib.import_module(registry.get(name).score_module)
     params = list(inspect.signature(module.score).parameters.values())
     assert [p.name for p in params] == ["job"]
     assert typing.get_type_hints(module.score)["job"] is ScoreJob
@@ -256,7 +256,7 @@ def test_docs_demo_data_tests_and_figures(name):
     demo = ROOT / "data" / "demo" / name
     assert (demo / "README.md").is_file() and len(list(demo.rglob("*"))) > 1
     assert list((ROOT / "tests" / name).glob("test_*.py"))
-    bench = benchmarks.get(name)
+    bench = registry.get(name)
     for spec in bench.figures:
         assert (ROOT / "report" / name / f"{spec.name}.rst").is_file(), spec.name
         assert callable(spec.draw)
@@ -266,7 +266,7 @@ def test_docs_demo_data_tests_and_figures(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_headline_metrics_are_declared(name):
-    bench = benchmarks.get(name)
+    bench = registry.get(name)
     assert bench.headline_metrics, f"{name}: no headline_metrics for the leaderboard"
     assert len(set(bench.headline_metrics)) == len(bench.headline_metrics)
     assert all(isinstance(m, str) and m for m in bench.headline_metrics)
@@ -277,7 +277,7 @@ def test_headline_metrics_are_declared(name):
 def test_a_rules_group_has_its_slurm_group_components(name):
     """A group without an entry runs one SLURM job per connected component (many tiny jobs)."""
     groups = {stage.group for stage in stages_of(name).values() if stage.group}
-    path = benchmarks.get(name).rules
+    path = registry.get(name).rules
     if path.is_file():
         groups |= set(re.findall(r'^\s+group:\n\s+"(\w+)"', path.read_text(), re.MULTILINE))
     profile = read_yaml(ROOT / "profiles" / "slurm" / "config.yaml")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.cli import build_parser, main
 
 
@@ -25,7 +25,7 @@ PARSERS = list(_parsers(build_parser()))
 def test_the_walk_reaches_every_command_and_the_nested_ones():
     commands = {path for path, _ in PARSERS}
     # every benchmark's group and the shared commands (scievals.cli.COMMAND_MODULES)
-    assert {(b.name,) for b in benchmarks.REGISTRY} <= commands
+    assert {(b.name,) for b in registry.REGISTRY} <= commands
     assert {("run",), ("plan",), ("show",), ("history",), ("llm",)} <= commands
     assert any(len(path) == 2 for path in commands)  # a benchmark's sub-commands too
 

@@ -3,7 +3,7 @@ module level or inside a function, goes to the same floor or a lower one, no ben
 package imports another, and the modules import each other without a cycle.
 
 Floors, lowest first: common < stats < llm, figures < benchmark packages < registry
-(scievals.benchmarks) < results, report, cli. ``stats`` (intervals, paired tests,
+(scievals.registry) < results, report, cli. ``stats`` (intervals, paired tests,
 comparisons, tiers) stands on common's plumbing only, so users and importers can call it
 without the workflow. ``figures`` (FigureSpec and the shared
 plotting helpers) shares the LLM layer's floor: the registry and every benchmark's
@@ -16,13 +16,13 @@ import graphlib
 from pathlib import Path
 
 import pytest
-from scievals import benchmarks
+from scievals import registry
 
 PACKAGE = Path(__file__).resolve().parents[1] / "scripts" / "scievals"
-BENCHMARKS = set(benchmarks.NAMES)
+BENCHMARKS = set(registry.NAMES)
 FLOORS = {"common": 0, "stats": 1, "llm": 2, "figures": 2, **{b: 3 for b in BENCHMARKS},
           # the registry and the whole-config check that reads it
-          "benchmarks": 4, "config_validation": 4, "workflow_config": 4,
+          "registry": 4, "config_validation": 4, "workflow_config": 4,
           "results": 5, "interop": 5, "report": 5, "cli": 5, "run": 5, "__main__": 5}
 FLOOR_NAMES = ["common", "stats", "llm/figures", "benchmark packages", "registry",
                "results/interop/report/cli"]
@@ -70,8 +70,8 @@ def test_every_module_has_a_floor():
 
 def test_the_graph_is_read():
     # Known edges of the house, checked so a parser bug cannot make the tests below vacuous.
-    assert "scievals.figures.spec" in GRAPH["scievals.benchmarks"]
-    assert "scievals.benchmarks" in GRAPH["scievals.results.leaderboard"]
+    assert "scievals.figures.spec" in GRAPH["scievals.registry"]
+    assert "scievals.registry" in GRAPH["scievals.results.leaderboard"]
     assert "scievals.common.errors" in GRAPH["scievals.common.tables"]
     assert "scievals.stats.paired" in GRAPH["scievals.stats.comparisons"]
 
@@ -91,7 +91,7 @@ def test_no_benchmark_imports_another(module):
 
 
 def test_figures_live_in_their_benchmark_package():
-    for bench in benchmarks.REGISTRY:
+    for bench in registry.REGISTRY:
         for spec in bench.figures:
             assert spec.function.startswith(f"scievals.{bench.name}.figures:"), spec.function
 

@@ -1,6 +1,6 @@
 """``python -m scievals``: one command line, one sub-command group per benchmark.
 
-Each registered benchmark (``scievals.benchmarks``) has a ``cli`` module with
+Each registered benchmark (``scievals.registry``) has a ``cli`` module with
 ``register(subparsers)``, as do the LLM layer and the result history; this file only
 wires them together and turns :class:`ScievalsError` (and a missing pip extra) into
 one line on stderr and exit code 1.
@@ -12,13 +12,13 @@ import argparse
 import importlib
 import sys
 
-from scievals import __version__, benchmarks
+from scievals import __version__, registry
 from scievals.common import interrupts
 from scievals.common.errors import ScievalsError, machine_error
 from scievals.common.extras import missing_extra
 
 # Sub-command groups: every benchmark's, then the ones shared by all benchmarks.
-COMMAND_MODULES = [b.cli for b in benchmarks.REGISTRY] + [
+COMMAND_MODULES = [b.cli for b in registry.REGISTRY] + [
     "scievals.llm.cli",
     "scievals.results.history_cli",
     "scievals.results.show",

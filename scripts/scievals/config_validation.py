@@ -1,13 +1,13 @@
 """The workflow config checked as a whole: the top level, every registered benchmark's
 section, the model registry and the ``llm`` section. It stands beside the registry (it
-reads :data:`scievals.benchmarks.REGISTRY`) and needs jsonschema and pydantic; the
+reads :data:`scievals.registry.REGISTRY`) and needs jsonschema and pydantic; the
 Snakefile reaches it through :func:`scievals.workflow_config.validated`, which skips it when
 nothing it depends on changed.
 """
 
 from __future__ import annotations
 
-from scievals import benchmarks
+from scievals import registry
 from scievals.common import config as config_schema
 from scievals.llm.base import ModelSpec
 from scievals.llm.registry import model_spec
@@ -23,7 +23,7 @@ def validate_config(config: dict, where: str = "config") -> dict:
     "anthropic/openai need a model id", from ``model_spec``)."""
     generated = {"models": config_schema.schema_of(ModelSpec, drop=("name",)),
                  "llm": config_schema.schema_of(LLMSettings)}
-    config_schema.validate_config(config, benchmarks.REGISTRY, where, generated)
+    config_schema.validate_config(config, registry.REGISTRY, where, generated)
     for name in config["models"]:
         model_spec(name, config)
     return config

@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from scievals import benchmarks
+from scievals import registry
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_text
 from scievals.common.redaction import (
@@ -68,15 +68,15 @@ def merged_config(configfiles: list[str]) -> dict:
     return config
 
 
-def _model(given: str, args: argparse.Namespace, registry: dict) -> tuple[str, dict | None]:
+def _model(given: str, args: argparse.Namespace, entries: dict) -> tuple[str, dict | None]:
     """(registry name, the entry this run adds, or None for an entry of the config)."""
     provider, slash, model_id = given.partition("/")
     if not slash:
-        if given in registry:  # a registry entry of the user's config
+        if given in entries:  # a registry entry of the user's config
             return given, None
         raise ScievalsError("--model", f"{given!r} is neither PROVIDER/MODEL nor a model of "
                             "the config's registry",
-                            f"use PROVIDER/MODEL or one of {sorted(registry)}")
+                            f"use PROVIDER/MODEL or one of {sorted(entries)}")
     if provider not in PROVIDERS:
         raise ScievalsError("--model", f"unknown provider {provider!r}",
                             f"use one of {', '.join(PROVIDERS)} (PROVIDER/MODEL)")
@@ -86,7 +86,7 @@ def _model(given: str, args: argparse.Namespace, registry: dict) -> tuple[str, d
         entry["base_url"] = args.base_url
     if args.api_key_env:
         entry["api_key_env"] = args.api_key_env
-    configured = registry.get(name)
+    configured = entries.get(name)
     if configured is not None and any(
             redact_data((configured or {}).get(key)) != redact_data(value)
             for key, value in entry.items()):
@@ -117,12 +117,12 @@ def _models(args: argparse.Namespace, config: dict, benchmark: str) -> dict[str,
     config's own). Refused in one line: two that would share a name, ``--base-url`` or
     ``--api-key-env`` that would apply to none, and an LLM for a benchmark that sends no
     item to a model (it would be configured and never run)."""
-    bench = benchmarks.get(benchmark)
-    registry = config.get("models") or {}
+    bench = registry.get(benchmark)
+    entries = config.get("models") or {}
     added: dict[str, dict | None] = {}
     given_as: dict[str, str] = {}
     for given in args.model:
-        name, entry = _model(given, args, registry)
+        name, entry = _model(given, args, entries)
         if name in added and added[name] != entry:
             raise ScievalsError("--model", f"{given_as[name]} and {given} would both be named "
                                 f"{name!r}", "give each model once")
@@ -131,7 +131,7 @@ def _models(args: argparse.Namespace, config: dict, benchmark: str) -> dict[str,
         raise ScievalsError("--base-url/--api-key-env", "apply to PROVIDER/MODEL models only",
                             "set base_url/api_key_env in the config's entry instead")
     llms = [given_as[name] for name, entry in added.items()
-            if (entry or registry.get(name) or {}).get("provider", "baseline") != "baseline"]
+            if (entry or entries.get(name) or {}).get("provider", "baseline") != "baseline"]
     if llms and not bench.runs_llms:
         own = (config.get(bench.name) or {}).get("predictions_dir") or f"predictions/{bench.name}"
         raise ScievalsError("--model", f"{bench.name} sends nothing to a model (it scores its "
@@ -167,15 +167,15 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
 def _section(args: argparse.Namespace, config: dict, name: str) -> tuple[dict, dict]:
     """One benchmark's keys of the overlay, and the models ``--model`` gives it (registry
     name -> the entry this run adds, None for the config's own)."""
-    bench = benchmarks.get(name)
+    bench = registry.get(name)
     section: dict = {}
     added: dict[str, dict | None] = {}
     if args.model:
         added = _models(args, config, name)
-        registry = config.get("models") or {}
+        entries = config.get("models") or {}
         configured = (config.get(bench.name) or {}).get("models") or list(bench.baselines)
         baselines = [m for m in configured
-                     if (registry.get(m) or {}).get("provider", "baseline") == "baseline"
+                     if (entries.get(m) or {}).get("provider", "baseline") == "baseline"
                      and m not in added]
         section["models"] = [*baselines, *added]  # the free baselines to compare with
     if args.limit is not None:
@@ -287,11 +287,11 @@ def run_benchmark(*benchmark: str, model: str | Sequence[str] = (), limit: int |
     workflow's checkout), and return the result rows of the models run (a pandas DataFrame:
     :func:`scievals.results.show.read_summary`'s columns). Bad arguments and a failed run
     raise :class:`~scievals.common.errors.ScievalsError` (docs/running-from-python.md)."""
-    unknown = [name for name in benchmark if name not in benchmarks.NAMES]
+    unknown = [name for name in benchmark if name not in registry.NAMES]
     if not benchmark or unknown:
         raise ScievalsError("run_benchmark", f"no benchmark {', '.join(map(repr, unknown))}"
                             if unknown else "no benchmark given",
-                            f"name one or more of {', '.join(benchmarks.NAMES)}")
+                            f"name one or more of {', '.join(registry.NAMES)}")
     args = argparse.Namespace(
         benchmark=list(benchmark), model=[model] if isinstance(model, str) else list(model),
         limit=limit, base_url=base_url, api_key_env=api_key_env,
@@ -317,7 +317,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(.scievals/run/BENCHMARK[+...].yaml) merged over your config; arguments after -- go "
         "to snakemake.",
     )
-    parser.add_argument("benchmark", nargs="+", choices=benchmarks.NAMES,
+    parser.add_argument("benchmark", nargs="+", choices=registry.NAMES,
                         help="the benchmark(s) to run, e.g. gating autogkb")
     parser.add_argument("--model", action="append", help="PROVIDER/MODEL (anthropic, openai, "
                         "mock), e.g. openai/gpt-4o-mini, or the name of a model in your config's "

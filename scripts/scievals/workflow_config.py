@@ -18,7 +18,7 @@ CACHE_DIR = ".cache/config"
 # What the check's outcome depends on besides the config itself.
 SOURCES = (
     PACKAGE / "config_validation.py",
-    PACKAGE / "benchmarks.py",
+    PACKAGE / "registry.py",
     PACKAGE / "common" / "config.py",
     PACKAGE / "llm" / "base.py",
     PACKAGE / "llm" / "settings.py",

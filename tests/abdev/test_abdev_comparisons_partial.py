@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.abdev import comparisons as abdev_comparisons
 from scievals.abdev.clusters import truth_clusters
 from scievals.abdev.constants import DEFAULT_FOLD_COL, PROPERTY_LIST
@@ -52,7 +52,7 @@ def _metrics(paths, models, metrics=("HIC:spearman",)):
     inputs = {"truth": [str(DEMO_CSV)], "pred": [str(paths[m]) for m in models], "table": []}
     return abdev_comparisons.item_metrics(inputs, list(models), list(metrics),
                                           {"fold_col": DEFAULT_FOLD_COL}, BOOT,
-                                          benchmarks.get("abdev").ranges())
+                                          registry.get("abdev").ranges())
 
 
 def _compare(paths, models, metrics=("HIC:spearman",)):
@@ -154,7 +154,7 @@ def test_without_resamples_no_pair_gets_an_interval(family):
     off = {"n_resamples": 0, "seed": 0}
     found = abdev_comparisons.item_metrics(inputs, list(NOISE), ["HIC:spearman"],
                                            {"fold_col": DEFAULT_FOLD_COL}, off,
-                                           benchmarks.get("abdev").ranges())
+                                           registry.get("abdev").ranges())
     table = comparison_table("abdev", found, off)
     assert len(table) == 10  # 5 arms: every pair has a value
     assert table["ci_low"].isna().all() and table["p_value"].isna().all()

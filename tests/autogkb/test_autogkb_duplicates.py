@@ -11,7 +11,7 @@ import json
 
 import pandas as pd
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.autogkb import curate, predict, score
 from scievals.autogkb.metrics import FIELDS, count_duplicates, evaluate
 from scievals.common import notices
@@ -98,7 +98,7 @@ def test_tenfold_baseline_keeps_its_one_to_one_score(curated, tmp_path, caplog):
 
 
 def test_leaderboard_ranks_autogkb_by_a_metric_duplication_cannot_raise():
-    bench = next(b for b in benchmarks.REGISTRY if b.name == "autogkb")
+    bench = next(b for b in registry.REGISTRY if b.name == "autogkb")
     assert bench.headline_metrics[0] == "one_to_one_score"
     # The probe's numbers: the tenfold file has score 769.3 against the baseline's 76.9,
     # and the same one-to-one score (76.2 once duplicates count once); an honest model

@@ -82,12 +82,12 @@ def generated_local_rules(workdir: Path) -> set[str]:
     """Local rules among those rules/stages.smk generates from the registry (downloads, ...),
     under the workdir's config/config.yaml, which enables every benchmark the run can use."""
     sys.path.insert(0, str(workdir / "scripts"))
-    from scievals import benchmarks
+    from scievals import registry
     from scievals.common.io import read_yaml
     from scievals.config_validation import validate_config
 
     config = validate_config(read_yaml(workdir / "config" / "config.yaml"))
-    return {f"{bench.name}_{role}" for bench in benchmarks.enabled(config)
+    return {f"{bench.name}_{role}" for bench in registry.enabled(config)
             for role, stage in bench.stages(config).items() if stage.localrule}
 
 

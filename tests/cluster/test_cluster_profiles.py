@@ -57,7 +57,7 @@ def test_cluster_doc_lists_every_rule():
         rules |= set(re.findall(r"^rule (\w+):", path.read_text(), re.M))
     assert rules, "no rules found"
     assert rules - named == set()
-    from scievals import benchmarks
+    from scievals import registry
 
     assert {"report_<benchmark>", "abdev_score_own_<k>", "all",
-            *benchmarks.NAMES} <= named
+            *registry.NAMES} <= named

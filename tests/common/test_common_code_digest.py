@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.common import code_digest, score_cache
 from scievals.common.jobs import ScoreJob
 from test_import_floors import GRAPH
@@ -29,7 +29,7 @@ def ast_closure(root: str) -> set[str]:
     return seen
 
 
-@pytest.mark.parametrize("name", benchmarks.NAMES)
+@pytest.mark.parametrize("name", registry.NAMES)
 def test_the_digest_covers_every_module_the_score_code_imports(name):
     root = f"scievals.{name}.score"
     reached = set(code_digest.reached_modules(root))
@@ -119,7 +119,7 @@ def test_a_kept_tables_key_changes_with_a_library_version(tmp_path, monkeypatch)
         code_digest.library_versions.cache_clear()
 
 
-@pytest.mark.parametrize("name", benchmarks.NAMES)
+@pytest.mark.parametrize("name", registry.NAMES)
 def test_library_versions_name_what_the_score_code_imports(name):
     # every third-party module of the score code's reach, by importlib.metadata's own map of
     # installed modules to distributions (independent of DISTRIBUTION_OF), with its version
@@ -144,7 +144,7 @@ def test_the_comparisons_jobs_code_covers_the_engine(package):
         code_digest.code_digest.cache_clear()
         return {b.name: code_digest.code_digest(b.comparisons.split(":")[0],
                                                 "scievals.stats.comparisons")
-                for b in benchmarks.REGISTRY}
+                for b in registry.REGISTRY}
     first = versions()
     assert {"scievals.stats.paired", "scievals.stats.intervals"} <= set(
         code_digest.reached_modules("scievals.stats.comparisons"))

@@ -1,7 +1,7 @@
 import copy
 
 import pytest
-from scievals.benchmarks import NAMES
+from scievals.registry import NAMES
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml
 from scievals.config_validation import validate_config

@@ -87,9 +87,9 @@ def test_missing_extra_message_names_the_extra():
 def test_drawing_a_figure_without_matplotlib_is_one_line_naming_the_extra(tmp_path):
     proc = run_hidden(
         "from scievals.common.errors import ScievalsError\n"
-        "from scievals import benchmarks\n"
+        "from scievals import registry\n"
         "try:\n"
-        f"    benchmarks.get('abdev').figure('assay_heatmap').draw({{'summary': []}}, "
+        f"    registry.get('abdev').figure('assay_heatmap').draw({{'summary': []}}, "
         f"{str(tmp_path)!r})\n"
         "except ScievalsError as exc:\n"
         "    print(exc.one_line())\n"

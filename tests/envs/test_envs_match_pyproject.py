@@ -18,7 +18,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
-from scievals import benchmarks
+from scievals import registry
 from scievals.common.entry import STAGE_JOBS
 from scievals.common.io import read_yaml
 from scievals.config_validation import validate_config
@@ -177,7 +177,7 @@ def rule_blocks(text: str) -> list[tuple[str, str]]:
 def generated_stages():
     """(rule name, Stage) of every rule rules/stages.smk generates under the default config."""
     config = validate_config(read_yaml(ROOT / "config" / "config.yaml"))
-    return [(f"{bench.name}_{role}", stage) for bench in benchmarks.REGISTRY
+    return [(f"{bench.name}_{role}", stage) for bench in registry.REGISTRY
             for role, stage in bench.stages(config).items()]
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
-from scievals import benchmarks
+from scievals import registry
 from scievals.abdev import figures as abdev
 from scievals.common.errors import ScievalsError
 from scievals.common.provenance import Provenance
@@ -102,7 +102,7 @@ def test_provenance_line_names_data_models_and_code(tmp_path):
 
 def test_abdev_figures_are_written(tmp_path):
     summary = abdev_summary(tmp_path)
-    for spec in benchmarks.get("abdev").report_figures():
+    for spec in registry.get("abdev").report_figures():
         out = tmp_path / f"{spec.name}.png"
         spec.draw({"summary": [str(summary)]}, str(out))
         assert_png(out)
@@ -126,10 +126,10 @@ def test_generic_comparison_works_for_a_benchmark_without_entry(tmp_path):
 
 
 def test_registry_lookup():
-    assert benchmarks.get("abdev").figure("assay_heatmap").draw is abdev.assay_heatmap
+    assert registry.get("abdev").figure("assay_heatmap").draw is abdev.assay_heatmap
     with pytest.raises(KeyError):
-        benchmarks.get("abdev").figure("nope")
-    names = [s.name for b in benchmarks.REGISTRY for s in b.report_figures()]
+        registry.get("abdev").figure("nope")
+    names = [s.name for b in registry.REGISTRY for s in b.report_figures()]
     assert all(n.replace("_", "").isalnum() for n in names)
 
 
@@ -227,7 +227,7 @@ def test_gating_figures_are_written(tmp_path):
     ]) + "\n")
     inputs = {"summary": [str(summary)], "per_case": [str(per_case_table(tmp_path))],
               "cases": [str(cases)], "predictions": [str(preds)]}
-    for spec in benchmarks.get("gating").report_figures():
+    for spec in registry.get("gating").report_figures():
         out = tmp_path / spec.name if spec.directory else tmp_path / f"{spec.name}.png"
         spec.draw({k: inputs[k] for k in spec.inputs}, str(out))
         if spec.directory:
@@ -260,7 +260,7 @@ def test_captions_fall_back_to_generic_and_models_come_from_score_tables(tmp_pat
     assert caption_path(tmp_path, "waza", "model_comparison") == (
         "../report/generic/model_comparison.rst")
     assert data_source("abdev", {"abdev": {"source": "auto"}}) == "auto"
-    assert report_inputs(benchmarks.get("gating"), ["a", "m.1"]) == {
+    assert report_inputs(registry.get("gating"), ["a", "m.1"]) == {
         "summary": ["results/gating/summary.csv"],
         "per_case": ["results/gating/scores/a.per_case.csv", "results/gating/scores/m.1.per_case.csv"],
         "cases": ["data/curated/gating/cases.jsonl"],
@@ -272,7 +272,7 @@ def test_every_registered_figure_has_a_caption():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    for bench in benchmarks.REGISTRY:
+    for bench in registry.REGISTRY:
         for spec in bench.figures:
             assert (root / "report" / bench.name / f"{spec.name}.rst").exists(), (bench.name, spec.name)
     assert (root / "report" / "generic" / "model_comparison.rst").exists()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.autogkb.samples import annotations_text
 from scievals.common.sample_links import compare_link, item_link
 from scievals.common.samples import request_cost
@@ -86,13 +86,13 @@ def test_links_encode_each_part_so_slashes_and_hashes_in_names_survive():
     assert (item_link("waza", "org/agent", "", "suite/task#2")
             == "samples.html#waza/org%2Fagent//suite%2Ftask%232")
     assert compare_link("gating", "a", "b") == "samples.html#compare/gating/a/b"
-    assert "compare" not in benchmarks.NAMES  # the compare view's first part is no benchmark
+    assert "compare" not in registry.NAMES  # the compare view's first part is no benchmark
 
 
 def test_every_registered_benchmark_names_a_samples_function():
-    for bench in benchmarks.REGISTRY:
+    for bench in registry.REGISTRY:
         assert bench.samples, bench.name
-        assert callable(benchmarks.resolve(bench.samples)), bench.samples
+        assert callable(registry.resolve(bench.samples)), bench.samples
 
 
 def test_gating_tree_text_draws_one_indented_line_per_gate():

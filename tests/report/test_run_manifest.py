@@ -98,11 +98,11 @@ def test_the_record_lists_only_the_llm_models_of_this_runs_jobs(tmp_path, monkey
 
 
 def test_every_registered_prompt_module_resolves_to_a_file():
-    from scievals import benchmarks
+    from scievals import registry
 
-    modules = [m for b in benchmarks.REGISTRY for m in b.prompt_modules]
+    modules = [m for b in registry.REGISTRY for m in b.prompt_modules]
     assert modules, "the LLM benchmarks name their prompt templates"
-    digests = run_manifest.prompt_templates(benchmarks.NAMES)
+    digests = run_manifest.prompt_templates(registry.NAMES)
     assert sorted(m for d in digests.values() for m in d) == sorted(modules)
 
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.common.table_files import RESULT_COLUMNS
 from scievals.stats.api import compare, item_metrics, plan
 from scievals.stats.comparisons import (
@@ -152,7 +152,7 @@ def _score_table(path, benchmark, model, dataset, metric):
 def test_mean_numbers_equal_the_workflow_path(tmp_path):
     """autogkb's per_case.csv -> the registry's comparisons function -> comparison_table, as
     scripts/comparisons.py runs it, against the API on the same items (f1, range [0, 1])."""
-    bench = benchmarks.get("autogkb")
+    bench = registry.get("autogkb")
     inputs = {"per_case": [], "table": []}
     for model, values in (("a", MEAN_A), ("b", MEAN_B)):
         per_case, table = tmp_path / f"{model}_per_case.csv", tmp_path / f"{model}.csv"
@@ -161,7 +161,7 @@ def test_mean_numbers_equal_the_workflow_path(tmp_path):
         _score_table(table, "autogkb", model, "demo", "f1")
         inputs["per_case"].append(str(per_case))
         inputs["table"].append(str(table))
-    metrics = benchmarks.resolve(bench.comparisons)(inputs, ["a", "b"], ["f1"], {},
+    metrics = registry.resolve(bench.comparisons)(inputs, ["a", "b"], ["f1"], {},
                                                     {"seed": 0}, bench.ranges())
     write_comparisons(tmp_path / "comparisons.csv",
                       comparison_table("autogkb", metrics, {"seed": 0}, ranking="f1"))
@@ -175,7 +175,7 @@ def test_mean_numbers_equal_the_workflow_path(tmp_path):
 def test_pass_fail_numbers_equal_the_workflow_path(tmp_path):
     """waza's graded results -> its comparisons function (pass_rate: per-task pass/fail) ->
     comparison_table, against the API on the same six tasks."""
-    bench = benchmarks.get("waza")
+    bench = registry.get("waza")
     download = tmp_path / "download.json"
     download.write_text(json.dumps({"suites": {"s": {"dataset": "suite s"}}}))
     graded = []
@@ -186,7 +186,7 @@ def test_pass_fail_numbers_equal_the_workflow_path(tmp_path):
         path = tmp_path / f"{model}.json"
         path.write_text(json.dumps({"suites": {"s": {"tasks": tasks}}}))
         graded.append(str(path))
-    metrics = benchmarks.resolve(bench.comparisons)(
+    metrics = registry.resolve(bench.comparisons)(
         {"download": [str(download)], "graded": graded}, ["a", "b"], ["pass_rate"], {},
         {"seed": 0}, bench.ranges())
     workflow = comparison_table("waza", metrics, {"seed": 0}, ranking="pass_rate")

@@ -7,7 +7,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from scievals import benchmarks
+from scievals import registry
 from scievals.stats.intervals import metric_range
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.common.workflow import byo_batches
@@ -54,14 +54,14 @@ def test_every_interval_holds_its_value_inside_the_declared_range(default_run):
     rows = summary.dropna(subset=["ci_low", "ci_high"])
     assert len(rows) > 200  # the default run's intervals (abdev alone has 210)
     for row in rows.itertuples(index=False):
-        low, high = metric_range(benchmarks.get(row.benchmark).ranges(), row.metric)
+        low, high = metric_range(registry.get(row.benchmark).ranges(), row.metric)
         where = f"{row.benchmark} {row.model} {row.condition} {row.metric}"
         assert row.ci_high - row.ci_low > 0, where
         assert low - 1e-12 <= row.ci_low <= row.value <= row.ci_high <= high + 1e-12, where
-    for bench in benchmarks.NAMES:
+    for bench in registry.NAMES:
         pairs = pd.read_csv(default_run / "results" / bench / "comparisons.csv")
         for row in pairs.itertuples(index=False):
-            low, high = metric_range(benchmarks.get(bench).ranges(), row.metric)
+            low, high = metric_range(registry.get(bench).ranges(), row.metric)
             span = high - low
             assert -span - 1e-12 <= row.ci_low <= row.diff <= row.ci_high <= span + 1e-12, row
             assert row.ci_high - row.ci_low > 0, row
@@ -80,7 +80,7 @@ def test_every_headline_metric_is_in_the_default_summary_and_leaderboard(default
     summary = pd.read_csv(default_run / "results" / "summary.csv", keep_default_na=False,
                           na_values=[""])
     leaderboard = (default_run / "results" / "leaderboard.md").read_text()
-    for bench in benchmarks.REGISTRY:
+    for bench in registry.REGISTRY:
         rows = summary[summary["benchmark"] == bench.name]
         if bench.headline_condition is not None:
             rows = rows[rows["condition"] == bench.headline_condition]

@@ -4,7 +4,7 @@ Validation fills schema defaults and turns the first violation into one
 :class:`ScievalsError` line that names the key, what is wrong and what is
 allowed. Each benchmark section has its own schema file, so adding a benchmark
 adds a schema instead of growing one big file; which benchmarks exist comes from
-the registry (``scievals.benchmarks``), which passes itself in here.
+the registry (``scievals.registry``), which passes itself in here.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CONFIG_DIR = Path(__file__).resolve().parents[3] / "config"
 
 
 class BenchmarkSchema(Protocol):
-    """What validation needs of a registered benchmark (``scievals.benchmarks.Benchmark``)."""
+    """What validation needs of a registered benchmark (``scievals.registry.Benchmark``)."""
 
     name: str
     title: str

@@ -1,6 +1,6 @@
 """What a report figure is; which figures a benchmark shows is its registry entry.
 
-A benchmark lists its figures in ``scievals.benchmarks.REGISTRY`` (``figures=``): figure
+A benchmark lists its figures in ``scievals.registry.REGISTRY`` (``figures=``): figure
 functions live in ``scievals/<benchmark>/figures.py``, one caption per figure in
 ``report/<benchmark>/<figure>.rst``. A benchmark without figures gets
 :data:`GENERIC_FIGURES` (every metric of its summary, with CIs).

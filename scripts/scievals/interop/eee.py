@@ -41,7 +41,7 @@ import pandas as pd
 from jsonschema import Draft7Validator
 
 from scievals import __version__
-from scievals import benchmarks as registry
+from scievals import registry
 from scievals.common.io import write_jsonl, write_text
 from scievals.llm.usage_rows import USAGE_METRICS
 from scievals.stats.intervals import metric_range

@@ -27,7 +27,7 @@ class ModelSpec(BaseModel):
     """One entry of the model registry in ``config.yaml`` (``models.<name>``).
 
     The one definition of a registry entry's keys, types, defaults and limits: the config
-    schema's ``models`` entries are generated from it (``scievals.benchmarks``), and the
+    schema's ``models`` entries are generated from it (``scievals.registry``), and the
     rules across keys live in ``scievals.llm.registry.model_spec``.
     """
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pandas as pd
 
 from scievals import __version__
-from scievals import benchmarks as registry
+from scievals import registry
 from scievals.common.io import sha256_file, write_json, write_text
 from scievals.common.notices import now_utc
 from scievals.common.provenance import RUN_RECORD_SUFFIX, git_commit

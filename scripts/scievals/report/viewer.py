@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from html import escape
 from pathlib import Path
 
-from scievals import benchmarks as registry
+from scievals import registry
 from scievals.common.io import write_text
 from scievals.common.sample_links import PAGE
 

@@ -1,7 +1,7 @@
 """Leaderboard: the headline view of ``results/summary.csv``, one table per benchmark.
 
 Rows are models (and conditions, where a benchmark has several), columns the benchmark's
-headline metrics (``headline_metrics`` of its entry in ``scievals.benchmarks``) as
+headline metrics (``headline_metrics`` of its entry in ``scievals.registry``) as
 ``value [ci_low, ci_high]``, plus ``n``; with the benchmark's ``comparisons.csv`` a ``rank``
 column (ties written ``1=``, :func:`scievals.stats.comparisons.significance_tiers`) and a footer
 with the smallest difference the item count can detect. The heading of each table names
@@ -19,7 +19,7 @@ from html import escape
 
 import pandas as pd
 
-from scievals import benchmarks
+from scievals import registry
 from scievals.stats.comparisons import (
     arm_labels,
     mdd_footer,
@@ -44,8 +44,8 @@ def is_demo(dataset: str) -> bool:
 def headline_for(benchmark: str, frame: pd.DataFrame) -> Headline:
     """The registry's headline of ``benchmark``; every metric it reports when the benchmark
     is not registered (a summary from another scievals version)."""
-    if benchmark in benchmarks.NAMES:
-        bench = benchmarks.get(benchmark)
+    if benchmark in registry.NAMES:
+        bench = registry.get(benchmark)
         return Headline(bench.headline_metrics, bench.headline_condition)
     return Headline(tuple(dict.fromkeys(frame["metric"])))
 
@@ -218,8 +218,8 @@ INTRO = ("value [95 % CI]; n = scored items (each table says which); best first 
 
 def n_meaning(benchmark: str) -> str:
     """What ``n`` counts in a benchmark's rows (registry ``n_meaning``)."""
-    if benchmark in benchmarks.NAMES:
-        return benchmarks.get(benchmark).n_meaning
+    if benchmark in registry.NAMES:
+        return registry.get(benchmark).n_meaning
     return "scored items"
 DEMO_NOTE = ("DEMO DATA: embedded synthetic/demo data, not the real dataset; these numbers "
              "say nothing about the models on real data.")
@@ -388,11 +388,11 @@ def pooled_rows(rows: pd.DataFrame, headline: Headline, column: str) -> pd.DataF
 
 
 def _dataset_column(benchmark: str) -> str | None:
-    return benchmarks.get(benchmark).dataset_column if benchmark in benchmarks.NAMES else None
+    return registry.get(benchmark).dataset_column if benchmark in registry.NAMES else None
 
 
 def _item_noun(benchmark: str) -> str:
-    return benchmarks.get(benchmark).item_noun if benchmark in benchmarks.NAMES else "items"
+    return registry.get(benchmark).item_noun if benchmark in registry.NAMES else "items"
 
 
 def ranked(table: pd.DataFrame, rows: pd.DataFrame, headline: Headline, pairs: pd.DataFrame,

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from scievals import benchmarks
+from scievals import registry
 from scievals.common.errors import ScievalsError
 from scievals.stats.intervals import metric_range
 from scievals.stats.paired import sign_flip_mdd_factor
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "with 80 % power at the 5 % level, from the last run's comparisons.csv (or a "
         "stated default spread).",
     )
-    plan.add_argument("benchmark", nargs="?", choices=benchmarks.NAMES,
+    plan.add_argument("benchmark", nargs="?", choices=registry.NAMES,
                       help="the benchmark (not with --from)")
     plan.add_argument("--from", dest="logs", nargs="+", metavar="LOG",
                       help="plan from two or more logs of other tools instead (inspect_ai, "
@@ -91,7 +91,7 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
               results: Path = Path("results"), sd: float | None = None,
               discordant: float | None = None) -> str:
     """The plan's answer as text (see the module docstring)."""
-    entry = benchmarks.get(benchmark)
+    entry = registry.get(benchmark)
     metric = metric or entry.headline_metrics[0]
     span = _check_inputs(entry, metric, diff, sd, discordant)
     pairs = _pairs(results / benchmark / "comparisons.csv", metric)
