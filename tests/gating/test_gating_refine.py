@@ -189,3 +189,51 @@ def test_each_check_names_gate_and_marker():
     assert "viability dye 'Zombie NIR'" in said  # no live/dead gate
     assert feedback("no JSON, list or indented hierarchy found", inputs).startswith(
         "Your reply could not be read as a gating hierarchy: no JSON")
+
+
+def test_viewer_shows_every_turn_with_its_feedback(run, tmp_path):
+    import shutil
+
+    from scievals.gating.samples import samples
+
+    for src, dst in (("cases.jsonl", "data/curated/gating/cases.jsonl"),
+                     ("m.jsonl", "results/gating/predictions/m.jsonl"),
+                     ("m.per_case.csv", "results/gating/scores/m.per_case.csv")):
+        (tmp_path / dst).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(run["tmp"] / src, tmp_path / dst)
+    items = [s for s in samples(tmp_path, "m") if s.item == run["records"][0]["case_id"]]
+    by_condition = {s.condition: s for s in items}
+    assert sorted(by_condition) == ["minimal_direct", "minimal_direct#turn1",
+                                    "minimal_direct#turn2"]
+    first, second, third = (by_condition[c] for c in sorted(by_condition))
+    assert "turn 0; feedback on this reply:" in first.rationale and "CD999" in first.rationale
+    assert "--- feedback, turn 1 ---" not in first.input
+    # turn 1's prompt shows turn 0's reply and the feedback it drew; its own reply is clean
+    assert "--- reply, turn 0 ---" in second.input and "--- feedback, turn 1 ---" in second.input
+    assert "the checks found nothing in this reply" in second.rationale
+    assert second.metrics["hallucination_rate"] == 0.0 and first.metrics["hallucination_rate"] == 0.25
+    assert "reply of the turn before stood" in third.rationale
+
+
+def test_setting_checked_and_sent_to_the_job_only_when_set():
+    from pathlib import Path
+
+    import yaml
+    from scievals.autogkb.workflow import predict_config as autogkb_job
+    from scievals.common.errors import ScievalsError
+    from scievals.config_validation import validate_config
+    from scievals.gating.workflow import predict_config as gating_job
+
+    root = Path(__file__).resolve().parents[2]
+    config = validate_config(yaml.safe_load((root / "config/config.yaml").read_text()))
+    assert config["gating"]["refine_turns"] == 0 and config["autogkb"]["refine_turns"] == 0
+    # the default: the predict jobs' params are what they were before the setting existed
+    assert gating_job(config, "marker_baseline")["gating"] == {
+        "contexts": ["minimal", "standard", "rich"], "strategies": ["direct", "cot"]}
+    assert "autogkb" not in autogkb_job(config, "autogkb_baseline")
+    config["gating"]["refine_turns"] = config["autogkb"]["refine_turns"] = 2
+    assert gating_job(config, "marker_baseline")["gating"]["refine_turns"] == 2
+    assert autogkb_job(config, "autogkb_baseline")["autogkb"] == {"refine_turns": 2}
+    config["gating"]["refine_turns"] = -1
+    with pytest.raises(ScievalsError, match=r"gating\.refine_turns: -1 is less than the minimum"):
+        validate_config(config)
