@@ -121,6 +121,8 @@ def test_each_turn_is_an_arm_and_hallucination_falls(run):
     assert value(table, "minimal_direct", "tokens_out")[1] == 10
     assert value(table, "minimal_direct#turn1", "tokens_out")[1] == 10
     assert value(table, "minimal_direct#turn2", "tokens_out") == (0, 0)
+    usage = json.loads((run["tmp"] / "m.usage.json").read_text())
+    assert usage["total"]["requests"] == 20  # the model's whole cost: prompts and follow-ups
 
 
 def test_records_carry_the_turns_feedback(run):

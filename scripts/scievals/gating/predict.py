@@ -125,10 +125,12 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
             result = run_batch(spec, requests, settings, scope="gating", label=condition)
             by_request = {r.case_id: r for r in requests}
             if turns:
-                turn_records, turn_usage = refined(cases, spec, settings, context, strategy,
-                                                   by_request, result.responses, turns)
+                turn_records, turn_usage, sent = refined(cases, spec, settings, context,
+                                                         strategy, by_request,
+                                                         result.responses, turns)
                 records += turn_records
                 by_condition.update(turn_usage)
+                all_responses += sent  # the follow-ups' cost is the model's too
             else:
                 for response in result.responses:
                     records.append(reply_record(response.case_id, spec.name, context, strategy,
@@ -140,11 +142,12 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
 
 
 def refined(cases: list[dict], spec, settings, context: str, strategy: str, by_request: dict,
-            responses: list, turns: int) -> tuple[list[dict], dict]:
+            responses: list, turns: int) -> tuple[list[dict], dict, list]:
     """The records of turn 0 and of ``turns`` refinement turns (feedback from
-    :func:`scievals.gating.experiments.feedback` on each case's inputs, never its truth), and
-    each later turn's usage by its condition name (``<condition>#turn<k>``)."""
-    from scievals.llm.refine import refine, turn_fields
+    :func:`scievals.gating.experiments.feedback` on each case's inputs, never its truth),
+    each later turn's usage by its condition name (``<condition>#turn<k>``), and the
+    responses the follow-ups got."""
+    from scievals.llm.refine import REVISED, refine, turn_fields
 
     inputs = {c["test_case_id"]: item_inputs(c) for c in cases}
     base = parse_condition(condition_name(context, strategy))
@@ -171,7 +174,8 @@ def refined(cases: list[dict], spec, settings, context: str, strategy: str, by_r
             rec.update(turn_fields(reply, said(rec, reply.response)))
             out.append(rec)
     usage = {base.with_turn(k).name: u.model_dump(mode="json") for k, u in enumerate(usages, 1)}
-    return out, usage
+    sent = [t.response for replies in later for t in replies if t.status == REVISED]
+    return out, usage, sent
 
 
 def run(cases_jsonl, model_name: str, config: dict, out_jsonl, usage_json) -> list[dict]:
