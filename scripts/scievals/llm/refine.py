@@ -18,12 +18,15 @@ caller's ``follow_up(request, response)``, which is built from the benchmark's
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from scievals.llm.base import LLMRequest, LLMResponse, Message, ModelSpec
 from scievals.llm.settings import LLMSettings
 from scievals.llm.usage import UsageSummary, summarize_usage
+
+log = logging.getLogger("scievals.llm")
 
 ANSWERED = "answered"  # turn 0: the first answer
 REVISED = "revised"  # a follow-up was sent and this is the model's new reply
@@ -81,6 +84,9 @@ def refine(spec: ModelSpec, first: Sequence[tuple[LLMRequest, LLMResponse]], tur
                 todo.append((i, continued(prev.request, prev.response, said), said))
             else:
                 nxt[i] = TurnReply(turn, prev.request, prev.response, STOOD)
+        # said on the terminal: a turn that sends nothing has no batch line of its own
+        log.info("%s#turn%d: %d follow-up(s) to send, %d reply(ies) stood",
+                 label, turn, len(todo), len(current) - len(todo), extra={"terminal": True})
         if todo:
             result = run_batch(one_each, [q for _, q, _ in todo], settings, scope=scope,
                                label=f"{label}#turn{turn}")
