@@ -117,3 +117,24 @@ def test_turns_through_predict_and_score(refined_run):
     # one invented annotation or none: one_to_one_score is 0 either way, nothing changes
     assert row("evidence#turn1", "one_to_one_score:improved") == (0, n)
     assert row("evidence#turn1", "one_to_one_score:worsened") == (0, n)
+
+
+def test_predict_with_refinement_never_reads_the_truth(curated_demo, tmp_path):
+    """The whole LLM path - prompt, turns, feedback - on articles whose truth raises."""
+    from scievals.llm.registry import model_spec
+
+    cases = [{**c, "truth": Raises()} for c in curate.read_cases(curated_demo[0] / "cases.jsonl")]
+
+    def model(body):
+        told = any(INVENTED in m["content"] for m in body["messages"][2:])
+        return json.dumps([] if told else [annotation(**{"Variant/Haplotypes": INVENTED})])
+
+    with FakeLLMServer(max_lifetime_s=60) as server:
+        server.responder = model
+        spec = model_spec("m", {"models": {"m": {
+            "provider": "openai", "model": "fake", "base_url": server.openai_base_url}}})
+        config = {"llm": {"cache_dir": str(tmp_path / "cache")}, "autogkb": {"refine_turns": 1}}
+        records, usage = predict.llm_predictions(cases, spec, config)
+    assert [r["turn"] for r in records] == [0] * len(cases) + [1] * len(cases)
+    assert usage["requests"] == len(cases)
+    assert usage["turns"]["evidence#turn1"]["requests"] == len(cases)

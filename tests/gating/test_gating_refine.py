@@ -133,7 +133,9 @@ def test_records_carry_the_turns_feedback(run):
     assert all(r["next_feedback"] and "CD999" in r["next_feedback"] for r in by_turn[0])
     assert all(r["refine_status"] == "revised" and "CD999" in r["feedback"]
                and r["next_feedback"] is None for r in by_turn[1])
-    assert all(r["refine_status"] == "stood" and r["feedback"] is None for r in by_turn[2])
+    assert all(r["refine_status"] == "stood" and r["feedback"] is None
+               and r["tokens_in"] == r["tokens_out"] == 0 for r in by_turn[2])
+    assert all(r["tokens_in"] > 0 for r in by_turn[1])
     assert [m["role"] for m in by_turn[1][0]["conversation"]] == ["assistant", "user"]
 
 
@@ -213,7 +215,8 @@ def test_viewer_shows_every_turn_with_its_feedback(run, tmp_path):
     # turn 1's prompt shows turn 0's reply and the feedback it drew; its own reply is clean
     assert "--- reply, turn 0 ---" in second.input and "--- feedback, turn 1 ---" in second.input
     assert "the checks found nothing in this reply" in second.rationale
-    assert second.metrics["hallucination_rate"] == 0.0 and first.metrics["hallucination_rate"] == 0.25
+    assert first.metrics["hallucination_rate"] == 0.25
+    assert second.metrics["hallucination_rate"] == 0.0
     assert "reply of the turn before stood" in third.rationale
 
 
@@ -239,3 +242,26 @@ def test_setting_checked_and_sent_to_the_job_only_when_set():
     config["gating"]["refine_turns"] = -1
     with pytest.raises(ScievalsError, match=r"gating\.refine_turns: -1 is less than the minimum"):
         validate_config(config)
+
+
+class Poison:
+    """A truth that fails the test on any read of its content."""
+
+    def _read(self, *args, **kwargs):
+        raise AssertionError("the truth was read")
+
+    __getitem__ = __iter__ = __len__ = __contains__ = get = keys = items = values = _read
+
+
+def test_predict_with_refinement_never_reads_the_truth(run, tmp_path):
+    """The whole LLM path - prompts, turns, feedback - on cases whose truth raises."""
+    cases = [{**c, "gating_hierarchy": Poison()} for c in read_jsonl(run["tmp"] / "cases.jsonl")]
+    with FakeLLMServer(max_lifetime_s=60) as server:
+        server.responder = model
+        spec = P.model_spec("m", {"models": {"m": {
+            "provider": "openai", "model": "fake", "base_url": server.openai_base_url,
+            "structured_output": "off"}}})
+        config = {"llm": {"cache_dir": str(tmp_path / "cache")},
+                  "gating": {"contexts": ["rich"], "strategies": ["cot"], "refine_turns": 1}}
+        records, _ = P.llm_predictions(cases, spec, config)
+    assert [r["turn"] for r in records] == [0] * 10 + [1] * 10

@@ -78,7 +78,8 @@ def reply_record(case: dict, model: str, request, response, condition: str | Non
               else ParseResult("failed", error=f"model error: {response.error}"))
     parsed = refuse_cut_short(parsed, response.stop_reason, annotations=[])
     return _record(
-        case["case_id"], model, condition or case["text_mode"], parsed, sample_index=response.sample_index,
+        case["case_id"], model, condition or case["text_mode"], parsed,
+        sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
         raw_text=response.text, error=response.error, tokens_in=response.usage.tokens_in,

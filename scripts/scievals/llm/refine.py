@@ -107,6 +107,10 @@ REFINE_KEYS = ("turn", "refine_status", "feedback", "next_feedback", "conversati
 def turn_fields(reply: TurnReply, next_feedback: str | None) -> dict:
     """The refinement keys of a prediction record (written only when refine_turns > 0):
     the turn, how the reply came about, the feedback that asked for it, the feedback the
-    checks found on it (what the next turn sends; None: nothing found), the conversation."""
-    return dict(zip(REFINE_KEYS, (reply.turn, reply.status, reply.feedback, next_feedback,
-                                  reply.conversation)))
+    checks found on it (what the next turn sends; None: nothing found), the conversation;
+    a reply that stood carries no tokens (no request was made for it)."""
+    fields = dict(zip(REFINE_KEYS, (reply.turn, reply.status, reply.feedback, next_feedback,
+                                    reply.conversation)))
+    if reply.status == STOOD:  # no request this turn: its cost was counted where it was made
+        fields.update(tokens_in=0, tokens_out=0, latency_s=0.0, cache_hit=False, attempts=0)
+    return fields
