@@ -32,6 +32,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Self
 
 from support.quiet_http import QuietThreadingHTTPServer
@@ -117,7 +118,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         text = owner.reply_prefix + prompt
-        if owner.enforced_reply is not None:  # a model whose replies the schema holds to form
+        if owner.responder is not None:  # a scripted model that reads the conversation
+            text = owner.responder(body)
+        elif owner.enforced_reply is not None:  # a model whose replies the schema holds to form
             asked = "response_format" in body or "output_config" in body
             text = owner.enforced_reply if asked else owner.free_reply
         truncated = kind == "length"
@@ -250,6 +253,9 @@ class FakeLLMServer:
         # reply to one that does not (None: the usual echo of the prompt for both)
         self.enforced_reply: str | None = None
         self.free_reply = ""
+        # when set: the reply text is responder(request body), e.g. a model that answers a
+        # follow-up turn differently (the body's messages hold the whole conversation)
+        self.responder: Callable[[dict], str] | None = None
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0

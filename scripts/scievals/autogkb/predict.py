@@ -23,12 +23,14 @@ from typing import Any
 from scievals.autogkb import baseline
 from scievals.autogkb.curate import read_cases
 from scievals.autogkb.data import load_articles, test_pmcids
+from scievals.autogkb.experiments import feedback, item_inputs
 from scievals.autogkb.fields import KEY_ALIASES, squash
 from scievals.autogkb.metrics import FIELDS, count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompts import PROMPT_VERSION, build_request
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
+from scievals.common.experiments import parse_condition
 from scievals.common.io import (
     canonical_json,
     read_json,
@@ -68,12 +70,16 @@ def baseline_predictions(cases: list[dict], model: str, vocabulary: set[str]) ->
             for c in cases]
 
 
-def reply_record(case: dict, model: str, request, response) -> dict:
+def reply_record(case: dict, model: str, request, response, condition: str | None = None
+                 ) -> dict:
+    """A prediction record from one LLM response; ``condition``: the arm's name when it is
+    not the text mode (a refinement turn)."""
     parsed = (parse_reply(response.text) if response.error is None
               else ParseResult("failed", error=f"model error: {response.error}"))
     parsed = refuse_cut_short(parsed, response.stop_reason, annotations=[])
     return _record(
-        case["case_id"], model, case["text_mode"], parsed, sample_index=response.sample_index,
+        case["case_id"], model, condition or case["text_mode"], parsed,
+        sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
         raw_text=response.text, error=response.error, tokens_in=response.usage.tokens_in,
@@ -85,15 +91,56 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
 
     settings = LLMSettings.from_config(config.get("llm"))
+    turns = int((config.get("autogkb") or {}).get("refine_turns") or 0)
     requests = [build_request(c) for c in cases]
     result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
                        label=f"{spec.name} [autogkb]")
     by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
+    usage = result.usage.model_dump(mode="json")
+    if turns:
+        records, usage["turns"] = refined(by_id, spec, settings, result.responses, turns)
+        return records, usage
     records = []
     for response in result.responses:
         case, request = by_id[response.case_id]
         records.append(reply_record(case, spec.name, request, response))
-    return records, result.usage.model_dump(mode="json")
+    return records, usage
+
+
+def refined(by_id: dict, spec, settings, responses: list, turns: int) -> tuple[list[dict], dict]:
+    """The records of turn 0 and of ``turns`` refinement turns (feedback from
+    :func:`scievals.autogkb.experiments.feedback` on each article's text, never its curated
+    annotations), and each later turn's usage by its condition name (``<mode>#turn<k>``)."""
+    from scievals.llm.refine import ANSWERED, TurnReply, refine, turn_fields
+
+    inputs = {case_id: item_inputs(case) for case_id, (case, _) in by_id.items()}
+
+    def record(request, response, turn: int) -> dict:
+        case = by_id[response.case_id][0]
+        condition = parse_condition(case["text_mode"]).with_turn(turn).name
+        return reply_record(case, spec.name, request, response, condition=condition)
+
+    def said(rec: dict, response) -> str | None:
+        if response.error is not None:
+            return None  # no reply to give feedback on
+        ok = rec["parse_status"] == "ok"
+        return feedback(rec["annotations"] if ok else rec["parse_error"],
+                        inputs[rec["case_id"]])
+
+    first = [(by_id[r.case_id][1].model_copy(update={"sample_index": r.sample_index}), r)
+             for r in responses]
+    later, usages = refine(spec, first, turns, lambda q, r: said(record(q, r, 0), r), settings,
+                           scope=f"autogkb/{PROMPT_VERSION}", label=f"{spec.name} [autogkb]")
+    out = []
+    for turn, replies in enumerate([[TurnReply(0, q, r, ANSWERED) for q, r in first], *later]):
+        for reply in replies:
+            rec = record(reply.request, reply.response, turn)
+            rec.update(turn_fields(reply, said(rec, reply.response)))
+            out.append(rec)
+    modes = sorted({case["text_mode"] for case, _ in by_id.values()})
+    usage = {parse_condition(mode).with_turn(k).name: u.model_dump(mode="json")
+             for mode in modes for k, u in enumerate(usages, 1)}
+    return out, usage
 
 
 def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,

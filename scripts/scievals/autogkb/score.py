@@ -23,6 +23,7 @@ from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, wr
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.stats.intervals import means_by_condition
+from scievals.stats.refinement import turn_rows
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 
@@ -30,6 +31,8 @@ log = logging.getLogger(__name__)
 
 BENCHMARK = "autogkb"
 HEADLINE = ("score", "one_to_one_score", "precision", "recall", "f1")
+# Metrics whose per-article change from turn 0 the tables count (metric -> lower is better)
+TURN_METRICS = {"one_to_one_score": False}
 
 
 def field_metric(field: str) -> str:
@@ -86,10 +89,15 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
     return frame, sections
 
 
-def _usage_items(usage: dict) -> list[dict]:
+def _usage_items(usage: dict, condition: str) -> list[dict]:
+    """The usage rows of one condition: a refinement turn's own (``turns``), else the job's
+    (turn 0 when there are turns)."""
+    turns = usage.get("turns") or {}
+    if condition in turns:
+        return usage_metric_rows(turns[condition])
     if not usage or not usage.get("requests"):
         return []
-    return usage_metric_rows(usage)
+    return usage_metric_rows({k: v for k, v in usage.items() if k != "turns"})
 
 
 def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Provenance:
@@ -108,7 +116,9 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
         raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
     per_case, sections = score_records(cases, records, threshold)
     usage = read_json(usage_json) if usage_json else {}
-    tables = [result_rows(provenance, model, condition, items + _usage_items(usage))
+    turns = turn_rows(per_case, records, TURN_METRICS)
+    tables = [result_rows(provenance, model, condition,
+                          items + turns.get(condition, []) + _usage_items(usage, condition))
               for condition, items in means_by_condition(per_case, TABLE_METRICS, bootstrap,
                                                     METRIC_RANGES).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))

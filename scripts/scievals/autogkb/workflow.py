@@ -33,8 +33,13 @@ def download_settings(section: dict) -> dict:
 
 
 def predict_config(config: dict, model: str) -> dict:
-    """What one predict job needs: its registry entry and the LLM settings."""
-    return {"models": {model: config["models"][model]}, "llm": config.get("llm") or {}}
+    """What one predict job needs: its registry entry, the LLM settings and the refinement
+    turns (only when set: the default run's params stay as they were)."""
+    out = {"models": {model: config["models"][model]}, "llm": config.get("llm") or {}}
+    turns = (config.get("autogkb") or {}).get("refine_turns")
+    if turns:
+        out["autogkb"] = {"refine_turns": turns}
+    return out
 
 
 def score_inputs(model: str, byo_models: list[str]) -> dict:

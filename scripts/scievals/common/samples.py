@@ -100,9 +100,11 @@ def prediction_sample(record: Mapping, per_item: Mapping, usage: Mapping,
     values = metric_values(per_item.get(key, {}), metrics)
     return Sample(
         item=record["case_id"] + (f"#{index}" if index else ""), condition=key[1],
-        input=input, reply=reply, parse_status=str(record.get("parse_status") or "-"),
+        input=input + conversation_text(record), reply=reply,
+        parse_status=str(record.get("parse_status") or "-"),
         outcome=_prediction_outcome(record), metrics=values,
-        rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error")])),
+        rationale="; ".join(filter(None, [record.get("error"), record.get("parse_error"),
+                                          turn_note(record)])),
         expected=expected, score=values.get(score), score_name=score,
         tokens_in=tokens_in, tokens_out=tokens_out,
         cost_usd=request_cost(tokens_in, tokens_out, usage), latency_s=record.get("latency_s"),
@@ -127,6 +129,31 @@ def prediction_samples(predictions: Path, per_case: Path, usage: Path,
                               parsed=parsed(record) if parsed and record.get("raw_text")
                               else "")
             for record in read_jsonl(predictions)]
+
+
+def conversation_text(record: Mapping) -> str:
+    """A refinement turn's conversation after the first prompt (earlier replies and the
+    feedback each drew), to append to the prompt; "" for a record of no refinement turn."""
+    lines = []
+    turn = 0
+    for message in record.get("conversation") or []:
+        if message.get("role") == "assistant":
+            lines.append(f"--- reply, turn {turn} ---\n{message.get('content')}")
+        else:
+            turn += 1
+            lines.append(f"--- feedback, turn {turn} ---\n{message.get('content')}")
+    return "".join(f"\n\n{line}" for line in lines)
+
+
+def turn_note(record: Mapping) -> str:
+    """What the checks said on a refinement turn's reply (what the next turn sends)."""
+    if "turn" not in record:
+        return ""
+    stood = " (no request: the reply of the turn before stood)" \
+        if record.get("refine_status") == "stood" else ""
+    said = record.get("next_feedback")
+    return (f"turn {record['turn']}{stood}; feedback on this reply: {said}" if said
+            else f"turn {record['turn']}{stood}; the checks found nothing in this reply")
 
 
 def _prediction_outcome(record: Mapping) -> str:

@@ -27,9 +27,11 @@ from scievals.common.io import (
     write_json,
     write_jsonl,
 )
+from scievals.common.experiments import parse_condition
 from scievals.common.names import named_with_hints
 from scievals.gating import baseline
 from scievals.gating.cases import read_cases
+from scievals.gating.experiments import feedback, item_inputs
 from scievals.gating.parser import ParseResult, parse_prediction, parse_reply
 from scievals.gating.prompts import (
     CONTEXTS,
@@ -42,6 +44,7 @@ from scievals.gating.records import DEEP_FIX, Duplicates, iter_lines
 from scievals.gating.task_failure import classify
 from scievals.gating.tree import TOO_DEEP, junk_names
 from scievals.llm.parsing import refuse_cut_short
+from scievals.llm.refine import ANSWERED, REFINE_KEYS, TurnReply
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
 from scievals.llm.usage import summarize_usage
@@ -80,8 +83,10 @@ def baseline_predictions(cases: list[dict], model: str) -> list[dict]:
     return records
 
 
-def reply_record(case_id: str, model: str, context: str, strategy: str, request, response) -> dict:
-    """A prediction record from one LLM response (parsed, classified)."""
+def reply_record(case_id: str, model: str, context: str, strategy: str, request, response,
+                 condition: str | None = None) -> dict:
+    """A prediction record from one LLM response (parsed, classified); ``condition``: the
+    arm's name when it is not the prompt's own (a refinement turn)."""
     text = response.text
     parsed = parse_reply(text) if response.error is None else ParseResult(
         "failed", error=f"model error: {response.error}")
@@ -90,7 +95,7 @@ def reply_record(case_id: str, model: str, context: str, strategy: str, request,
     failure = ("truncated" if repaired and not parsed.ok
                else classify(text, parsed.ok, response.error))
     return _record(
-        case_id, model, condition_name(context, strategy), parsed,
+        case_id, model, condition or condition_name(context, strategy), parsed,
         context=context, strategy=strategy, sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
@@ -106,6 +111,7 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     section = config.get("gating") or {}
     contexts = section.get("contexts") or list(CONTEXTS)
     strategies = section.get("strategies") or list(STRATEGIES)
+    turns = int(section.get("refine_turns") or 0)
     settings = LLMSettings.from_config(config.get("llm"))
     records: list[dict] = []
     all_responses = []
@@ -118,13 +124,58 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
                      extra={"terminal": False})  # the batch's own line says it on the terminal
             result = run_batch(spec, requests, settings, scope="gating", label=condition)
             by_request = {r.case_id: r for r in requests}
-            for response in result.responses:
-                records.append(reply_record(response.case_id, spec.name, context, strategy,
-                                            by_request[response.case_id], response))
+            if turns:
+                turn_records, turn_usage, sent = refined(cases, spec, settings, context,
+                                                         strategy, by_request,
+                                                         result.responses, turns)
+                records += turn_records
+                by_condition.update(turn_usage)
+                all_responses += sent  # the follow-ups' cost is the model's too
+            else:
+                for response in result.responses:
+                    records.append(reply_record(response.case_id, spec.name, context, strategy,
+                                                by_request[response.case_id], response))
             all_responses += result.responses
             by_condition[condition] = result.usage.model_dump(mode="json")
     total = summarize_usage(spec, all_responses).model_dump(mode="json")
     return records, {"total": total, "conditions": by_condition}
+
+
+def refined(cases: list[dict], spec, settings, context: str, strategy: str, by_request: dict,
+            responses: list, turns: int) -> tuple[list[dict], dict, list]:
+    """The records of turn 0 and of ``turns`` refinement turns (feedback from
+    :func:`scievals.gating.experiments.feedback` on each case's inputs, never its truth),
+    each later turn's usage by its condition name (``<condition>#turn<k>``), and the
+    responses the follow-ups got."""
+    from scievals.llm.refine import REVISED, refine, turn_fields
+
+    inputs = {c["test_case_id"]: item_inputs(c) for c in cases}
+    base = parse_condition(condition_name(context, strategy))
+
+    def record(request, response, turn: int) -> dict:
+        return reply_record(response.case_id, spec.name, context, strategy, request, response,
+                            condition=base.with_turn(turn).name)
+
+    def said(rec: dict, response) -> str | None:
+        if response.error is not None:
+            return None  # no reply to give feedback on
+        ok = rec["parse_status"] == "ok" and rec["hierarchy"] is not None
+        return feedback(rec["hierarchy"] if ok else rec["parse_error"], inputs[rec["case_id"]])
+
+    first = [(by_request[r.case_id].model_copy(update={"sample_index": r.sample_index}), r)
+             for r in responses]
+    later, usages = refine(spec, first, turns,
+                           lambda q, r: said(record(q, r, 0), r), settings,
+                           scope="gating", label=base.name)
+    out = []
+    for turn, replies in enumerate([[TurnReply(0, q, r, ANSWERED) for q, r in first], *later]):
+        for reply in replies:
+            rec = record(reply.request, reply.response, turn)
+            rec.update(turn_fields(reply, said(rec, reply.response)))
+            out.append(rec)
+    usage = {base.with_turn(k).name: u.model_dump(mode="json") for k, u in enumerate(usages, 1)}
+    sent = [t.response for replies in later for t in replies if t.status == REVISED]
+    return out, usage, sent
 
 
 def run(cases_jsonl, model_name: str, config: dict, out_jsonl, usage_json) -> list[dict]:
@@ -160,7 +211,8 @@ def normalise_user_record(raw: dict, where: str, model: str, case_ids: set[str])
     if not isinstance(raw, dict):
         raise ScievalsError(where, "a prediction line must be a JSON object",
                             'use {"case_id": ..., "hierarchy": {...}} or {"case_id": ..., "raw_text": "..."}')
-    unknown = [k for k in raw if k not in USER_KEYS and k not in RECORD_KEYS]
+    unknown = [k for k in raw if k not in USER_KEYS and k not in RECORD_KEYS
+               and k not in REFINE_KEYS]  # a copied refinement run's file imports as it is
     if unknown:
         named = ", ".join(named_with_hints(unknown, USER_KEYS))
         raise ScievalsError(where, f"unknown key(s) {named}",

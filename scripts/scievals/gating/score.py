@@ -21,6 +21,7 @@ from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
 from scievals.stats.intervals import means_by_condition
+from scievals.stats.refinement import turn_rows
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
 from scievals.gating.metrics import (
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 
 TABLE_METRICS = METRICS + ("parse_success_rate", "task_failure_rate") + REFERENCE_METRICS
 BENCHMARK = "gating"
+# Metrics whose per-case change from turn 0 the tables count (metric -> lower is better)
+TURN_METRICS = {"hierarchy_f1": False, "hallucination_rate": True}
 MISSING_EXTRA = "missing_extra"  # the notice kind of the semantic metrics left out
 
 
@@ -136,7 +139,9 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_prediction = score_records(cases, records, semantic)
     metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
-    tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
+    turns = turn_rows(per_prediction, records, TURN_METRICS)
+    tables = [result_rows(provenance, model, condition,
+                          items + turns.get(condition, []) + _usage_items(usage, condition))
               for condition, items in means_by_condition(per_prediction, metrics, bootstrap,
                                                     METRIC_RANGES).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))

@@ -60,12 +60,16 @@ def download_settings(section: dict) -> dict:
 
 
 def predict_config(config: dict, model: str) -> dict:
-    """What one predict job needs: its registry entry, the LLM settings and the prompt grid."""
+    """What one predict job needs: its registry entry, the LLM settings, the prompt grid and
+    the refinement turns."""
     section = config["gating"]
+    prompts = {"contexts": section["contexts"], "strategies": section["strategies"]}
+    if section.get("refine_turns"):  # only when set: the default run's params stay as they were
+        prompts["refine_turns"] = section["refine_turns"]
     return {
         "models": {model: config["models"][model]},
         "llm": config.get("llm") or {},
-        "gating": {"contexts": section["contexts"], "strategies": section["strategies"]},
+        "gating": prompts,
     }
 
 
