@@ -116,7 +116,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
-        text = owner.reply_prefix + prompt
+        text = owner.reply_text(prompt)
         if owner.enforced_reply is not None:  # a model whose replies the schema holds to form
             asked = "response_format" in body or "output_config" in body
             text = owner.enforced_reply if asked else owner.free_reply
@@ -259,9 +259,15 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
 
+    handler_class: type[BaseHTTPRequestHandler] = _Handler  # subclasses add routes
+
+    def reply_text(self, prompt: str) -> str:
+        """The answer to a prompt (subclasses answer in a benchmark's format)."""
+        return self.reply_prefix + prompt
+
     # --- lifecycle ---------------------------------------------------------
     def start(self) -> FakeLLMServer:
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), self.handler_class)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
