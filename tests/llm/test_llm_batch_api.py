@@ -211,3 +211,30 @@ def test_responses_cost_prices_each_route(settings):
     # realtime 1000*2/1e6 + 100*10/1e6 = 0.003; batch a quarter of the same, 0.00075
     assert responses_cost(spec, answers) == pytest.approx(0.00375)
     assert responses_cost(spec.model_copy(update={"price_in_per_mtok": None}), answers) is None
+
+
+@pytest.mark.parametrize(("config", "where", "message"), [
+    ({"models": {"m": {"provider": "mock", "batch": True}}}, "config: models.m.batch",
+     "provider mock has no batch API"),
+    ({"models": {"m": {"provider": "openai", "model": "x", "batch_price_factor": 0}}},
+     "config: models.m", "batch_price_factor"),
+])
+def test_bad_batch_keys_of_a_model_are_refused_in_one_line(config, where, message):
+    from scievals.llm.registry import model_spec
+
+    with pytest.raises(ScievalsError) as refused:
+        model_spec("m", config)
+    text = str(refused.value)
+    assert text.startswith(where) and message in text and "\n" not in text
+
+
+def test_bad_batch_settings_are_refused_in_one_line():
+    from scievals.llm.settings import LLMSettings
+
+    with pytest.raises(ScievalsError) as refused:
+        LLMSettings.from_config({"batch": {"max_requests": 0}})
+    text = str(refused.value)
+    assert "batch.max_requests" in text and "\n" not in text
+    # the providers' published limits are the defaults
+    assert LLMSettings().batch.limits("openai") == (50_000, 200 * 1024 * 1024)
+    assert LLMSettings().batch.limits("anthropic") == (100_000, 256 * 1024 * 1024)

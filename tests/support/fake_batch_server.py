@@ -101,7 +101,8 @@ class FakeBatchServer(FakeLLMServer):
     def _ended(self, batch: dict) -> bool:
         with self._lock:
             batch["polls"] += 1
-            if batch["result"] is None and self.polls_to_end and batch["polls"] >= self.polls_to_end:
+            if (batch["result"] is None and self.polls_to_end
+                    and batch["polls"] >= self.polls_to_end):
                 batch["result"] = "pending"
                 return True
             return batch["result"] is not None
