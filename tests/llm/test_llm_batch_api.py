@@ -238,3 +238,11 @@ def test_bad_batch_settings_are_refused_in_one_line():
     # the providers' published limits are the defaults
     assert LLMSettings().batch.limits("openai") == (50_000, 200 * 1024 * 1024)
     assert LLMSettings().batch.limits("anthropic") == (100_000, 256 * 1024 * 1024)
+
+
+def test_a_caller_that_waits_on_each_answer_goes_realtime(batch_server, settings, fake_key):
+    """An agent's turns and a judge's verdicts (realtime=True) never wait on a batch."""
+    spec = openai_spec(batch_server, batch=True)
+    result = run_batch(spec, make_requests(1), fast(settings), scope="t/v1", realtime=True)
+    assert batch_server.prompts() == ["q0"] and batch_server.created() == []
+    assert result.responses[0].route == "realtime"

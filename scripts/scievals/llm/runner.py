@@ -163,6 +163,7 @@ class _Batch:
         self.pending: list[_Job] = []
         self.label = label
         self.scope = scope
+        self.realtime = False  # True: never through a batch API (the caller waits on each)
         self.secret: str | None = None
         self.aborted = False
         self.progress: Progress | None = None
@@ -202,7 +203,7 @@ class _Batch:
         self.secret = api_key(self.spec)
         api = create_api(self.spec, self.secret)
         try:
-            if uses_batch(self.spec, self.settings):  # the provider's batch API
+            if not self.realtime and uses_batch(self.spec, self.settings):  # batch API
                 from scievals.llm.batch.driver import send_batched
 
                 try:
@@ -304,6 +305,7 @@ async def run_batch_async(
     records_path: Path | None = None,
     label: str = "",
     announce: bool = True,
+    realtime: bool = False,
 ) -> BatchResult:
     """The coroutine behind :func:`run_batch` (for callers already inside an event loop)."""
     if not scope:
@@ -314,6 +316,7 @@ async def run_batch_async(
     started = time.perf_counter()
     samples = expand_samples(spec, requests)
     batch = _Batch(spec, samples, settings, scope, label)
+    batch.realtime = realtime
     done = sum(r is not None for r in batch.responses)
     log.info(
         "%s: %d responses, %d from cache, %d to request (cache %s at %s)",
@@ -421,15 +424,18 @@ def run_batch(
     records_path: Path | None = None,
     label: str = "",
     announce: bool = True,
+    realtime: bool = False,
 ) -> BatchResult:
     """Answer ``requests`` with ``spec`` (see the module docstring). Blocks until done.
     ``announce``: a line on the terminal when the batch is done (off for the one-request
-    batches of an agent's turns and a judge's verdicts: their caller sums them up)."""
+    batches of an agent's turns and a judge's verdicts: their caller sums them up).
+    ``realtime``: never through the provider's batch API, whatever the model says (for
+    callers that wait on each answer: an agent's next turn needs this one)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(run_batch_async(spec, requests, settings, scope, records_path, label,
-                                           announce))
+                                           announce, realtime))
     raise RuntimeError("run_batch called inside an event loop; await run_batch_async instead")
 
 
