@@ -246,3 +246,18 @@ def test_a_caller_that_waits_on_each_answer_goes_realtime(batch_server, settings
     result = run_batch(spec, make_requests(1), fast(settings), scope="t/v1", realtime=True)
     assert batch_server.prompts() == ["q0"] and batch_server.created() == []
     assert result.responses[0].route == "realtime"
+
+
+def test_a_ledger_file_whose_answers_are_all_cached_is_cleared(batch_server, settings,
+                                                               fake_key):
+    """A run killed between caching a batch's answers and removing its file leaves the file;
+    the next job of the model removes it (and sends none of those requests)."""
+    from scievals.llm.batch.ledger import Ledger
+
+    spec = openai_spec(batch_server, batch=True)
+    first = run_batch(spec, make_requests(2), fast(settings), scope="t/v1")
+    keys = {r.cache_key: r.cache_key for r in first.responses}
+    Ledger(settings.cache_dir, spec).add("batch_left_over", keys, "killed")
+    run_batch(spec, make_requests(1, prefix="other"), fast(settings), scope="t/v1")
+    assert open_ledger(settings) == []
+    assert batch_server.batch_sizes() == [2, 1]

@@ -112,9 +112,11 @@ class Driver:
         several, the newest)."""
         owner: dict[str, BatchEntry] = {}
         for entry in self.ledger.open_batches():  # oldest first: newer ones win
-            for custom_id, key in entry.custom_ids.items():
-                if key in self.jobs:
-                    owner[key] = entry
+            keys = set(entry.custom_ids.values())
+            for key in keys & self.jobs.keys():
+                owner[key] = entry
+            if not keys & self.jobs.keys() and self.answered(keys):
+                self.ledger.remove(entry)  # a run killed after caching its answers left it
         entries: dict[str, BatchEntry] = {}
         for key, entry in owner.items():
             entries[entry.batch_id] = entry
@@ -124,6 +126,10 @@ class Driver:
             log.info("%s: picking up %d open batch(es) of an earlier run for %d requests: %s",
                      self.batch.label, len(entries), len(owner), ", ".join(entries))
         return list(entries.values())
+
+    def answered(self, keys: set[str]) -> bool:
+        """Whether every one of ``keys`` has its answer in the cache."""
+        return all(self.batch.cache.path(self.spec, key).exists() for key in keys)
 
     # --- waiting ----------------------------------------------------------------------------
     async def call(self, make: Callable[[], Awaitable[Any]], doing: str) -> Any:
