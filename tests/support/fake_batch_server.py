@@ -33,7 +33,10 @@ class _BatchHandler(_Handler):
     def do_GET(self) -> None:
         owner: FakeBatchServer = self.server.owner
         parts = self.path.strip("/").split("/")
-        if parts[:2] == ["v1", "batches"] and len(parts) == 3:
+        if self.path == "/_stats":  # for a server in another process (benchmarks)
+            self._send_json(200, {"count": owner.count, "max_in_flight": owner.max_in_flight,
+                                  "batch_calls": len(owner.batch_calls)})
+        elif parts[:2] == ["v1", "batches"] and len(parts) == 3:
             owner._log("GET", self.path)
             self._send_json(*owner.openai_poll(parts[2]))
         elif parts[:2] == ["v1", "files"] and len(parts) == 4 and parts[3] == "content":
@@ -82,6 +85,11 @@ class FakeBatchServer(FakeLLMServer):
         self.batches: dict[str, dict] = {}  # id -> {"kind", "requests", "polls", "result"}
 
     # --- bookkeeping --------------------------------------------------------------------------
+    def reset_log(self) -> None:
+        super().reset_log()
+        with self._lock:
+            self.batch_calls.clear()
+
     def _log(self, method: str, path: str) -> None:
         with self._lock:
             self.batch_calls.append((method, path))
@@ -236,3 +244,9 @@ class FakeBatchServer(FakeLLMServer):
                 "cancel_initiated_at": None, "archived_at": None,
                 "results_url": f"{self.url}/v1/messages/batches/{batch_id}/results"
                 if ended else None}
+
+
+if __name__ == "__main__":  # a process of its own, for benchmarks (FakeServerProcess)
+    from support.fake_server import main
+
+    main(server_class=FakeBatchServer)

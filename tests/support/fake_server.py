@@ -353,9 +353,11 @@ class FakeServerProcess:
     ``stats()`` returns ``{"count", "max_in_flight"}``; ``reset()`` clears them.
     """
 
-    def __init__(self, latency_s: float = 0.0, max_lifetime_s: float = 600.0) -> None:
+    def __init__(self, latency_s: float = 0.0, max_lifetime_s: float = 600.0,
+                 module: str = "support.fake_server") -> None:
         self.latency_s = latency_s
         self.max_lifetime_s = max_lifetime_s
+        self.module = module  # support.fake_batch_server: with the batch routes
         self._proc: subprocess.Popen | None = None
         self.url = ""
 
@@ -364,7 +366,7 @@ class FakeServerProcess:
             [
                 sys.executable,
                 "-m",
-                "support.fake_server",
+                self.module,
                 "--latency",
                 str(self.latency_s),
                 "--max-lifetime",
@@ -405,13 +407,14 @@ def _tests_dir() -> str:
     return str(Path(__file__).resolve().parents[1])
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, server_class: type | None = None) -> None:
     parser = argparse.ArgumentParser(description="Fake OpenAI/Anthropic server for offline runs")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument("--prefix", default="reply: ", help="reply = prefix + last user message")
     parser.add_argument("--max-lifetime", type=float, default=600.0, help="stop after seconds")
     args = parser.parse_args(argv)
-    server = FakeLLMServer(args.latency, args.prefix, args.max_lifetime).start()
+    server = (server_class or FakeLLMServer)(
+        latency_s=args.latency, reply_prefix=args.prefix, max_lifetime_s=args.max_lifetime).start()
     print(f"listening on {server.url}", flush=True)
     try:
         server._thread.join()  # returns when the lifetime timer stops the server
