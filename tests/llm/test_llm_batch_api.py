@@ -140,10 +140,13 @@ def test_retry_realtime_sends_the_failed_ones_as_single_requests(batch_server, s
     spec = anthropic_spec(batch_server, batch=True, price_in_per_mtok=1.0,
                           price_out_per_mtok=1.0)
     batch_server.batch_faults = {"q0": ["expired"]}
+    records = settings.cache_dir.parent / "records.jsonl"
     result = run_batch(spec, make_requests(3), fast(settings, retry_realtime=True),
-                       scope="t/v1")
+                       scope="t/v1", records_path=records)
     assert batch_server.prompts() == ["q0"] and batch_server.batch_sizes() == [3]
     assert [r.route for r in result.responses] == ["realtime", "batch", "batch"]
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    assert [line["route"] for line in lines] == ["realtime", "batch", "batch"]
     # 1 in ("qI") + 2 out ("reply: qI") tokens each at $1/Mtok: q0 at full price (3e-6),
     # the two batch answers at half (2 * 1.5e-6)
     assert result.usage.cost_usd == pytest.approx(6e-6)
