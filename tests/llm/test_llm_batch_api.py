@@ -135,6 +135,18 @@ def test_a_request_failing_in_every_batch_is_a_failed_request(batch_server, sett
     assert kinds["batch_retried"].details["given_up"] == 1
 
 
+def test_a_batch_that_fails_as_a_whole_goes_again(batch_server, settings, fake_key,
+                                                  notice_dir):
+    spec = openai_spec(batch_server, batch=True)
+    batch_server.fail_batches = 1
+    result = run_batch(spec, make_requests(2), fast(settings), scope="gating/v1")
+    assert batch_server.batch_sizes() == [2, 2]
+    assert [r.text for r in result.responses] == ["reply: q0", "reply: q1"]
+    assert result.usage.batch_failures == 2
+    [notice] = notices.collect(notice_dir)
+    assert notice.details["resent_batch"] == 2
+
+
 def test_retry_realtime_sends_the_failed_ones_as_single_requests(batch_server, settings,
                                                                   fake_key):
     spec = anthropic_spec(batch_server, batch=True, price_in_per_mtok=1.0,

@@ -10,7 +10,8 @@ A batch ends on its ``polls_to_end``-th status request (0: never, until the attr
 changed); then each of its requests is answered as the realtime route would answer it,
 unless ``batch_faults[prompt]`` holds a queue of ``"failed"`` (an error line / an
 ``errored`` result) or ``"expired"`` (no line, batch ``expired`` / an ``expired`` result),
-one taken per batch that carries the prompt.
+one taken per batch that carries the prompt. ``fail_batches = n``: the next n OpenAI
+batches fail as a whole (status ``failed``, no output file).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class FakeBatchServer(FakeLLMServer):
     def __init__(self, polls_to_end: int = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.polls_to_end = polls_to_end
+        self.fail_batches = 0  # the next n OpenAI batches fail validation as a whole
         self.batch_faults: dict[str, list[str]] = {}
         self.batch_calls: list[tuple[str, str]] = []
         self.files: dict[str, bytes] = {}
@@ -154,6 +156,13 @@ class FakeBatchServer(FakeLLMServer):
         return 200, self._openai_batch(batch_id)
 
     def _run_openai(self, batch_id: str, batch: dict) -> None:
+        with self._lock:
+            failing, self.fail_batches = self.fail_batches > 0, max(self.fail_batches - 1, 0)
+        if failing:  # status failed, no output: what a rejected input file gets
+            batch.update(result="done", status="failed", errors={"object": "list", "data": [
+                {"code": "invalid_request", "message": "scripted validation failure",
+                 "line": 1}]})
+            return
         out, errors, expired = [], [], False
         for line in batch["requests"]:
             body = line["body"]
@@ -185,7 +194,7 @@ class FakeBatchServer(FakeLLMServer):
         batch = self.batches[batch_id]
         total = len(batch["requests"])
         return {"id": batch_id, "object": "batch", "endpoint": "/v1/chat/completions",
-                "errors": None, "input_file_id": batch["input_file_id"],
+                "errors": batch.get("errors"), "input_file_id": batch["input_file_id"],
                 "completion_window": "24h", "status": batch["status"],
                 "output_file_id": batch.get("output_file_id"),
                 "error_file_id": batch.get("error_file_id"), "created_at": 1,
