@@ -240,3 +240,17 @@ def test_run_benchmark_refuses_an_unknown_benchmark_in_one_error():
 
     with pytest.raises(ScievalsError, match="no benchmark 'gatin'"):
         run.run_benchmark("gatin")
+
+
+def test_batch_sends_every_model_through_its_batch_api(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "gating", "--model", "openai/gpt-x", "--batch", "--print-command"]) == 0
+    overlay = yaml.safe_load((tmp_path / ".scievals" / "run" / "gating.yaml").read_text())
+    assert overlay["llm"] == {"batch": {"every_model": True}}
+    from scievals.llm.batch import uses_batch
+    from scievals.llm.registry import model_spec
+    from scievals.llm.settings import LLMSettings
+
+    settings = LLMSettings.from_config(overlay["llm"])
+    assert uses_batch(model_spec("gpt-x", overlay), settings)
+    assert not uses_batch(model_spec("gpt-x", overlay), LLMSettings())

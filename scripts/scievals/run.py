@@ -155,6 +155,8 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
         raise ScievalsError("--base-url/--api-key-env", "given without --model",
                             "add --model PROVIDER/MODEL")
     out: dict = {}
+    if getattr(args, "batch", False):  # every openai/anthropic model through its batch API
+        out["llm"] = {"batch": {"every_model": True}}
     for name in names(args):
         section, added = _section(args, config, name)
         if any(added.values()):
@@ -282,7 +284,7 @@ def print_results(args: argparse.Namespace, settings: dict,
 def run_benchmark(*benchmark: str, model: str | Sequence[str] = (), limit: int | None = None,
                   base_url: str | None = None, api_key_env: str | None = None,
                   configfile: str | Sequence[str] = (), cores: int | None = None,
-                  snakemake_args: Sequence[str] = ()):
+                  snakemake_args: Sequence[str] = (), batch: bool = False):
     """Run benchmarks as ``python -m scievals run`` does, from the current directory (the
     workflow's checkout), and return the result rows of the models run (a pandas DataFrame:
     :func:`scievals.results.show.read_summary`'s columns). Bad arguments and a failed run
@@ -296,7 +298,7 @@ def run_benchmark(*benchmark: str, model: str | Sequence[str] = (), limit: int |
         benchmark=list(benchmark), model=[model] if isinstance(model, str) else list(model),
         limit=limit, base_url=base_url, api_key_env=api_key_env,
         configfile=[configfile] if isinstance(configfile, str) else list(configfile),
-        cores=str(cores or min(os.cpu_count() or 1, 8)), print_command=False,
+        cores=str(cores or min(os.cpu_count() or 1, 8)), print_command=False, batch=batch,
         passthrough=list(snakemake_args))
     code, settings = execute(args)
     if code != 0:
@@ -332,6 +334,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "itself: a value that is not a variable name is refused)")
     parser.add_argument("--limit", metavar="N", help="smoke run: only the first N items "
                         "(the tables say 'limited to N items')")
+    parser.add_argument("--batch", action="store_true",
+                        help="send every openai/anthropic model's requests through the "
+                        "provider's batch API (half price, answers within 24 h; a stopped run "
+                        "resumes the same batches; docs/llm.md, Batch mode)")
     parser.add_argument("--configfile", action="append", default=[], metavar="FILE",
                         help="your config file, merged over config/config.yaml (repeatable)")
     parser.add_argument("--cores", default=str(min(os.cpu_count() or 1, 8)),

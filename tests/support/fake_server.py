@@ -117,7 +117,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(2)
             return
-        text = owner.reply_prefix + prompt
+        text = owner.reply_text(prompt)
         if owner.responder is not None:  # a scripted model that reads the conversation
             text = owner.responder(body)
         elif owner.enforced_reply is not None:  # a model whose replies the schema holds to form
@@ -265,9 +265,15 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
         self._timer: threading.Timer | None = None
 
+    handler_class: type[BaseHTTPRequestHandler] = _Handler  # subclasses add routes
+
+    def reply_text(self, prompt: str) -> str:
+        """The answer to a prompt (subclasses answer in a benchmark's format)."""
+        return self.reply_prefix + prompt
+
     # --- lifecycle ---------------------------------------------------------
     def start(self) -> FakeLLMServer:
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), self.handler_class)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
@@ -353,9 +359,11 @@ class FakeServerProcess:
     ``stats()`` returns ``{"count", "max_in_flight"}``; ``reset()`` clears them.
     """
 
-    def __init__(self, latency_s: float = 0.0, max_lifetime_s: float = 600.0) -> None:
+    def __init__(self, latency_s: float = 0.0, max_lifetime_s: float = 600.0,
+                 module: str = "support.fake_server") -> None:
         self.latency_s = latency_s
         self.max_lifetime_s = max_lifetime_s
+        self.module = module  # support.fake_batch_server: with the batch routes
         self._proc: subprocess.Popen | None = None
         self.url = ""
 
@@ -364,7 +372,7 @@ class FakeServerProcess:
             [
                 sys.executable,
                 "-m",
-                "support.fake_server",
+                self.module,
                 "--latency",
                 str(self.latency_s),
                 "--max-lifetime",
@@ -405,13 +413,14 @@ def _tests_dir() -> str:
     return str(Path(__file__).resolve().parents[1])
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, server_class: type | None = None) -> None:
     parser = argparse.ArgumentParser(description="Fake OpenAI/Anthropic server for offline runs")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     parser.add_argument("--prefix", default="reply: ", help="reply = prefix + last user message")
     parser.add_argument("--max-lifetime", type=float, default=600.0, help="stop after seconds")
     args = parser.parse_args(argv)
-    server = FakeLLMServer(args.latency, args.prefix, args.max_lifetime).start()
+    server = (server_class or FakeLLMServer)(
+        latency_s=args.latency, reply_prefix=args.prefix, max_lifetime_s=args.max_lifetime).start()
     print(f"listening on {server.url}", flush=True)
     try:
         server._thread.join()  # returns when the lifetime timer stops the server

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scievals.common.redaction import redact_text
 
 Provider = Literal["anthropic", "openai", "baseline", "mock"]
+Route = Literal["realtime", "batch"]
 
 
 class GenerateParams(BaseModel):
@@ -60,6 +61,14 @@ class ModelSpec(BaseModel):
         "(OpenAI-compatible: response_format; Anthropic: output_config.format). auto: send it, "
         "and without it after a server rejects it (said at the end of the run); on: a "
         "rejection fails the request; off: never send it. docs/llm.md.")
+    batch: bool = Field(
+        default=False, description="Send this model's requests through the provider's batch "
+        "API (OpenAI Batch, Anthropic Message Batches; provider openai or anthropic): billed at "
+        "batch_price_factor of the price, answered within 24 h. The cache key is the same as a "
+        "realtime answer's. docs/llm.md, Batch mode.")
+    batch_price_factor: float = Field(
+        default=0.5, gt=0, le=1, description="Share of the token price billed for an answer "
+        "that came through the batch API (the providers' batch discount is 50 %).")
 
     @property
     def shown_url(self) -> str | None:
@@ -111,6 +120,8 @@ class LLMResponse(BaseModel):
     response_model: str | None = None
     system_fingerprint: str | None = None
     structured_output: str | None = None  # see ProviderReply
+    route: Route = "realtime"  # see ProviderReply
+    batch_failures: int = 0  # times this run's batches reported the request failed or expired
 
 
 class ProviderReply(BaseModel):
@@ -127,6 +138,9 @@ class ProviderReply(BaseModel):
     # "sent": the schema went with the request; "refused": the server rejected it, so the
     # request went again without it; None: not asked for
     structured_output: str | None = None
+    # How the answer came: one request (realtime) or through the provider's batch API (batch,
+    # priced at batch_price_factor). Stored in the cache entry, not in its key.
+    route: Route = "realtime"
 
     def response(self, request: LLMRequest, latency_s: float, **fields) -> LLMResponse:
         """The :class:`LLMResponse` to ``request`` carrying this reply; ``fields`` adds the

@@ -47,6 +47,12 @@ def model_spec(name: str, config: dict) -> ModelSpec:
             "only one of price_in_per_mtok / price_out_per_mtok is set",
             "set both (USD per million tokens) or neither",
         )
+    if spec.batch and spec.provider not in NETWORK_PROVIDERS:
+        raise ScievalsError(
+            f"config: models.{name}.batch",
+            f"provider {spec.provider} has no batch API",
+            "remove batch: (only provider openai or anthropic sends batches)",
+        )
     if spec.responses is not None and spec.provider != "mock":
         raise ScievalsError(
             f"config: models.{name}.responses",

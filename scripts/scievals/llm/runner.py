@@ -19,6 +19,10 @@ A total outage must not look like a bad model: when every request of a batch
 failed, or more than ``llm.max_failure_rate`` of them, the batch raises a
 :class:`ScievalsError` naming the model and the first error. Fewer failures
 are returned (they score as failed cases) and recorded as a run notice.
+
+A model with ``batch: true`` (or a run with ``llm.batch.every_model``) sends what missed the
+cache through its provider's batch API instead (:mod:`scievals.llm.batch`); everything else,
+the cache key included, is the same.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from scievals.llm.base import (
     RequestRejected,
     TransientError,
 )
+from scievals.llm.batch import uses_batch
 from scievals.llm.cache import ResponseCache, cache_key, key_material
 from scievals.llm.parsing import is_truncated
 from scievals.llm.progress import Progress
@@ -157,6 +162,8 @@ class _Batch:
         self.followers: dict[int, list[int]] = defaultdict(list)  # identical requests: asked once
         self.pending: list[_Job] = []
         self.label = label
+        self.scope = scope
+        self.realtime = False  # True: never through a batch API (the caller waits on each)
         self.secret: str | None = None
         self.aborted = False
         self.progress: Progress | None = None
@@ -195,18 +202,30 @@ class _Batch:
     async def send_all(self) -> None:
         self.secret = api_key(self.spec)
         api = create_api(self.spec, self.secret)
+        try:
+            if not self.realtime and uses_batch(self.spec, self.settings):  # batch API
+                from scievals.llm.batch.driver import send_batched
+
+                try:
+                    await send_batched(self, api)
+                except RequestRejected as exc:
+                    raise _rejected(self.spec, exc, self.secret) from None
+            else:
+                await self.send_realtime(api, self.pending)
+        finally:
+            await api.aclose()
+
+    async def send_realtime(self, api, jobs: list[_Job]) -> None:
         gate = asyncio.Semaphore(self.spec.max_connections)
         try:
             async with asyncio.TaskGroup() as group:
-                for job in self.pending:
+                for job in jobs:
                     group.create_task(self.send(api, gate, job))
         except BaseExceptionGroup as failures:
             rejected = [e for e in failures.exceptions if isinstance(e, RequestRejected)]
             if rejected:
                 raise _rejected(self.spec, rejected[0], self.secret) from None
             raise failures.exceptions[0] from failures
-        finally:
-            await api.aclose()
 
     def cache_write_failed(self, exc: OSError) -> None:
         """Keep the reply; the failures are said once, at the end of the batch."""
@@ -286,6 +305,7 @@ async def run_batch_async(
     records_path: Path | None = None,
     label: str = "",
     announce: bool = True,
+    realtime: bool = False,
 ) -> BatchResult:
     """The coroutine behind :func:`run_batch` (for callers already inside an event loop)."""
     if not scope:
@@ -296,6 +316,7 @@ async def run_batch_async(
     started = time.perf_counter()
     samples = expand_samples(spec, requests)
     batch = _Batch(spec, samples, settings, scope, label)
+    batch.realtime = realtime
     done = sum(r is not None for r in batch.responses)
     log.info(
         "%s: %d responses, %d from cache, %d to request (cache %s at %s)",
@@ -403,15 +424,18 @@ def run_batch(
     records_path: Path | None = None,
     label: str = "",
     announce: bool = True,
+    realtime: bool = False,
 ) -> BatchResult:
     """Answer ``requests`` with ``spec`` (see the module docstring). Blocks until done.
     ``announce``: a line on the terminal when the batch is done (off for the one-request
-    batches of an agent's turns and a judge's verdicts: their caller sums them up)."""
+    batches of an agent's turns and a judge's verdicts: their caller sums them up).
+    ``realtime``: never through the provider's batch API, whatever the model says (for
+    callers that wait on each answer: an agent's next turn needs this one)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(run_batch_async(spec, requests, settings, scope, records_path, label,
-                                           announce))
+                                           announce, realtime))
     raise RuntimeError("run_batch called inside an event loop; await run_batch_async instead")
 
 
@@ -440,6 +464,7 @@ def record(
         "cache_hit": response.cache_hit,
         "attempts": response.attempts,
         "error": response.error,
+        "route": response.route,
     }
 
 

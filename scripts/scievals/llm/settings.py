@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from scievals.common.errors import pydantic_error
+from scievals.llm.batch.settings import BatchSettings
 
 CacheMode = Literal["use", "refresh", "off"]
 
@@ -37,6 +38,9 @@ class LLMSettings(BaseModel):
     max_failure_rate: float = Field(default=0.25, ge=0, le=1, description="Share of a batch's "
                                     "LLM requests that may fail after retries before the "
                                     "model's prediction job fails (all failing always fails).")
+    batch: BatchSettings = Field(default_factory=BatchSettings, description="The providers' "
+                                 "batch APIs (models' batch: true, run --batch): size limits, "
+                                 "polling, deadline and retries. docs/llm.md, Batch mode.")
 
     @classmethod
     def from_config(cls, section: dict | None, where: str = "config: llm") -> LLMSettings:

@@ -47,6 +47,11 @@ class UsageSummary(BaseModel):
     # Distinct model ids and system fingerprints the provider returned (the run record's).
     response_models: list[str] = Field(default_factory=list)
     system_fingerprints: list[str] = Field(default_factory=list)
+    # The batch route (scievals.llm.batch): answers that came through it (priced at the model's
+    # batch_price_factor, cost_usd included), and how often this run's batches reported a
+    # request failed or expired (each then sent again, or counted in errors).
+    batch_answers: int = 0
+    batch_failures: int = 0
 
 
 def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
@@ -54,6 +59,19 @@ def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
     if spec.price_in_per_mtok is None or spec.price_out_per_mtok is None:
         return None
     return (tokens_in * spec.price_in_per_mtok + tokens_out * spec.price_out_per_mtok) / 1e6
+
+
+def responses_cost(spec: ModelSpec, responses: list[LLMResponse]) -> float | None:
+    """USD of ``responses`` (answered ones), a batch answer at ``batch_price_factor``."""
+    total = 0.0
+    for route, factor in (("realtime", 1.0), ("batch", spec.batch_price_factor)):
+        taken = [r for r in responses if r.route == route]
+        cost = cost_usd(spec, sum(r.usage.tokens_in for r in taken),
+                        sum(r.usage.tokens_out for r in taken))
+        if cost is None:
+            return None
+        total += factor * cost
+    return total
 
 
 def usage_line(usage: UsageSummary) -> str:
@@ -97,15 +115,17 @@ def summarize_usage(
         retries=sum(max(r.attempts - 1, 0) for r in responses if not r.cache_hit),
         tokens_in=tokens_in,
         tokens_out=tokens_out,
-        cost_usd=cost_usd(spec, tokens_in, tokens_out),
+        cost_usd=responses_cost(spec, ok),
         new_tokens_in=new_in,
         new_tokens_out=new_out,
-        new_cost_usd=cost_usd(spec, new_in, new_out),
+        new_cost_usd=responses_cost(spec, fresh),
         price_in_per_mtok=spec.price_in_per_mtok,
         price_out_per_mtok=spec.price_out_per_mtok,
         latency=latency,
         response_models=sorted({r.response_model for r in ok if r.response_model}),
         system_fingerprints=sorted({r.system_fingerprint for r in ok if r.system_fingerprint}),
+        batch_answers=sum(1 for r in ok if r.route == "batch"),
+        batch_failures=sum(r.batch_failures for r in responses),
     )
 
 

@@ -28,7 +28,13 @@ USAGE_METRICS = {
 # from the cache changes them and nothing else, so they are no result (``compare`` lists them
 # apart and never fails on them; the history records no entry for them alone). Latency is
 # the provider's speed on the day, not the model's answers: bookkeeping as well.
-BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s"})
+BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s", "batch_answers",
+                                 "batch_failures"})
+
+# Rows of a job that used the batch route (scievals.llm.batch), and only of such a job: how
+# many answers came through a batch (at the batch price), and how often a batch reported a
+# request failed or expired (sent again; failed_requests counts those that stayed failed).
+BATCH_METRICS = {"batch_answers": "batch_answers", "batch_failures": "batch_failures"}
 
 
 def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
@@ -41,8 +47,11 @@ def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
     if isinstance(summary, dict):
         summary = UsageSummary.model_validate(summary)
     n = summary.requests
+    metrics = dict(USAGE_METRICS)
+    if summary.batch_answers or summary.batch_failures:
+        metrics.update(BATCH_METRICS)
     return [{"metric": metric, "value": _field(summary, field), "n": n}
-            for metric, field in USAGE_METRICS.items()]
+            for metric, field in metrics.items()]
 
 
 def _field(summary: UsageSummary, dotted: str):

@@ -110,6 +110,10 @@ class AnthropicAPI(SdkClientAPI):
             response = await self.client.messages.create(**kwargs)
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
             raise translate(exc, self._sdk, self._secret) from exc
+        return self.reply(response)
+
+    def reply(self, response) -> ProviderReply:
+        """A Message as a reply (realtime, or a batch's succeeded result)."""
         content = getattr(response, "content", None)
         if content is None:
             raise TransientError("reply has no content")

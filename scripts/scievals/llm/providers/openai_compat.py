@@ -71,6 +71,10 @@ class OpenAICompatAPI(SdkClientAPI):
             )
         except Exception as exc:  # translated below; unknown kinds propagate unchanged
             raise translate(exc, self._sdk, self._secret) from exc
+        return self.reply(response)
+
+    def reply(self, response: Any) -> ProviderReply:
+        """A ChatCompletion as a reply (realtime, or a batch's output line)."""
         error = getattr(response, "error", None)  # an extra field: the SDK keeps it
         if error:
             # a 200 that says it failed (LiteLLM and some proxies put it beside the choices)

@@ -299,7 +299,7 @@ class Agent:
             response = run_batch(self.spec, [request], self.llm, scope=CACHE_SCOPE,
                                  records_path=self.records_path,
                                  label=f"{self.spec.name} {case_id} turn {turn}",
-                                 announce=False).responses[0]
+                                 announce=False, realtime=True).responses[0]
             self.responses.append(response)
             if response.error or response.text is None:
                 return f"model error: {response.error or 'empty reply'}"

@@ -72,7 +72,8 @@ class LLMJudge:
         request = LLMRequest(case_id=case_id, messages=[Message(role="user", content=prompt)],
                              json_schema=json_schema)
         response = run_batch(
-            spec, [request], self.settings, JUDGE_SCOPE, self.records_path, announce=False
+            spec, [request], self.settings, JUDGE_SCOPE, self.records_path, announce=False,
+            realtime=True,  # one verdict per call, awaited: no batch API
         ).responses[0]
         if response.error or response.text is None:
             raise GraderError(
