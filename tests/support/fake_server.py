@@ -16,6 +16,8 @@ connection closes), ``drop`` (close without any response), ``length`` (a reply
 cut short: finish_reason ``length`` / stop_reason ``max_tokens``), and for the OpenAI
 shape ``parts`` (the reply's ``content`` as a list of two text parts) and ``error200``
 (a 200 whose body has an ``error`` object beside the choices, as some proxies send).
+``responder``, when set, writes the reply from the request body (a model whose answer
+depends on its temperature and seed).
 
 The server shuts itself down after ``max_lifetime_s`` even if nobody stops it.
 """
@@ -32,6 +34,7 @@ import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Self
 
 from support.quiet_http import QuietThreadingHTTPServer
@@ -117,6 +120,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         text = owner.reply_prefix + prompt
+        if owner.responder is not None:  # a reply that depends on the request's parameters
+            text = owner.responder(body, prompt)
         if owner.enforced_reply is not None:  # a model whose replies the schema holds to form
             asked = "response_format" in body or "output_config" in body
             text = owner.enforced_reply if asked else owner.free_reply
@@ -250,6 +255,8 @@ class FakeLLMServer:
         # reply to one that does not (None: the usual echo of the prompt for both)
         self.enforced_reply: str | None = None
         self.free_reply = ""
+        # when set: responder(body, prompt) -> the reply text (e.g. by temperature and seed)
+        self.responder: Callable[[dict, str], str] | None = None
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0

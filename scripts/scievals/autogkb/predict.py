@@ -4,7 +4,9 @@
   :mod:`scievals.autogkb.baseline` with the curated drug vocabulary; condition ``baseline``.
 - LLM models: the extraction prompt of :mod:`scievals.autogkb.prompts` through
   :func:`scievals.llm.runner.run_batch` (cache, retries, concurrency, accounting);
-  condition ``<text_mode>`` (``evidence`` or ``fulltext``); each reply kept raw and parsed.
+  condition ``<text_mode>`` (``evidence`` or ``fulltext``), with ``@t<temperature>`` for each
+  of ``autogkb.temperatures`` when that is not the default ``[0.0]``; each reply kept raw
+  and parsed.
 - Bring your own: ``predictions/autogkb/<model>.json``, an object PMCID -> list of
   annotations, validated and parsed like a reply (:func:`import_predictions`).
 
@@ -29,6 +31,7 @@ from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompts import PROMPT_VERSION, build_request
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
+from scievals.common.experiments import Condition, temperature_arms
 from scievals.common.io import (
     canonical_json,
     read_json,
@@ -68,13 +71,15 @@ def baseline_predictions(cases: list[dict], model: str, vocabulary: set[str]) ->
             for c in cases]
 
 
-def reply_record(case: dict, model: str, request, response) -> dict:
+def reply_record(case: dict, model: str, request, response, condition: str | None = None) -> dict:
+    """A prediction record from one LLM response; ``condition`` defaults to the article's
+    text mode (a temperature arm passes its ``@t`` name)."""
     parsed = (parse_reply(response.text) if response.error is None
               else ParseResult("failed", error=f"model error: {response.error}"))
     parsed = refuse_cut_short(parsed, response.stop_reason, annotations=[])
     return _record(
-        case["case_id"], model, case["text_mode"], parsed, sample_index=response.sample_index,
-        prompt_version=PROMPT_VERSION,
+        case["case_id"], model, condition or case["text_mode"], parsed,
+        sample_index=response.sample_index, prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
         raw_text=response.text, error=response.error, tokens_in=response.usage.tokens_in,
         tokens_out=response.usage.tokens_out, latency_s=response.latency_s,
@@ -82,18 +87,34 @@ def reply_record(case: dict, model: str, request, response) -> dict:
 
 
 def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
+    """Every article at every configured temperature (``autogkb.temperatures``); the usage
+    summary of the whole run, with one per condition when there are several."""
     from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
+    from scievals.llm.usage import summarize_usage
 
     settings = LLMSettings.from_config(config.get("llm"))
     requests = [build_request(c) for c in cases]
-    result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
-                       label=f"{spec.name} [autogkb]")
     by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
-    records = []
-    for response in result.responses:
-        case, request = by_id[response.case_id]
-        records.append(reply_record(case, spec.name, request, response))
-    return records, result.usage.model_dump(mode="json")
+    temperatures = temperature_arms((config.get("autogkb") or {}).get("temperatures"))
+    records, responses, by_condition = [], [], {}
+    for temperature in temperatures:
+        label = f"{spec.name} [autogkb]"
+        if temperature is not None:
+            label = f"{spec.name} [autogkb @t{temperature:g}]"
+        result = run_batch(spec.at_temperature(temperature), requests, settings,
+                           scope=f"autogkb/{PROMPT_VERSION}", label=label)
+        for response in result.responses:
+            case, request = by_id[response.case_id]
+            condition = Condition(case["text_mode"], temperature=temperature).name
+            records.append(reply_record(case, spec.name, request, response, condition))
+            by_condition.setdefault(condition, []).append(response)
+        responses += result.responses
+        if len(temperatures) == 1:
+            return records, result.usage.model_dump(mode="json")
+    usage = summarize_usage(spec, responses).model_dump(mode="json")
+    usage["conditions"] = {c: summarize_usage(spec, rs).model_dump(mode="json")
+                           for c, rs in by_condition.items()}
+    return records, usage
 
 
 def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,

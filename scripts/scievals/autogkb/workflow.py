@@ -5,6 +5,7 @@ full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
+from scievals.common.experiments import temperature_setting
 from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
@@ -33,8 +34,10 @@ def download_settings(section: dict) -> dict:
 
 
 def predict_config(config: dict, model: str) -> dict:
-    """What one predict job needs: its registry entry and the LLM settings."""
-    return {"models": {model: config["models"][model]}, "llm": config.get("llm") or {}}
+    """What one predict job needs: its registry entry, the LLM settings and the temperatures."""
+    out = {"models": {model: config["models"][model]}, "llm": config.get("llm") or {}}
+    setting = temperature_setting(config.get("autogkb") or {})
+    return {**out, "autogkb": setting} if setting else out
 
 
 def score_inputs(model: str, byo_models: list[str]) -> dict:

@@ -53,6 +53,8 @@ METRICS = (
     "hallucination_rate",
     "depth_accuracy",
 )
+# Where the smaller value is the better one (best-of-k picks the smallest)
+LOWER_IS_BETTER = ("hallucination_rate", "hallucination_rate_reference")
 REFERENCE_METRICS = (
     "hierarchy_f1_reference",
     "structure_accuracy_reference",

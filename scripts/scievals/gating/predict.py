@@ -3,8 +3,10 @@
 - ``marker_baseline`` (provider ``baseline``) ignores prompts, so it makes one
   prediction per case under the single condition ``baseline``; repeating it under
   six prompt conditions would only copy the same tree six times.
-- LLM models (any other provider) answer every configured context x strategy,
-  condition ``f"{context}_{strategy}"``, through :func:`scievals.llm.runner.run_batch`
+- LLM models (any other provider) answer every configured context x strategy (x
+  temperature: ``gating.temperatures``), condition ``f"{context}_{strategy}"`` (with
+  ``@t<temperature>`` when the setting is not the default ``[0.0]``,
+  :mod:`scievals.common.experiments`), through :func:`scievals.llm.runner.run_batch`
   (cache, retries, concurrency, accounting). Each reply is kept raw and parsed, with
   the parse method/status and a task-failure label.
 
@@ -20,6 +22,7 @@ import logging
 from collections.abc import Iterator
 
 from scievals.common.errors import ScievalsError
+from scievals.common.experiments import Condition, temperature_arms
 from scievals.common.io import (
     canonical_json,
     refuse_unwritable_text,
@@ -80,8 +83,10 @@ def baseline_predictions(cases: list[dict], model: str) -> list[dict]:
     return records
 
 
-def reply_record(case_id: str, model: str, context: str, strategy: str, request, response) -> dict:
-    """A prediction record from one LLM response (parsed, classified)."""
+def reply_record(case_id: str, model: str, context: str, strategy: str, request, response,
+                 condition: str | None = None) -> dict:
+    """A prediction record from one LLM response (parsed, classified); ``condition`` defaults
+    to ``<context>_<strategy>`` (a temperature arm passes its ``@t`` name)."""
     text = response.text
     parsed = parse_reply(text) if response.error is None else ParseResult(
         "failed", error=f"model error: {response.error}")
@@ -90,7 +95,7 @@ def reply_record(case_id: str, model: str, context: str, strategy: str, request,
     failure = ("truncated" if repaired and not parsed.ok
                else classify(text, parsed.ok, response.error))
     return _record(
-        case_id, model, condition_name(context, strategy), parsed,
+        case_id, model, condition or condition_name(context, strategy), parsed,
         context=context, strategy=strategy, sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
@@ -106,23 +111,26 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     section = config.get("gating") or {}
     contexts = section.get("contexts") or list(CONTEXTS)
     strategies = section.get("strategies") or list(STRATEGIES)
+    temperatures = temperature_arms(section.get("temperatures"))
     settings = LLMSettings.from_config(config.get("llm"))
     records: list[dict] = []
     all_responses = []
     by_condition = {}
-    for context in contexts:
-        for strategy in strategies:
-            condition = condition_name(context, strategy)
-            requests = [build_request(case, context, strategy) for case in cases]
-            log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
-                     extra={"terminal": False})  # the batch's own line says it on the terminal
-            result = run_batch(spec, requests, settings, scope="gating", label=condition)
-            by_request = {r.case_id: r for r in requests}
-            for response in result.responses:
-                records.append(reply_record(response.case_id, spec.name, context, strategy,
-                                            by_request[response.case_id], response))
-            all_responses += result.responses
-            by_condition[condition] = result.usage.model_dump(mode="json")
+    arms = [(context, strategy, t) for context in contexts for strategy in strategies
+            for t in temperatures]
+    for context, strategy, temperature in arms:
+        condition = Condition(condition_name(context, strategy), temperature=temperature).name
+        requests = [build_request(case, context, strategy) for case in cases]
+        log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
+                 extra={"terminal": False})  # the batch's own line says it on the terminal
+        result = run_batch(spec.at_temperature(temperature), requests, settings, scope="gating",
+                           label=condition)
+        by_request = {r.case_id: r for r in requests}
+        for response in result.responses:
+            records.append(reply_record(response.case_id, spec.name, context, strategy,
+                                        by_request[response.case_id], response, condition))
+        all_responses += result.responses
+        by_condition[condition] = result.usage.model_dump(mode="json")
     total = summarize_usage(spec, all_responses).model_dump(mode="json")
     return records, {"total": total, "conditions": by_condition}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scievals.common.experiments import temperature_setting
 from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
@@ -65,7 +66,8 @@ def predict_config(config: dict, model: str) -> dict:
     return {
         "models": {model: config["models"][model]},
         "llm": config.get("llm") or {},
-        "gating": {"contexts": section["contexts"], "strategies": section["strategies"]},
+        "gating": {"contexts": section["contexts"], "strategies": section["strategies"],
+                   **temperature_setting(section)},
     }
 
 

@@ -70,6 +70,14 @@ class ModelSpec(BaseModel):
     def is_llm(self) -> bool:
         return self.provider not in ("baseline",)
 
+    def at_temperature(self, temperature: float | None) -> ModelSpec:
+        """This entry sampling at ``temperature`` (None: unchanged). The temperature is sent
+        with every request and is part of the cache key (``params``)."""
+        if temperature is None:
+            return self
+        return self.model_copy(update={"params": self.params.model_copy(
+            update={"temperature": float(temperature)})})
+
 
 class Message(BaseModel):
     model_config = ConfigDict(extra="forbid")
