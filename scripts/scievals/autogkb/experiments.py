@@ -3,14 +3,17 @@
 ``consensus(parsed_list)``: k parsed annotation lists of one article -> one list, scored
 like any reply.
 
-- An annotation's identity (its *key*) is its variant, gene and drug(s), each normalised
-  as the scorer normalises values (:func:`scievals.autogkb.metrics.normalise`): the finding
-  a curator would look up, whatever words a sample chose for its phenotype.
+- An annotation's identity (its *key*) is its variant, gene and drug(s) and its three
+  controlled-vocabulary fields (phenotype category, association, direction of effect), each
+  normalised as the scorer normalises values (:func:`scievals.autogkb.metrics.normalise`):
+  the finding itself, whatever free words a sample chose for its phenotype, alleles and
+  comparison group (two findings on one variant and drug, say efficacy and toxicity, stay
+  two).
 - An annotation is kept when more than half of the k samples hold its key (an unparsed
   sample counts in k and holds none; a key repeated within one sample counts once).
 - Of the annotations sharing a kept key, the one whose ten normalised fields most samples
-  wrote wins; ties go to the one met first reading the samples in order (sample 0 first),
-  so the same samples always give the same list. Kept annotations come in the order their
+  wrote wins (the free-text fields are voted as one); ties go to the one met first reading
+  the samples in order (sample 0 first), so the same samples always give the same list. Kept annotations come in the order their
   keys were first met.
 
 ``sample_keys(parsed)``: the annotation keys of one list, for the samples' agreement.
@@ -23,7 +26,8 @@ from collections.abc import Mapping, Sequence
 
 from scievals.autogkb.metrics import FIELDS, normalise
 
-KEY_FIELDS = ("Variant/Haplotypes", "Gene", "Drug(s)")
+KEY_FIELDS = ("Variant/Haplotypes", "Gene", "Drug(s)", "Phenotype Category",
+              "Is/Is Not associated", "Direction of effect")
 
 
 def annotation_key(annotation: Mapping) -> tuple[str, ...]:

@@ -1,4 +1,6 @@
-"""What k samples of one item say, beyond their mean (``n_samples`` >= 2; docs/experiment-dimensions.md).
+"""What k samples of one item say beyond their mean (``n_samples`` >= 2).
+
+See docs/experiment-dimensions.md.
 
 Per metric ``m`` of a benchmark whose model answered each item k times, added as per-item
 columns of the per-sample frame (constant within an item, so the tables' per-item mean,
