@@ -13,8 +13,8 @@ like any reply.
   sample counts in k and holds none; a key repeated within one sample counts once).
 - Of the annotations sharing a kept key, the one whose ten normalised fields most samples
   wrote wins (the free-text fields are voted as one); ties go to the one met first reading
-  the samples in order (sample 0 first), so the same samples always give the same list. Kept annotations come in the order their
-  keys were first met.
+  the samples in order (sample 0 first), so the same samples always give the same list.
+  Kept annotations come in the order their keys were first met.
 
 ``sample_keys(parsed)``: the annotation keys of one list, for the samples' agreement.
 """
