@@ -14,6 +14,8 @@ from scievals.gating import predict as P
 from scievals.gating.experiments import consensus, sample_keys
 from scievals.gating.score import score_model
 from scievals.gating.tree import node
+from scievals.common.tables import read_result_table
+from scievals.results.leaderboard import leaderboard_markdown, sections
 from scievals.stats.comparisons import per_case_means
 from support.fake_server import FakeLLMServer
 
@@ -125,6 +127,8 @@ def test_temperatures_and_samples_against_a_fake_server(cases_jsonl, tmp_path, m
     # the consensus is NO_CD8 (test above): 10/11, a gain of 30/33 - 29/33 = 1/33
     assert value[(t1, "hierarchy_f1_consensus")] == pytest.approx(10 / 11)
     assert value[(t1, "hierarchy_f1_consensus_gain")] == pytest.approx(1 / 33)
+    gain = table[(table.condition == t1) & (table.metric == "hierarchy_f1_consensus_gain")]
+    assert gain["ci_method"].iloc[0].startswith("sign-flip")  # the paired test's interval
     # deviations from 29/33: 4/33, 1/33, -5/33; SD (ddof 1) = sqrt(42 / 2) / 33
     assert value[(t1, "hierarchy_f1_within_sd")] == pytest.approx(math.sqrt(21) / 33)
     assert value[(t1, "hierarchy_f1_within_sd")] > 0
@@ -155,3 +159,11 @@ def test_temperatures_and_samples_against_a_fake_server(cases_jsonl, tmp_path, m
                                              "fake [standard_direct@t1]"]
     assert consensus_items.loc["A"].tolist() == pytest.approx([1.0, 10 / 11])
     assert by_name["hierarchy_f1_consensus_gain"].low == -1.0  # a gain spans +-range
+
+    # the leaderboard shows them per arm, best-of-k labelled an oracle upper bound
+    (section,) = sections(read_result_table(out))
+    samples = section.samples.set_index("condition")
+    assert samples.loc[t1, "consensus"].startswith("0.909")  # 10/11
+    assert samples.loc[t1, "best-of-k (oracle upper bound)"].startswith("1.000")
+    assert samples.loc[t0, "within-item SD"].startswith("0.000")
+    assert "ORACLE UPPER BOUND" in leaderboard_markdown([section])

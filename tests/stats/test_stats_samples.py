@@ -12,10 +12,10 @@ from scievals.results.plan import plan_text
 from scievals.stats.planning import items_for_mean, sd_at_samples
 from scievals.stats.samples import (
     SampleAnswers,
-    derived_metrics,
     derived_ranges,
     jaccard,
     mean_pairwise_jaccard,
+    means_with_samples,
     sample_metrics,
 )
 
@@ -52,7 +52,7 @@ def test_sample_metrics_worked_by_hand():
     frame, names, ranges = sample_metrics(pd.DataFrame(rows), ["hit", "junk"], parsed,
                                           ANSWERS, {"hit": (0, 1), "junk": (0, 3)},
                                           lower_is_better=("junk",))
-    assert names == derived_metrics(["hit", "junk"])
+    assert names == ("hit", "junk")
     c1 = frame[frame.case_id == "c1"].iloc[0]
     # c1: hit 1/2, 1, 1/2 (mean 2/3); junk 0, 1, 1 (mean 2/3)
     assert c1["hit_best_of_k"] == 1.0 and c1["junk_best_of_k"] == 0.0  # junk: the smallest
@@ -66,6 +66,15 @@ def test_sample_metrics_worked_by_hand():
     c2 = frame[frame.case_id == "c2"].iloc[0]  # the same answer three times
     assert c2["hit_within_sd"] == 0.0 and c2["sample_agreement"] == 1.0
     assert c2["hit_consensus_gain"] == 0.0
+    # the gain row: per item -1/6 (c1) and 0 (c2) -> -1/12, with the paired test's interval
+    rows = {r["metric"]: r for r in means_with_samples(frame, ["hit", "junk"], names,
+                                                       {"n_resamples": 100}, ranges)["x"]}
+    gain = rows["hit_consensus_gain"]
+    assert gain["value"] == pytest.approx(-1 / 12) and gain["n"] == 2
+    assert gain["ci_low"] <= gain["value"] <= gain["ci_high"]
+    assert gain["ci_method"].startswith("sign-flip")
+    assert rows["hit_best_of_k"]["value"] == pytest.approx(0.75)  # (1 + 1/2) / 2
+    assert "hit_best_of_k:sample_sd" not in rows  # per-item values have no sample spread
     # ranges: a gain spans +-range, an SD [0, range]; the benchmark's own stay
     assert ranges["junk_consensus_gain"] == (-3, 3) and ranges["junk_within_sd"] == (0.0, 3)
     assert ranges["hit_best_of_k"] == (0.0, 1.0) and ranges["junk"] == (0, 3)
@@ -75,6 +84,8 @@ def test_no_repeats_leave_the_frame_as_it_was():
     frame = pd.DataFrame([{"case_id": "c1", "condition": "x", "sample_index": 0, "hit": 1.0}])
     out, names, ranges = sample_metrics(frame, ["hit"], {}, ANSWERS, {"*": (0, 1)})
     assert out is frame and names == () and ranges == {"*": (0, 1)}
+    rows = means_with_samples(out, ["hit"], names, {"n_resamples": 100}, ranges)
+    assert [r["metric"] for r in rows["x"]] == ["hit"]  # the table as before
 
 
 def test_derived_ranges_come_before_a_catch_all_pattern():

@@ -26,8 +26,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.stats.intervals import means_by_condition
-from scievals.stats.samples import SampleAnswers, sample_metrics
+from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 
@@ -104,7 +103,7 @@ def with_samples(cases: list[dict], records: list[dict], per_case: pd.DataFrame,
                  threshold: float):
     """Best-of-k, consensus, within-article spread and agreement of the headline metrics
     where an article was answered more than once (:mod:`scievals.stats.samples`): (frame,
-    the derived metric names, the ranges with theirs)."""
+    the metrics they were derived from, the ranges with theirs)."""
     truths = {c["case_id"]: c["truth"] for c in cases}
     parsed = {(r["case_id"], r["condition"], int(r.get("sample_index") or 0)): r["annotations"]
               for r in records if r.get("parse_status") == "ok"}
@@ -133,12 +132,11 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     if not records:
         raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
     per_case, sections = score_records(cases, records, threshold)
-    per_case, derived, ranges = with_samples(cases, records, per_case, threshold)
+    per_case, sampled, ranges = with_samples(cases, records, per_case, threshold)
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
-              for condition, items in means_by_condition(per_case, TABLE_METRICS + derived,
-                                                         bootstrap, ranges,
-                                                         spread=TABLE_METRICS).items()]
+              for condition, items in means_with_samples(per_case, TABLE_METRICS, sampled,
+                                                         bootstrap, ranges).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_case.insert(0, "model", model)
     write_csv(per_case_csv, per_case)

@@ -23,8 +23,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.stats.intervals import means_by_condition
-from scievals.stats.samples import SampleAnswers, sample_metrics
+from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
 from scievals.gating import experiments
@@ -121,7 +120,7 @@ def with_samples(cases: list[dict], records: list[dict], per_prediction: pd.Data
                  semantic=None):
     """Best-of-k, consensus, within-item spread and agreement of the tree metrics where a
     case was answered more than once (:mod:`scievals.stats.samples`): (frame, the derived
-    metric names, the ranges with theirs)."""
+    metrics they were derived from, the ranges with theirs)."""
     truths = {c["test_case_id"]: Truth.from_case(c) for c in cases}
     parsed = {(r["case_id"], r["condition"], int(r.get("sample_index") or 0)): r["hierarchy"]
               for r in records if r.get("parse_status") == "ok" and r.get("hierarchy")}
@@ -155,13 +154,12 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
         model = models.pop()
     semantic = semantic_scorer()
     per_prediction = score_records(cases, records, semantic)
-    per_prediction, derived, ranges = with_samples(cases, records, per_prediction, semantic)
+    per_prediction, sampled, ranges = with_samples(cases, records, per_prediction, semantic)
     metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
-              for condition, items in means_by_condition(per_prediction, metrics + derived,
-                                                         bootstrap, ranges,
-                                                         spread=metrics).items()]
+              for condition, items in means_with_samples(per_prediction, metrics, sampled,
+                                                         bootstrap, ranges).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_prediction.insert(0, "model", model)
     write_csv(per_case_csv, per_prediction)

@@ -10,8 +10,9 @@ interval and paired comparisons treat them like any metric):
   lower is better): an *oracle* upper bound, since choosing it needs the truth;
 - ``m_consensus``: the value of the one answer built from the k parsed samples by the
   benchmark's ``consensus`` (majority vote), scored like any reply: self-consistency;
-- ``m_consensus_gain``: ``m_consensus`` less the item's mean over samples (``m``), so its
-  interval is the paired interval of the consensus' gain over a single sample;
+- ``m_consensus_gain``: ``m_consensus`` less the item's mean over samples (``m``); its row's
+  interval is the paired test's (sign-flip with range guard, as in comparisons.csv) of the
+  consensus against a single sample on the same items (:func:`gain_rows`);
 - ``m_within_sd``: the standard deviation (ddof 1) of the item's sample values: 0 for a
   model that always answers alike, NaN for an item with fewer than two values;
 
@@ -33,7 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scievals.stats.intervals import metric_range
+from scievals.stats.intervals import means_by_condition, metric_range
+from scievals.stats.paired import paired_mean_tests
 
 BEST, CONSENSUS, GAIN, WITHIN_SD = "_best_of_k", "_consensus", "_consensus_gain", "_within_sd"
 SUFFIXES = (BEST, CONSENSUS, GAIN, WITHIN_SD)
@@ -154,10 +156,52 @@ def sample_metrics(per_sample: pd.DataFrame, metrics: Sequence[str],
                    parsed: Mapping[tuple[str, str, int], Any], answers: SampleAnswers,
                    ranges: Mapping | None, lower_is_better: Collection[str] = (),
                    ) -> tuple[pd.DataFrame, tuple[str, ...], dict]:
-    """What a score step needs: (the frame with the derived columns, their names, the ranges
-    extended to them); (``per_sample``, (), ``ranges``) when no item was answered twice, so a
-    run without repeats writes exactly what it wrote before."""
+    """What a score step needs: (the frame with the derived columns, the metrics they were
+    derived from, the ranges extended to them); (``per_sample``, (), ``ranges``) when no
+    item was answered twice, so a run without repeats writes exactly what it wrote before."""
     frame = with_sample_metrics(per_sample, metrics, parsed, answers, lower_is_better)
     if frame is per_sample:
         return per_sample, (), dict(ranges or {})
-    return frame, derived_metrics(metrics), derived_ranges(ranges, metrics)
+    return frame, tuple(metrics), derived_ranges(ranges, metrics)
+
+
+def gain_rows(frame: pd.DataFrame, sampled: Sequence[str], ranges: Mapping | None,
+              seed: int = 0) -> dict[str, list[dict]]:
+    """condition -> the ``m_consensus_gain`` rows, each with the interval and method of the
+    paired test the comparisons use (:func:`scievals.stats.paired.paired_mean_tests`) of the
+    consensus against the mean of the samples on the same items. (The tables' interval of a
+    mean in [-span, span] was far too wide here: it covered 1.000 in
+    ``benchmarks/sample_coverage.py``.)"""
+    out: dict[str, list[dict]] = {}
+    for condition in repeated_conditions(frame):
+        per_item = frame[frame["condition"] == condition].groupby("case_id")
+        rows = []
+        for metric in sampled:
+            pair = np.column_stack([per_item[metric + CONSENSUS].mean().to_numpy(float),
+                                    per_item[metric].mean().to_numpy(float)])
+            low, high = metric_range(ranges, metric)
+            tests = paired_mean_tests(pair, np.array([0]), np.array([1]), span=high - low,
+                                      seed=seed, low=low if math.isfinite(low) else 0.0)
+            if not tests.n[0]:
+                rows.append({"metric": metric + GAIN, "value": math.nan, "n": 0})
+                continue
+            rows.append({"metric": metric + GAIN, "value": float(tests.diff[0]),
+                         "ci_low": float(tests.ci_low[0]), "ci_high": float(tests.ci_high[0]),
+                         "n": int(tests.n[0]), "ci_method": str(tests.method[0])})
+        out[str(condition)] = rows
+    return out
+
+
+def means_with_samples(frame: pd.DataFrame, metrics: Sequence[str], sampled: Sequence[str],
+                       bootstrap: Mapping, ranges: Mapping | None) -> dict[str, list[dict]]:
+    """condition -> the table's metric rows (:func:`means_by_condition` of ``metrics``, with
+    their sample spread) plus, for the ``sampled`` metrics (:func:`sample_metrics`), the
+    best-of-k, consensus, within-item SD and agreement rows and the consensus gain rows
+    (:func:`gain_rows`)."""
+    derived = [m for m in derived_metrics(sampled) if not m.endswith(GAIN)] if sampled else []
+    out = means_by_condition(frame, list(metrics) + derived, bootstrap, ranges,
+                             spread=list(metrics))
+    for condition, rows in gain_rows(frame, sampled, ranges,
+                                     int(bootstrap.get("seed", 0))).items():
+        out[condition] = out.get(condition, []) + rows
+    return out
