@@ -8,12 +8,17 @@ import math
 
 import pandas as pd
 import pytest
+from scievals.autogkb.workflow import predict_config as autogkb_predict_config
+from scievals.common.errors import ScievalsError
+from scievals.common.experiments import Condition, temperature_arms
 from scievals.common.io import write_jsonl
+from scievals.config_validation import validate_config
 from scievals.common.provenance import Provenance
 from scievals.gating import predict as P
 from scievals.gating.experiments import consensus, sample_keys
 from scievals.gating.score import score_model
 from scievals.gating.tree import node
+from scievals.gating.workflow import predict_config as gating_predict_config
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import leaderboard_markdown, sections
 from scievals.stats.comparisons import per_case_means
@@ -167,3 +172,32 @@ def test_temperatures_and_samples_against_a_fake_server(cases_jsonl, tmp_path, m
     assert samples.loc[t1, "best-of-k (oracle upper bound)"].startswith("1.000")
     assert samples.loc[t0, "within-item SD"].startswith("0.000")
     assert "ORACLE UPPER BOUND" in leaderboard_markdown([section])
+
+
+# --- the setting ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("benchmark", "value", "says"), [
+    ("gating", [0.0, -0.5], "gating.temperatures"),
+    ("autogkb", [0.7, 0.7], "autogkb.temperatures"),
+    ("gating", [], "gating.temperatures"),
+    ("autogkb", ["hot"], "autogkb.temperatures"),
+])
+def test_bad_temperatures_are_refused_in_one_line(benchmark, value, says):
+    config = {benchmark: {"temperatures": value}}
+    with pytest.raises(ScievalsError) as exc:
+        validate_config(config)
+    line = exc.value.one_line()
+    assert "\n" not in line and says in line
+
+
+def test_default_temperatures_keep_names_and_jobs():
+    config = {}
+    validate_config(config)
+    assert config["gating"]["temperatures"] == [0.0] == config["autogkb"]["temperatures"]
+    # the default setting adds nothing to a predict job's params (so no job re-runs) ...
+    assert "temperatures" not in gating_predict_config(config, "marker_baseline")["gating"]
+    assert "autogkb" not in autogkb_predict_config(config, "autogkb_baseline")
+    # ... and writes no @t (the model's own params.temperature applies)
+    assert temperature_arms([0.0]) == [None]
+    assert temperature_arms([0.0, 0.7]) == [0.0, 0.7]
+    assert Condition("rich_cot", temperature=0.7).name == "rich_cot@t0.7"
