@@ -201,3 +201,20 @@ def test_default_temperatures_keep_names_and_jobs():
     assert temperature_arms([0.0]) == [None]
     assert temperature_arms([0.0, 0.7]) == [0.0, 0.7]
     assert Condition("rich_cot", temperature=0.7).name == "rich_cot@t0.7"
+
+
+def test_a_run_cut_short_resumes_with_the_samples_it_lacks(cases_jsonl, tmp_path, monkeypatch):
+    # A run that stored 2 of each item's 3 samples (as a run killed mid-sampling leaves the
+    # cache) asks only for the third: 2 cases x 2 temperatures x 1 sample.
+    monkeypatch.setenv(KEY_VAR, "sk-test")
+    with FakeLLMServer(max_lifetime_s=120) as server:
+        server.responder = _answer
+        config = _config(server, tmp_path)
+        config["models"]["fake"]["n_samples"] = 2
+        P.run(cases_jsonl, "fake", config, tmp_path / "p.jsonl", tmp_path / "u.json")
+        assert server.count == 8
+        config["models"]["fake"]["n_samples"] = 3
+        records = P.run(cases_jsonl, "fake", config, tmp_path / "p.jsonl", tmp_path / "u.json")
+        assert server.count == 12
+        assert sorted({r["body"]["seed"] for r in server.requests[8:]}) == [2]
+        assert sum(r["cache_hit"] for r in records) == 8 and len(records) == 12
