@@ -120,8 +120,14 @@ class Benchmark:
     dataset_column: str | None = None
 
     def ranges(self) -> dict:
-        """The declared metric ranges (empty: every metric unbounded)."""
-        return dict(literal_constant(self.metric_ranges)) if self.metric_ranges else {}
+        """The declared metric ranges (empty: every metric unbounded), extended to the rows
+        k samples per item add (best-of-k, consensus, ...: :func:`derived_ranges`)."""
+        if not self.metric_ranges:
+            return {}
+        # here, not at the top: the Snakefile's parse imports the registry, not the statistics
+        from scievals.stats.samples import derived_ranges
+
+        return derived_ranges(literal_constant(self.metric_ranges))
 
     @property
     def cli(self) -> str:

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from scievals.common.errors import ScievalsError
+from scievals import registry
 from scievals.results.plan import plan_text
+from scievals.stats.intervals import metric_range
 from scievals.stats.planning import items_for_mean, sd_at_samples
 from scievals.stats.samples import (
     SampleAnswers,
@@ -89,10 +91,17 @@ def test_no_repeats_leave_the_frame_as_it_was():
 
 
 def test_derived_ranges_come_before_a_catch_all_pattern():
-    ranges = derived_ranges({"one_to_one_score": (0, 100), "*": (0, 1)}, ["one_to_one_score"])
-    assert list(ranges)[:4] == ["one_to_one_score" + s for s in
-                                ("_best_of_k", "_consensus", "_consensus_gain", "_within_sd")]
-    assert ranges["one_to_one_score_within_sd"] == (0.0, 100.0)
+    declared = {"one_to_one_score": (0, 100), "*": (0, 1)}
+    ranges = derived_ranges(declared)
+    assert metric_range(ranges, "one_to_one_score_within_sd") == (0.0, 100.0)
+    assert metric_range(ranges, "one_to_one_score_consensus_gain") == (-100.0, 100.0)
+    assert metric_range(ranges, "f1_consensus_gain") == (-1.0, 1.0)  # from "*"
+    assert metric_range(ranges, "f1_best_of_k") == (0.0, 1.0)
+    assert metric_range(ranges, "one_to_one_score") == (0.0, 100.0)  # declared ones stay
+    assert derived_ranges(ranges) == ranges  # deriving twice changes nothing
+    # the registry's ranges are these, so every reader (comparisons, plan, export) agrees
+    assert metric_range(registry.get("autogkb").ranges(),
+                        "one_to_one_score_consensus_gain") == (-100.0, 100.0)
 
 
 def test_sd_at_samples_by_hand():

@@ -619,7 +619,7 @@ def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
     declared = {"*": (0.0, 1.0)} if ranges is None else ranges  # bounds(): None is [0, 1]
     return per_item_files(inputs["per_case"], inputs["table"], "case_id",
                           {metric: "mean" for metric in names},
-                          derived_ranges(declared, headline))
+                          derived_ranges(declared))
 
 
 def bounds(ranges: Mapping | None, metric: str) -> tuple[float, float]:

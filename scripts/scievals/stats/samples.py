@@ -71,19 +71,26 @@ def derived_metrics(metrics: Iterable[str]) -> tuple[str, ...]:
     return tuple(m + s for m in metrics for s in SUFFIXES) + (AGREEMENT,)
 
 
-def derived_ranges(ranges: Mapping | None, metrics: Iterable[str]) -> dict:
-    """The declared ranges extended to the derived metrics (exact names first, so a ``*``
-    pattern of the benchmark does not claim them): best-of-k and consensus keep ``m``'s
-    range; a gain of two values in [lo, hi] lies in +-(hi - lo); a standard deviation of k
-    such values (ddof 1) in [0, hi - lo] (its largest, k = 2, is (hi - lo) / sqrt 2)."""
-    out: dict = {}
-    for m in metrics:
-        low, high = metric_range(ranges, m)
+def derived_ranges(ranges: Mapping | None, metrics: Iterable[str] = ()) -> dict:
+    """The declared ranges (metric name or fnmatch pattern -> (low, high), first match wins)
+    extended to the derived rows: before each declared entry ``p``, ``p_best_of_k`` and
+    ``p_consensus`` with its range, ``p_consensus_gain`` with +-(hi - lo) (a gain of two
+    values in [lo, hi]) and ``p_within_sd`` with [0, hi - lo] (an SD, ddof 1, of k such values:
+    at most (hi - lo) / sqrt 2); ``sample_agreement`` is in [0, 1]. Patterns, so a ``*`` of
+    the benchmark covers every metric's derived rows; ``metrics`` adds exact entries (for a
+    metric no declared entry names). Idempotent: derived entries are not derived again."""
+    declared = dict(ranges or {})
+    out: dict = {AGREEMENT: (0.0, 1.0)}
+    for name in list(metrics) + list(declared):
+        if name == AGREEMENT or name.endswith(SUFFIXES):
+            continue
+        low, high = metric_range(declared, name)
         span = high - low
-        out.update({m + BEST: (low, high), m + CONSENSUS: (low, high),
-                    m + GAIN: (-span, span), m + WITHIN_SD: (0.0, span)})
-    out[AGREEMENT] = (0.0, 1.0)
-    return {**out, **(ranges or {})}
+        out.setdefault(name + BEST, (low, high))
+        out.setdefault(name + CONSENSUS, (low, high))
+        out.setdefault(name + GAIN, (-span, span))
+        out.setdefault(name + WITHIN_SD, (0.0, span))
+    return {**out, **declared}
 
 
 def repeated_conditions(per_sample: pd.DataFrame) -> list[str]:
