@@ -16,8 +16,11 @@ from scievals.config_validation import validate_config
 from scievals.common.provenance import Provenance
 from scievals.gating import predict as P
 from scievals.gating.experiments import consensus, sample_keys
+from scievals.gating.samples import PER_CASE
+from scievals.gating.samples import samples as viewer_samples
 from scievals.gating.score import score_model
 from scievals.gating.tree import node
+from scievals.gating.workflow import PREDICTIONS, USAGE
 from scievals.gating.workflow import predict_config as gating_predict_config
 from scievals.common.tables import read_result_table
 from scievals.results.leaderboard import leaderboard_markdown, sections
@@ -105,7 +108,8 @@ def test_temperatures_and_samples_against_a_fake_server(cases_jsonl, tmp_path, m
     monkeypatch.setenv(KEY_VAR, "sk-test")
     with FakeLLMServer(max_lifetime_s=120) as server:
         server.responder = _answer
-        pred, usage = tmp_path / "pred.jsonl", tmp_path / "usage.json"
+        pred = tmp_path / PREDICTIONS.format(model="fake")
+        usage = tmp_path / USAGE.format(model="fake")
         records = P.run(cases_jsonl, "fake", _config(server, tmp_path), pred, usage)
         # 2 cases x 2 temperatures x 3 samples; the temperature and seed reach the request
         assert server.count == 12
@@ -115,7 +119,9 @@ def test_temperatures_and_samples_against_a_fake_server(cases_jsonl, tmp_path, m
         P.run(cases_jsonl, "fake", _config(server, tmp_path), pred, usage)
         assert server.count == 12  # a re-run is answered from the cache
 
-    out, per_case = tmp_path / "scores.csv", tmp_path / "per_case.csv"
+    out = tmp_path / "scores.csv"
+    per_case = tmp_path / PER_CASE.format(model="fake")  # where the sample viewer reads it
+    per_case.parent.mkdir(parents=True)
     score_model(cases_jsonl, pred, PROV, BOOT, out, per_case, tmp_path / "review.md",
                 usage_json=usage, model="fake")
     table = pd.read_csv(out)
@@ -165,12 +171,18 @@ def test_temperatures_and_samples_against_a_fake_server(cases_jsonl, tmp_path, m
     assert consensus_items.loc["A"].tolist() == pytest.approx([1.0, 10 / 11])
     assert by_name["hierarchy_f1_consensus_gain"].low == -1.0  # a gain spans +-range
 
+    # the sample viewer shows every sample of an item, each with its own score
+    shown = {(x.condition, x.item): x.score for x in viewer_samples(tmp_path, "fake")}
+    assert len(shown) == 12
+    assert sorted(shown[(t1, item)] for item in ("A", "A#1", "A#2")) == pytest.approx(
+        [8 / 11, 10 / 11, 1.0])
+
     # the leaderboard shows them per arm, best-of-k labelled an oracle upper bound
     (section,) = sections(read_result_table(out))
-    samples = section.samples.set_index("condition")
-    assert samples.loc[t1, "consensus"].startswith("0.909")  # 10/11
-    assert samples.loc[t1, "best-of-k (oracle upper bound)"].startswith("1.000")
-    assert samples.loc[t0, "within-item SD"].startswith("0.000")
+    by_arm = section.samples.set_index("condition")
+    assert by_arm.loc[t1, "consensus"].startswith("0.909")  # 10/11
+    assert by_arm.loc[t1, "best-of-k (oracle upper bound)"].startswith("1.000")
+    assert by_arm.loc[t0, "within-item SD"].startswith("0.000")
     assert "ORACLE UPPER BOUND" in leaderboard_markdown([section])
 
 
