@@ -68,6 +68,15 @@ def _module_assignments(path: Path) -> dict[str, str]:
     return out
 
 
+@cache
+def _ranges(reference: str) -> dict:
+    """The ranges declared at ``reference`` with the k-sample rows' (read once per run)."""
+    # here, not at the top: the Snakefile's parse imports the registry, not the statistics
+    from scievals.stats.samples import derived_ranges
+
+    return derived_ranges(literal_constant(reference))
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """One benchmark: what the workflow, the CLI and the report need to know about it."""
@@ -120,8 +129,9 @@ class Benchmark:
     dataset_column: str | None = None
 
     def ranges(self) -> dict:
-        """The declared metric ranges (empty: every metric unbounded)."""
-        return dict(literal_constant(self.metric_ranges)) if self.metric_ranges else {}
+        """The declared metric ranges (empty: every metric unbounded), extended to the rows
+        k samples per item add (best-of-k, consensus, ...: :func:`derived_ranges`)."""
+        return dict(_ranges(self.metric_ranges)) if self.metric_ranges else {}
 
     @property
     def cli(self) -> str:

@@ -77,7 +77,7 @@ def refined_run(curated_demo, tmp_path_factory):
     truth_values = {str(a.get(f)) for c in cases for a in c["truth"] for f in FIELDS
                     if a.get(f) and len(str(a.get(f))) > 12}  # long curated values: phenotypes...
 
-    def model(body):
+    def model(body, prompt=""):
         told = any(INVENTED in m["content"] for m in body["messages"][2:])
         return json.dumps([] if told else [annotation(**{"Variant/Haplotypes": INVENTED})])
 
@@ -125,7 +125,7 @@ def test_predict_with_refinement_never_reads_the_truth(curated_demo, tmp_path):
 
     cases = [{**c, "truth": Raises()} for c in curate.read_cases(curated_demo[0] / "cases.jsonl")]
 
-    def model(body):
+    def model(body, prompt=""):
         told = any(INVENTED in m["content"] for m in body["messages"][2:])
         return json.dumps([] if told else [annotation(**{"Variant/Haplotypes": INVENTED})])
 

@@ -32,7 +32,7 @@ WRONG = gate("All Events", children=[gate("Singlets", children=[
 SENTINEL = "TRUTHGATE"
 
 
-def model(body: dict) -> str:
+def model(body: dict, prompt: str = "") -> str:
     """Turn 0: the tree with CD999; once told about CD999: the tree without it."""
     told = any(m["role"] == "user" and "CD999" in str(m["content"])
                for m in body["messages"][2:])

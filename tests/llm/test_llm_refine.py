@@ -8,7 +8,7 @@ from scievals.llm.refine import REVISED, STOOD, refine
 from scievals.llm.runner import run_batch
 
 
-def answer_of(body: dict) -> str:
+def answer_of(body: dict, prompt: str = "") -> str:
     """The fake model: its answer counts the follow-ups it got ("v0", "v1", ...)."""
     return f"v{sum(1 for m in body['messages'] if m['role'] == 'assistant')}"
 

@@ -16,6 +16,8 @@ connection closes), ``drop`` (close without any response), ``length`` (a reply
 cut short: finish_reason ``length`` / stop_reason ``max_tokens``), and for the OpenAI
 shape ``parts`` (the reply's ``content`` as a list of two text parts) and ``error200``
 (a 200 whose body has an ``error`` object beside the choices, as some proxies send).
+``responder``, when set, writes the reply from the request body (a model whose answer
+depends on its temperature and seed).
 
 The server shuts itself down after ``max_lifetime_s`` even if nobody stops it.
 """
@@ -118,8 +120,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(2)
             return
         text = owner.reply_text(prompt)
-        if owner.responder is not None:  # a scripted model that reads the conversation
-            text = owner.responder(body)
+        if owner.responder is not None:  # a scripted model: reads the request (the
+            # conversation, temperature, seed) and the prompt
+            text = owner.responder(body, prompt)
         elif owner.enforced_reply is not None:  # a model whose replies the schema holds to form
             asked = "response_format" in body or "output_config" in body
             text = owner.enforced_reply if asked else owner.free_reply
@@ -253,9 +256,9 @@ class FakeLLMServer:
         # reply to one that does not (None: the usual echo of the prompt for both)
         self.enforced_reply: str | None = None
         self.free_reply = ""
-        # when set: the reply text is responder(request body), e.g. a model that answers a
-        # follow-up turn differently (the body's messages hold the whole conversation)
-        self.responder: Callable[[dict], str] | None = None
+        # when set: responder(request body, prompt) -> the reply text (a model that answers by
+        # temperature and seed, or a follow-up turn differently: the body holds the conversation)
+        self.responder: Callable[[dict, str], str] | None = None
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0

@@ -1,5 +1,6 @@
 """The autogkb benchmark's experiment functions (common/experiments.py, DESIGN round 6):
-:func:`units` (confidence and calibration) and :func:`feedback` (refinement turns).
+:func:`units` (confidence and calibration), :func:`consensus` and :func:`sample_keys` (k
+samples) and :func:`feedback` (refinement turns).
 
 :func:`units`: every predicted annotation is one unit. It is correct when the benchmark's
 one-to-one matching (:func:`scievals.autogkb.metrics.evaluate`, pairs whose weighted field
@@ -22,18 +23,38 @@ Checks:
 - grounding: variant ids (rsIDs, star alleles such as ``CYP2C9*3`` or ``HLA-B*15:02``) and
   gene symbols that do not occur in the article text (case-insensitive, whole words; a star
   allele is also found when the text writes its ``*3`` part).
+
+``consensus(parsed_list)``: k parsed annotation lists of one article -> one list, scored
+like any reply.
+
+- An annotation's identity (its *key*) is its variant, gene and drug(s) and its three
+  controlled-vocabulary fields (phenotype category, association, direction of effect), each
+  normalised as the scorer normalises values (:func:`scievals.autogkb.metrics.normalise`):
+  the finding itself, whatever free words a sample chose for its phenotype, alleles and
+  comparison group (two findings on one variant and drug, say efficacy and toxicity, stay
+  two).
+- An annotation is kept when more than half of the k samples hold its key (an unparsed
+  sample counts in k and holds none; a key repeated within one sample counts once).
+- Of the annotations sharing a kept key, the one whose ten normalised fields most samples
+  wrote wins (the free-text fields are voted as one); ties go to the one met first reading
+  the samples in order (sample 0 first), so the same samples always give the same list.
+  Kept annotations come in the order their keys were first met.
+
+``sample_keys(parsed)``: the annotation keys of one list, for the samples' agreement.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from scievals.autogkb.fields import ALLOWED_VALUES
-from scievals.autogkb.metrics import DEFAULT_THRESHOLD, evaluate, normalised_rows
+from scievals.autogkb.metrics import DEFAULT_THRESHOLD, FIELDS, evaluate, normalise, normalised_rows
 from scievals.autogkb.prompts import REPLY_SCHEMA
 from scievals.common.experiments import Unit, stated_confidence
 
@@ -46,6 +67,8 @@ _RSID = re.compile(r"\brs\d+\b", re.IGNORECASE)
 # a star allele with its gene (CYP2D6*4, HLA-B*15:02, NUDT15*3) or alone (*4)
 _STAR = re.compile(r"(?:\b[A-Z][A-Z0-9-]*)?\*\d+[A-Z0-9:]*", re.IGNORECASE)
 _SPLIT = re.compile(r"[,;/]|\band\b")
+KEY_FIELDS = ("Variant/Haplotypes", "Gene", "Drug(s)", "Phenotype Category",
+              "Is/Is Not associated", "Direction of effect")
 
 
 def _annotations(parsed: Any) -> list[dict]:
@@ -161,3 +184,37 @@ def feedback(parsed_or_error: list[dict] | str, inputs: Inputs) -> str | None:
             "these problems:\n" + "\n".join(shown)
             + "\n\nKeep only what the article supports and give the whole corrected list as "
             "JSON in the same format.")
+
+
+# --- k samples: consensus and agreement -------------------------------------------------------
+
+def annotation_key(annotation: Mapping) -> tuple[str, ...]:
+    return tuple(normalise(annotation.get(f)) for f in KEY_FIELDS)
+
+
+def sample_keys(parsed: Sequence[Mapping] | None) -> frozenset[tuple[str, ...]]:
+    """The keys of one parsed annotation list (empty for a reply that did not parse)."""
+    return frozenset(annotation_key(a) for a in parsed or ())
+
+
+def consensus(parsed_list: Sequence[Sequence[Mapping] | None]) -> list[dict]:
+    """The majority annotation list of ``parsed_list`` (see the module docstring); empty when
+    no key is held by more than half of the samples."""
+    k = len(parsed_list)
+    holders = Counter(key for parsed in parsed_list for key in sample_keys(parsed))
+    # per kept key: full normalised row -> (samples writing it, first met, the annotation)
+    rows: dict[tuple, dict[tuple, list]] = {}
+    for parsed in parsed_list:
+        written: set[tuple] = set()
+        for annotation in parsed or ():
+            key = annotation_key(annotation)
+            if 2 * holders[key] <= k:
+                continue
+            row = tuple(normalise(annotation.get(f)) for f in FIELDS)
+            entry = rows.setdefault(key, {}).setdefault(row, [0, annotation])
+            if (key, row) not in written:  # one vote per sample
+                written.add((key, row))
+                entry[0] += 1
+    # max() keeps the first of equal counts: dicts hold rows in the order first met
+    return [dict(max(candidates.values(), key=lambda e: e[0])[1])
+            for candidates in rows.values()]

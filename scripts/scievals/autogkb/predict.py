@@ -4,7 +4,9 @@
   :mod:`scievals.autogkb.baseline` with the curated drug vocabulary; condition ``baseline``.
 - LLM models: the extraction prompt of :mod:`scievals.autogkb.prompts` through
   :func:`scievals.llm.runner.run_batch` (cache, retries, concurrency, accounting);
-  condition ``<text_mode>`` (``evidence`` or ``fulltext``); each reply kept raw and parsed.
+  condition ``<text_mode>`` (``evidence`` or ``fulltext``), with ``@t<temperature>`` for each
+  of ``autogkb.temperatures`` when that is not the default ``[0.0]``; each reply kept raw
+  and parsed.
 - Bring your own: ``predictions/autogkb/<model>.json``, an object PMCID -> list of
   annotations, validated and parsed like a reply (:func:`import_predictions`).
 
@@ -30,7 +32,7 @@ from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
 from scievals.autogkb.prompts import PROMPT_VERSION, build_request
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.common.experiments import parse_condition
+from scievals.common.experiments import Condition, temperature_arms
 from scievals.common.io import (
     canonical_json,
     read_json,
@@ -70,17 +72,15 @@ def baseline_predictions(cases: list[dict], model: str, vocabulary: set[str]) ->
             for c in cases]
 
 
-def reply_record(case: dict, model: str, request, response, condition: str | None = None
-                 ) -> dict:
-    """A prediction record from one LLM response; ``condition``: the arm's name when it is
-    not the text mode (a refinement turn)."""
+def reply_record(case: dict, model: str, request, response, condition: str | None = None) -> dict:
+    """A prediction record from one LLM response; ``condition`` defaults to the article's
+    text mode (a temperature arm or a refinement turn passes its own name)."""
     parsed = (parse_reply(response.text) if response.error is None
               else ParseResult("failed", error=f"model error: {response.error}"))
     parsed = refuse_cut_short(parsed, response.stop_reason, annotations=[])
     return _record(
         case["case_id"], model, condition or case["text_mode"], parsed,
-        sample_index=response.sample_index,
-        prompt_version=PROMPT_VERSION,
+        sample_index=response.sample_index, prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
         raw_text=response.text, error=response.error, tokens_in=response.usage.tokens_in,
         tokens_out=response.usage.tokens_out, latency_s=response.latency_s,
@@ -88,26 +88,49 @@ def reply_record(case: dict, model: str, request, response, condition: str | Non
 
 
 def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], dict]:
+    """Every article at every configured temperature (``autogkb.temperatures``); the usage
+    summary of the whole run, with one per condition when there are several."""
     from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
+    from scievals.llm.usage import summarize_usage
 
     settings = LLMSettings.from_config(config.get("llm"))
     turns = int((config.get("autogkb") or {}).get("refine_turns") or 0)
     requests = [build_request(c) for c in cases]
-    result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
-                       label=f"{spec.name} [autogkb]")
     by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
-    usage = result.usage.model_dump(mode="json")
+    temperatures = temperature_arms((config.get("autogkb") or {}).get("temperatures"))
+    records, responses, by_condition, turn_usage = [], [], {}, {}
+    for temperature in temperatures:
+        label = f"{spec.name} [autogkb]"
+        if temperature is not None:
+            label = f"{spec.name} [autogkb @t{temperature:g}]"
+        arm_spec = spec.at_temperature(temperature)
+        result = run_batch(arm_spec, requests, settings,
+                           scope=f"autogkb/{PROMPT_VERSION}", label=label)
+        if turns:
+            arm_records, arm_turns = refined(by_id, arm_spec, settings, result.responses, turns,
+                                             temperature)
+            records += arm_records
+            turn_usage.update(arm_turns)
+        for response in result.responses:
+            case, request = by_id[response.case_id]
+            condition = Condition(case["text_mode"], temperature=temperature).name
+            if not turns:
+                records.append(reply_record(case, spec.name, request, response, condition))
+            by_condition.setdefault(condition, []).append(response)
+        responses += result.responses
+        if len(temperatures) == 1:
+            usage = result.usage.model_dump(mode="json")
+            return records, ({**usage, "turns": turn_usage} if turns else usage)
+    usage = summarize_usage(spec, responses).model_dump(mode="json")
+    usage["conditions"] = {c: summarize_usage(spec, rs).model_dump(mode="json")
+                           for c, rs in by_condition.items()}
     if turns:
-        records, usage["turns"] = refined(by_id, spec, settings, result.responses, turns)
-        return records, usage
-    records = []
-    for response in result.responses:
-        case, request = by_id[response.case_id]
-        records.append(reply_record(case, spec.name, request, response))
+        usage["turns"] = turn_usage
     return records, usage
 
 
-def refined(by_id: dict, spec, settings, responses: list, turns: int) -> tuple[list[dict], dict]:
+def refined(by_id: dict, spec, settings, responses: list, turns: int,
+            temperature: float | None = None) -> tuple[list[dict], dict]:
     """The records of turn 0 and of ``turns`` refinement turns (feedback from
     :func:`scievals.autogkb.experiments.feedback` on each article's text, never its curated
     annotations), and each later turn's usage by its condition name (``<mode>#turn<k>``)."""
@@ -115,9 +138,12 @@ def refined(by_id: dict, spec, settings, responses: list, turns: int) -> tuple[l
 
     inputs = {case_id: item_inputs(case) for case_id, (case, _) in by_id.items()}
 
+    def arm(mode: str) -> Condition:
+        return Condition(mode, temperature=temperature)
+
     def record(request, response, turn: int) -> dict:
         case = by_id[response.case_id][0]
-        condition = parse_condition(case["text_mode"]).with_turn(turn).name
+        condition = arm(case["text_mode"]).with_turn(turn).name
         return reply_record(case, spec.name, request, response, condition=condition)
 
     def said(rec: dict, response) -> str | None:
@@ -138,7 +164,7 @@ def refined(by_id: dict, spec, settings, responses: list, turns: int) -> tuple[l
             rec.update(turn_fields(reply, said(rec, reply.response)))
             out.append(rec)
     modes = sorted({case["text_mode"] for case, _ in by_id.values()})
-    usage = {parse_condition(mode).with_turn(k).name: u.model_dump(mode="json")
+    usage = {arm(mode).with_turn(k).name: u.model_dump(mode="json")
              for mode in modes for k, u in enumerate(usages, 1)}
     return out, usage
 

@@ -5,7 +5,10 @@ metric averaged over samples, then over articles, with a 95 % CI over articles (
 effective-n Wilson interval inside the metric's declared range, ``METRIC_RANGES``) and
 ``n`` = articles. Unparseable or missing predictions score 0 (an
 empty list) and count against ``parse_success_rate``; field similarities are averaged over
-articles with at least one matched pair (``n`` says how many).
+articles with at least one matched pair (``n`` says how many). Where an article was answered
+more than once (``n_samples``), each headline metric also gets its best-of-k, consensus,
+consensus-gain and within-article SD rows and the condition a ``sample_agreement`` row
+(:mod:`scievals.stats.samples`, :mod:`scievals.autogkb.experiments`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import re
 
 import pandas as pd
 
+from scievals.autogkb import experiments
 from scievals.autogkb.curate import read_cases
 from scievals.autogkb.metrics import FIELDS, METRIC_RANGES, evaluate
 from scievals.autogkb.review import article_section, render_review
@@ -22,8 +26,8 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.stats.intervals import means_by_condition
 from scievals.stats.refinement import turn_rows
+from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
 
@@ -90,14 +94,34 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
 
 
 def _usage_items(usage: dict, condition: str) -> list[dict]:
-    """The usage rows of one condition: a refinement turn's own (``turns``), else the job's
-    (turn 0 when there are turns)."""
-    turns = usage.get("turns") or {}
+    """The usage rows of one condition: a refinement turn's own (``turns``), else its own
+    summary when the run had several temperature arms (``conditions``), else the job's (turn
+    0 when there are turns)."""
+    turns = (usage or {}).get("turns") or {}
     if condition in turns:
         return usage_metric_rows(turns[condition])
+    usage = (usage.get("conditions") or {}).get(condition, usage) if usage else usage
     if not usage or not usage.get("requests"):
         return []
     return usage_metric_rows({k: v for k, v in usage.items() if k != "turns"})
+
+
+def with_samples(cases: list[dict], records: list[dict], per_case: pd.DataFrame,
+                 threshold: float):
+    """Best-of-k, consensus, within-article spread and agreement of the headline metrics
+    where an article was answered more than once (:mod:`scievals.stats.samples`): (frame,
+    the metrics they were derived from, the ranges with theirs)."""
+    truths = {c["case_id"]: c["truth"] for c in cases}
+    parsed = {(r["case_id"], r["condition"], int(r.get("sample_index") or 0)): r["annotations"]
+              for r in records if r.get("parse_status") == "ok"}
+
+    def score_one(case_id: str, annotations) -> dict:
+        ev = evaluate(annotations or [], truths[case_id], threshold)
+        return {m: getattr(ev, m) for m in HEADLINE}
+
+    answers = SampleAnswers(consensus=experiments.consensus, keys=experiments.sample_keys,
+                            score=score_one)
+    return sample_metrics(per_case, HEADLINE, parsed, answers, METRIC_RANGES)
 
 
 def provenance_for(cases_jsonl, curation_report_json, config_hash: str) -> Provenance:
@@ -115,12 +139,13 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     if not records:
         raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
     per_case, sections = score_records(cases, records, threshold)
+    per_case, sampled, ranges = with_samples(cases, records, per_case, threshold)
     usage = read_json(usage_json) if usage_json else {}
     turns = turn_rows(per_case, records, TURN_METRICS)
     tables = [result_rows(provenance, model, condition,
                           items + turns.get(condition, []) + _usage_items(usage, condition))
-              for condition, items in means_by_condition(per_case, TABLE_METRICS, bootstrap,
-                                                    METRIC_RANGES).items()]
+              for condition, items in means_with_samples(per_case, TABLE_METRICS, sampled,
+                                                         bootstrap, ranges).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_case.insert(0, "model", model)
     write_csv(per_case_csv, per_case)

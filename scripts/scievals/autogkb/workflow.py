@@ -5,6 +5,7 @@ full texts (``autogkb.text_mode``)."""
 
 from __future__ import annotations
 
+from scievals.common.experiments import temperature_setting
 from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
@@ -33,13 +34,14 @@ def download_settings(section: dict) -> dict:
 
 
 def predict_config(config: dict, model: str) -> dict:
-    """What one predict job needs: its registry entry, the LLM settings and the refinement
-    turns (only when set: the default run's params stay as they were)."""
+    """What one predict job needs: its registry entry, the LLM settings, the temperatures and
+    the refinement turns (each only when set: the default run's params stay as they were)."""
     out = {"models": {model: config["models"][model]}, "llm": config.get("llm") or {}}
-    turns = (config.get("autogkb") or {}).get("refine_turns")
-    if turns:
-        out["autogkb"] = {"refine_turns": turns}
-    return out
+    section = config.get("autogkb") or {}
+    setting = dict(temperature_setting(section))
+    if section.get("refine_turns"):
+        setting["refine_turns"] = section["refine_turns"]
+    return {**out, "autogkb": setting} if setting else out
 
 
 def score_inputs(model: str, byo_models: list[str]) -> dict:

@@ -97,3 +97,21 @@ def parse_condition(name: str) -> Condition:
 def temperature_written(temperatures) -> bool:
     """Whether condition names carry ``@t``: only when the setting is not the default."""
     return tuple(float(t) for t in temperatures) != DEFAULT_TEMPERATURES
+
+
+def temperature_arms(temperatures) -> list[float | None]:
+    """The temperature each arm is sampled at, in the setting's order: ``[None]`` (the model's
+    own ``params.temperature``, no ``@t`` in the name) for the default setting, else each
+    temperature, which then replaces the model's own for that arm."""
+    if temperatures is None or not temperature_written(temperatures):
+        return [None]
+    return [float(t) for t in temperatures]
+
+
+def temperature_setting(section) -> dict:
+    """``{"temperatures": [...]}`` for a predict job's params, or ``{}`` for the default
+    setting: the default run's params (and so its jobs) stay as they were."""
+    temperatures = section.get("temperatures")
+    if temperatures is None or not temperature_written(temperatures):
+        return {}
+    return {"temperatures": [float(t) for t in temperatures]}

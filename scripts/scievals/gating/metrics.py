@@ -37,8 +37,9 @@ from scievals.gating.reference import tables
 from scievals.gating.semantic import METRICS as SEMANTIC
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
-# v4: effective-n Wilson intervals, variance split; v5: the semantic F1 metrics
-METRICS_VERSION = "gating-metrics-v5"
+# v4: effective-n Wilson intervals, variance split; v5: the semantic F1 metrics; v6: best-of-k,
+# consensus, within-case SD and agreement rows of cases answered k times
+METRICS_VERSION = "gating-metrics-v6"
 # Every table metric is a per-case fraction, F1 or rate (docs/statistics.md: ranges)
 METRIC_RANGES = {"*": (0.0, 1.0)}
 
@@ -53,6 +54,8 @@ METRICS = (
     "hallucination_rate",
     "depth_accuracy",
 )
+# Where the smaller value is the better one (best-of-k picks the smallest)
+LOWER_IS_BETTER = ("hallucination_rate", "hallucination_rate_reference")
 REFERENCE_METRICS = (
     "hierarchy_f1_reference",
     "structure_accuracy_reference",

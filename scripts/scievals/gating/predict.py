@@ -3,8 +3,10 @@
 - ``marker_baseline`` (provider ``baseline``) ignores prompts, so it makes one
   prediction per case under the single condition ``baseline``; repeating it under
   six prompt conditions would only copy the same tree six times.
-- LLM models (any other provider) answer every configured context x strategy,
-  condition ``f"{context}_{strategy}"``, through :func:`scievals.llm.runner.run_batch`
+- LLM models (any other provider) answer every configured context x strategy (x
+  temperature: ``gating.temperatures``), condition ``f"{context}_{strategy}"`` (with
+  ``@t<temperature>`` when the setting is not the default ``[0.0]``,
+  :mod:`scievals.common.experiments`), through :func:`scievals.llm.runner.run_batch`
   (cache, retries, concurrency, accounting). Each reply is kept raw and parsed, with
   the parse method/status and a task-failure label.
 
@@ -20,6 +22,7 @@ import logging
 from collections.abc import Iterator
 
 from scievals.common.errors import ScievalsError
+from scievals.common.experiments import Condition, temperature_arms
 from scievals.common.io import (
     canonical_json,
     refuse_unwritable_text,
@@ -27,7 +30,6 @@ from scievals.common.io import (
     write_json,
     write_jsonl,
 )
-from scievals.common.experiments import parse_condition
 from scievals.common.names import named_with_hints
 from scievals.gating import baseline
 from scievals.gating.cases import read_cases
@@ -85,8 +87,8 @@ def baseline_predictions(cases: list[dict], model: str) -> list[dict]:
 
 def reply_record(case_id: str, model: str, context: str, strategy: str, request, response,
                  condition: str | None = None) -> dict:
-    """A prediction record from one LLM response (parsed, classified); ``condition``: the
-    arm's name when it is not the prompt's own (a refinement turn)."""
+    """A prediction record from one LLM response (parsed, classified); ``condition`` defaults
+    to ``<context>_<strategy>`` (a temperature arm or a refinement turn passes its own name)."""
     text = response.text
     parsed = parse_reply(text) if response.error is None else ParseResult(
         "failed", error=f"model error: {response.error}")
@@ -112,37 +114,41 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     contexts = section.get("contexts") or list(CONTEXTS)
     strategies = section.get("strategies") or list(STRATEGIES)
     turns = int(section.get("refine_turns") or 0)
+    temperatures = temperature_arms(section.get("temperatures"))
     settings = LLMSettings.from_config(config.get("llm"))
     records: list[dict] = []
     all_responses = []
     by_condition = {}
-    for context in contexts:
-        for strategy in strategies:
-            condition = condition_name(context, strategy)
-            requests = [build_request(case, context, strategy) for case in cases]
-            log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
-                     extra={"terminal": False})  # the batch's own line says it on the terminal
-            result = run_batch(spec, requests, settings, scope="gating", label=condition)
-            by_request = {r.case_id: r for r in requests}
-            if turns:
-                turn_records, turn_usage, sent = refined(cases, spec, settings, context,
-                                                         strategy, by_request,
-                                                         result.responses, turns)
-                records += turn_records
-                by_condition.update(turn_usage)
-                all_responses += sent  # the follow-ups' cost is the model's too
-            else:
-                for response in result.responses:
-                    records.append(reply_record(response.case_id, spec.name, context, strategy,
-                                                by_request[response.case_id], response))
-            all_responses += result.responses
-            by_condition[condition] = result.usage.model_dump(mode="json")
+    arms = [(context, strategy, t) for context in contexts for strategy in strategies
+            for t in temperatures]
+    for context, strategy, temperature in arms:
+        arm = Condition(condition_name(context, strategy), temperature=temperature)
+        condition = arm.name
+        arm_spec = spec.at_temperature(temperature)
+        requests = [build_request(case, context, strategy) for case in cases]
+        log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
+                 extra={"terminal": False})  # the batch's own line says it on the terminal
+        result = run_batch(arm_spec, requests, settings, scope="gating", label=condition)
+        by_request = {r.case_id: r for r in requests}
+        if turns:
+            turn_records, turn_usage, sent = refined(cases, arm_spec, settings, context,
+                                                     strategy, arm, by_request,
+                                                     result.responses, turns)
+            records += turn_records
+            by_condition.update(turn_usage)
+            all_responses += sent  # the follow-ups' cost is the model's too
+        else:
+            for response in result.responses:
+                records.append(reply_record(response.case_id, spec.name, context, strategy,
+                                            by_request[response.case_id], response, condition))
+        all_responses += result.responses
+        by_condition[condition] = result.usage.model_dump(mode="json")
     total = summarize_usage(spec, all_responses).model_dump(mode="json")
     return records, {"total": total, "conditions": by_condition}
 
 
-def refined(cases: list[dict], spec, settings, context: str, strategy: str, by_request: dict,
-            responses: list, turns: int) -> tuple[list[dict], dict, list]:
+def refined(cases: list[dict], spec, settings, context: str, strategy: str, base: Condition,
+            by_request: dict, responses: list, turns: int) -> tuple[list[dict], dict, list]:
     """The records of turn 0 and of ``turns`` refinement turns (feedback from
     :func:`scievals.gating.experiments.feedback` on each case's inputs, never its truth),
     each later turn's usage by its condition name (``<condition>#turn<k>``), and the
@@ -150,7 +156,6 @@ def refined(cases: list[dict], spec, settings, context: str, strategy: str, by_r
     from scievals.llm.refine import REVISED, refine, turn_fields
 
     inputs = {c["test_case_id"]: item_inputs(c) for c in cases}
-    base = parse_condition(condition_name(context, strategy))
 
     def record(request, response, turn: int) -> dict:
         return reply_record(response.case_id, spec.name, context, strategy, request, response,

@@ -7,6 +7,9 @@ Unparseable or missing predictions score 0 (NaN for the hallucination rates,
 which are averaged over parsed predictions only) and count in
 ``task_failure_rate``; ``parse_success_rate`` is the share parsed. A prediction
 file with two lines for one (case, condition, sample) is refused (:mod:`records`).
+Where a case was answered more than once (``n_samples``), each tree metric also gets its
+best-of-k, consensus, consensus-gain and within-case SD rows and the condition a
+``sample_agreement`` row (:mod:`scievals.stats.samples`, :mod:`scievals.gating.experiments`).
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.stats.intervals import means_by_condition
 from scievals.stats.refinement import turn_rows
+from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
 from scievals.gating.cases import read_cases
+from scievals.gating import experiments
 from scievals.gating.metrics import (
+    LOWER_IS_BETTER,
     METRIC_RANGES,
     METRICS,
     REFERENCE_METRICS,
@@ -114,6 +119,21 @@ def score_records(cases: list[dict], records: list[dict], semantic=None) -> pd.D
     return frame.sort_values(["condition", "case_id", "sample_index"], kind="stable").reset_index(drop=True)
 
 
+def with_samples(cases: list[dict], records: list[dict], per_prediction: pd.DataFrame,
+                 semantic=None):
+    """Best-of-k, consensus, within-item spread and agreement of the tree metrics where a
+    case was answered more than once (:mod:`scievals.stats.samples`): (frame, the derived
+    metrics they were derived from, the ranges with theirs)."""
+    truths = {c["test_case_id"]: Truth.from_case(c) for c in cases}
+    parsed = {(r["case_id"], r["condition"], int(r.get("sample_index") or 0)): r["hierarchy"]
+              for r in records if r.get("parse_status") == "ok" and r.get("hierarchy")}
+    answers = SampleAnswers(
+        consensus=experiments.consensus, keys=experiments.sample_keys,
+        score=lambda case_id, tree: evaluate(tree, truths[case_id], semantic=semantic))
+    return sample_metrics(per_prediction, METRICS, parsed, answers, METRIC_RANGES,
+                          LOWER_IS_BETTER)
+
+
 def _usage_items(usage: dict, condition: str) -> list[dict]:
     summary = (usage.get("conditions") or {}).get(condition)
     if not summary:
@@ -137,13 +157,14 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
         model = models.pop()
     semantic = semantic_scorer()
     per_prediction = score_records(cases, records, semantic)
+    per_prediction, sampled, ranges = with_samples(cases, records, per_prediction, semantic)
     metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
     turns = turn_rows(per_prediction, records, TURN_METRICS)
     tables = [result_rows(provenance, model, condition,
                           items + turns.get(condition, []) + _usage_items(usage, condition))
-              for condition, items in means_by_condition(per_prediction, metrics, bootstrap,
-                                                    METRIC_RANGES).items()]
+              for condition, items in means_with_samples(per_prediction, metrics, sampled,
+                                                         bootstrap, ranges).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_prediction.insert(0, "model", model)
     write_csv(per_case_csv, per_prediction)

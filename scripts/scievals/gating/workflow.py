@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from scievals.common.experiments import temperature_setting
 from scievals.common.selection import limited_params, selection
 from scievals.common.workflow import (
     BenchmarkModels,
@@ -69,7 +70,7 @@ def predict_config(config: dict, model: str) -> dict:
     return {
         "models": {model: config["models"][model]},
         "llm": config.get("llm") or {},
-        "gating": prompts,
+        "gating": {**prompts, **temperature_setting(section)},
     }
 
 

@@ -45,7 +45,9 @@ class ModelSpec(BaseModel):
                                     "variable holding the API key (never the key itself).")
     max_connections: int = Field(default=8, ge=1, description="Requests in flight at once "
                                  "within one job.")
-    n_samples: int = Field(default=1, ge=1, description="Repeats per prompt, to measure variance.")
+    n_samples: int = Field(default=1, ge=1, description="Repeats per prompt: variance, and "
+                           "(gating, autogkb) best-of-k, consensus and agreement rows "
+                           "(docs/experiment-dimensions.md).")
     timeout_s: float = Field(default=120.0, gt=0, description="Deadline in seconds for each whole "
                              "request attempt (connect, headers and complete body).")
     params: GenerateParams = Field(default_factory=GenerateParams,
@@ -78,6 +80,14 @@ class ModelSpec(BaseModel):
     @property
     def is_llm(self) -> bool:
         return self.provider not in ("baseline",)
+
+    def at_temperature(self, temperature: float | None) -> ModelSpec:
+        """This entry sampling at ``temperature`` (None: unchanged). The temperature is sent
+        with every request and is part of the cache key (``params``)."""
+        if temperature is None:
+            return self
+        return self.model_copy(update={"params": self.params.model_copy(
+            update={"temperature": float(temperature)})})
 
 
 class Message(BaseModel):

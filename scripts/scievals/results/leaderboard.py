@@ -203,6 +203,9 @@ class Section:
     # the shown rows' raw headline values (benchmark, dataset, rank, model, condition, metric,
     # value, ci_low, ci_high, n, ci_method): ``show --format csv|json``
     values: pd.DataFrame | None = None
+    # arms that answered each item k times: the ranking metric's mean, consensus, best-of-k
+    # (an oracle upper bound), within-item SD and agreement (:func:`samples_table`)
+    samples: pd.DataFrame | None = None
 
     @property
     def demo(self) -> bool:
@@ -272,7 +275,44 @@ def _dataset_part(benchmark: str, dataset: str, sha256: str, group: pd.DataFrame
         pairs = comparison_rows(pairs, table, headline)
     return Section(benchmark, dataset, sha256, headline.condition, with_quality(table, group),
                    footer, pairs, n_meaning=n_meaning(benchmark),
-                   values=headline_values(group, headline, table))
+                   values=headline_values(group, headline, table),
+                   samples=samples_table(group, headline))
+
+
+# The columns of :func:`samples_table`: suffix of the derived metric -> column heading
+# (scievals.stats.samples); "" is the metric itself, the mean over samples.
+SAMPLE_COLUMNS = {"": "mean of k samples", "_consensus": "consensus",
+                  "_best_of_k": "best-of-k (oracle upper bound)",
+                  "_within_sd": "within-item SD", "sample_agreement": "agreement (Jaccard)"}
+SAMPLES_NOTE = ("k samples per item, metric `{}`: consensus is the one majority answer built "
+                "from the k samples, scored like any reply; best-of-k is an ORACLE UPPER "
+                "BOUND (the best sample, picked with the truth), not a score a model reaches "
+                "on its own; within-item SD 0 means the model always answered alike "
+                "(docs/experiment-dimensions.md).")
+
+
+def samples_table(rows: pd.DataFrame, headline: Headline) -> pd.DataFrame | None:
+    """Per arm that sampled items more than once: the ranking metric's mean over samples,
+    consensus, best-of-k, within-item SD and the samples' agreement; None when no arm did."""
+    if not headline.metrics:
+        return None
+    metric = headline.metrics[0]
+    names = {(metric + suffix if suffix != "sample_agreement" else suffix): heading
+             for suffix, heading in SAMPLE_COLUMNS.items()}
+    sampled = rows[rows["metric"] == metric + "_best_of_k"]
+    if sampled.empty:
+        return None
+    arms = sampled[["model", "condition"]].drop_duplicates()
+    picked = rows[rows["metric"].isin(names)].merge(arms, on=["model", "condition"])
+    out = []
+    for (model, condition), group in picked.groupby(["model", "condition"], sort=True):
+        cells = metric_cells(group, list(names))
+        out.append({"model": model, "condition": condition,
+                    **{heading: cells[name] for name, heading in names.items()},
+                    "n": format_n(group["n"])})
+    table = pd.DataFrame(out)
+    table.attrs["metric"] = metric
+    return table
 
 
 def headline_values(rows: pd.DataFrame, headline: Headline,
@@ -482,6 +522,9 @@ def _blocks(section: Section) -> list[tuple[str, object]]:
         blocks.append(("condition", section.condition))
     blocks.append(("n", section.n_meaning))
     blocks.append(("table", section.table))
+    if section.samples is not None:
+        blocks.append(("samples_note", SAMPLES_NOTE.format(section.samples.attrs["metric"])))
+        blocks.append(("samples", section.samples))
     if section.hidden:
         blocks.append(("hidden", hidden_note(section)))
     if section.footer:
@@ -526,22 +569,25 @@ def _html_pairs(section: Section) -> str:
 
 
 def _markdown_block(kind: str, content) -> str:
+    if kind == "samples":
+        return markdown_table(content)
     if kind == "table":
         return markdown_table(content) if len(content) else "(no headline metrics)"
     return {"title": "## {}", "demo": "**{}**", "limited": "**{}**",
             "condition": "Condition `{}`.",
             "n": "n = {}.", "footer": "{}", "datasets": "{}",
-            "hidden": "*{}*"}[kind].format(content)
+            "hidden": "*{}*", "samples_note": "{}"}[kind].format(content)
 
 
 def _html_block(kind: str, content) -> str:
-    if kind == "table":  # scrolls inside its box instead of widening the page
+    if kind in ("table", "samples"):  # scrolls inside its box instead of widening the page
         return f'<div class="wide">{content.to_html(index=False, border=1)}</div>'
     return {"title": "<h2>{}</h2>", "demo": '<p style="color:#b00020"><strong>{}</strong></p>',
             "limited": '<p style="color:#b00020"><strong>{}</strong></p>',
             "condition": "<p>Condition <code>{}</code>.</p>",
             "n": "<p>n = {}.</p>", "footer": "<p><em>{}</em></p>", "datasets": "<p>{}</p>",
-            "hidden": "<p><strong>{}</strong></p>"}[kind].format(escape(content))
+            "hidden": "<p><strong>{}</strong></p>",
+            "samples_note": "<p>{}</p>"}[kind].format(escape(content))
 
 
 def leaderboard_markdown(parts: list[Section], source: str = "results/summary.csv") -> str:
@@ -672,6 +718,8 @@ def leaderboard_text(parts: list[Section], source: str = "results/summary.csv",
             elif kind == "table":
                 lines.append(_text_table(content, section.dataset_column, width)
                              if len(content) else "(no headline metrics)")
+            elif kind == "samples":
+                lines.append(_text_table(content, None, width))
             elif kind == "demo":
                 lines += textwrap.wrap("DEMO DATA: not the real dataset; these numbers say "
                                        "nothing about the models on real data.", width)

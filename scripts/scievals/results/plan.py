@@ -20,6 +20,12 @@ arms counted once however many families hold it, a copy's spread of 0 left out) 
 it, from a stated default (``--sd``, ``--discordant``), and the answer says which. Inputs no
 estimate can use (not finite, a difference beyond the metric's range, a spread of 0 given or
 the only one observed) get a one-line refusal saying why.
+
+``--samples K`` plans a run that asks each item K times (``n_samples``): an arm's per-item
+mean then carries s_w^2 / K of within-item variance, so the sd of per-item differences moves
+from the last run's (k_run samples) by 2 s_w^2 (1 / K - 1 / k_run)
+(:func:`scievals.stats.planning.sd_at_samples`, s_w^2 and k_run read from the per-item
+tables), and the answer counts the requests, items x K per arm.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from scievals.stats.planning import (
     items_for_mean,
     items_for_pass_fail,
     items_for_set,
+    sd_at_samples,
 )
 
 
@@ -71,6 +78,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("--discordant", type=float,
                       help="share of items two pass/fail arms disagree on (default: observed, "
                       f"else {DEFAULT_DISCORDANT})")
+    plan.add_argument("--samples", type=int, metavar="K",
+                      help="samples per item (n_samples) the planned run would take: the sd "
+                      "moves by the within-item variance the last run's per-item tables show, "
+                      "and the answer counts requests (items x K per arm)")
     plan.set_defaults(func=_plan)
 
 
@@ -83,17 +94,20 @@ def _plan(args: argparse.Namespace) -> int:
     if args.benchmark is None:
         raise ScievalsError("plan", "no benchmark", "name one, or give logs with --from")
     print(plan_text(args.benchmark, args.diff, args.metric, Path(args.results), args.sd,
-                    args.discordant))
+                    args.discordant, args.samples))
     return 0
 
 
 def plan_text(benchmark: str, diff: float, metric: str | None = None,
               results: Path = Path("results"), sd: float | None = None,
-              discordant: float | None = None) -> str:
+              discordant: float | None = None, samples: int | None = None) -> str:
     """The plan's answer as text (see the module docstring)."""
     entry = registry.get(benchmark)
     metric = metric or entry.headline_metrics[0]
     span = _check_inputs(entry, metric, diff, sd, discordant)
+    if samples is not None and samples < 1:
+        raise ScievalsError("--samples", f"{samples} is not a number of samples >= 1",
+                            "give the n_samples the planned run would use, e.g. --samples 5")
     pairs = _pairs(results / benchmark / "comparisons.csv", metric)
     kind = _kind(pairs, benchmark, metric)
     noun = entry.item_noun
@@ -114,13 +128,52 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
                 f"(median of {len(pairs)} pairs, {results / benchmark / 'comparisons.csv'})")
     else:
         spread, source = _sd(pairs, sd, metric, span, results / benchmark / "comparisons.csv")
+        if samples is not None:
+            spread, source = _at_samples(spread, source, samples, results / benchmark / "scores",
+                                         metric)
         n = items_for_mean(diff, spread)
         test = f"sign-flip, sd of per-item differences {spread:.3g} ({source})"
     if n is None:
         return (f"{benchmark} {metric}: a difference of {diff:g} is not detectable with "
                 f"80 % power at any n up to {MAX_ITEMS} {noun} ({test}).")
+    cost = "" if samples is None else f"; at {samples} samples per item: {n * samples} " \
+        "requests per arm and prompt condition"
     return (f"{benchmark} {metric}: about {n} {noun} detect a true difference of {diff:g} "
-            f"with 80 % power at the 5 % level ({test}).")
+            f"with 80 % power at the 5 % level ({test}){cost}.")
+
+
+def within_item(scores: Path, metric: str) -> tuple[float, float] | None:
+    """(mean within-item variance of ``metric`` over samples, median samples per item) over
+    the per-item tables in ``scores`` (``*.per_case.csv``) where items were sampled more than
+    once; None when none was."""
+    variances, sizes = [], []
+    for path in sorted(scores.glob("*.per_case.csv")):
+        frame = pd.read_csv(path, dtype={"case_id": str, "condition": str})
+        if metric not in frame or "sample_index" not in frame:
+            continue
+        keys = [c for c in ("model", "condition", "case_id") if c in frame]
+        grouped = pd.to_numeric(frame[metric], errors="coerce").groupby(
+            [frame[c] for c in keys])
+        counts, var = grouped.count(), grouped.var(ddof=1)
+        repeated = counts > 1
+        variances += var[repeated].dropna().tolist()
+        sizes += counts[repeated].tolist()
+    if not variances:
+        return None
+    return float(np.mean(variances)), float(np.median(sizes))
+
+
+def _at_samples(spread: float, source: str, samples: int, scores: Path,
+                metric: str) -> tuple[float, str]:
+    """The sd at ``samples`` per item, from the last run's within-item variance."""
+    within = within_item(scores, metric)
+    if within is None:
+        return spread, (f"{source}; the last run sampled no item twice, so the within-item "
+                        f"spread at {samples} samples is not known and the sd is kept")
+    var, k_run = within
+    return sd_at_samples(spread, var, k_run, samples), (
+        f"{source}, moved to {samples} samples per item by the last run's within-item "
+        f"variance {var:.3g} at {k_run:g} samples")
 
 
 def _pairs(path: Path, metric: str) -> pd.DataFrame | None:

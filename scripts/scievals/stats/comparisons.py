@@ -39,6 +39,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import user_file, write_csv
 from scievals.common.tables import read_result_table
 from scievals.stats.intervals import metric_range
+from scievals.stats.samples import derived_metrics, derived_ranges
 from scievals.stats.paired import (
     ALPHA,
     PairTests,
@@ -611,9 +612,14 @@ def per_case_means(inputs: Mapping[str, Sequence[str]], models: Sequence[str],
                    ranges: Mapping | None = None) -> list[ItemMetric]:
     """The registry's default items: cases (``case_id``) of each model's per_case.csv, every
     headline metric a per-item mean (the shape the template benchmark writes), each within
-    its declared range."""
+    its declared range; where a model answered items k times, also each headline metric's
+    best-of-k, consensus, consensus gain and within-item SD, and the samples' agreement
+    (:mod:`scievals.stats.samples`; absent columns are skipped)."""
+    names = tuple(headline) + derived_metrics(headline)
+    declared = {"*": (0.0, 1.0)} if ranges is None else ranges  # bounds(): None is [0, 1]
     return per_item_files(inputs["per_case"], inputs["table"], "case_id",
-                          {metric: "mean" for metric in headline}, ranges)
+                          {metric: "mean" for metric in names},
+                          derived_ranges(declared))
 
 
 def bounds(ranges: Mapping | None, metric: str) -> tuple[float, float]:

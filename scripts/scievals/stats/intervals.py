@@ -252,9 +252,10 @@ def metric_means(columns: Mapping[str, Sequence[float]], bootstrap: Mapping,
 
 def means_by_condition(per_sample, metrics: Sequence[str], bootstrap: Mapping,
                        ranges: Mapping[str, tuple[float, float]] | None = None,
-                       ) -> dict[str, list[dict]]:
+                       spread: Sequence[str] | None = None) -> dict[str, list[dict]]:
     """condition -> :func:`metric_means` over cases of each case's mean (so a case scored in
-    several samples counts once, and the CI is over cases), plus :func:`sample_spread`.
+    several samples counts once, and the CI is over cases), plus :func:`sample_spread` of
+    the ``spread`` metrics (default: all; per-item columns such as best-of-k have none).
 
     ``per_sample`` is a DataFrame with ``condition``, ``case_id`` and one column per metric;
     ``ranges`` the metrics' declared ranges (:func:`metric_range`)."""
@@ -263,7 +264,7 @@ def means_by_condition(per_sample, metrics: Sequence[str], bootstrap: Mapping,
         per_case = frame.groupby("case_id")[list(metrics)].mean()
         out[str(condition)] = (metric_means({m: per_case[m] for m in metrics}, bootstrap,
                                             ranges)
-                               + sample_spread(frame, metrics))
+                               + sample_spread(frame, metrics if spread is None else spread))
     return out
 
 

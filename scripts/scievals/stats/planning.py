@@ -61,3 +61,11 @@ def smallest(detects: Callable[[int], bool]) -> int | None:
         mid = (low + high) // 2
         low, high = (low, mid) if detects(mid) else (mid, high)
     return high if not detects(low) or low < 2 else low
+
+
+def sd_at_samples(sd_run: float, within_var: float, k_run: float, k: int) -> float:
+    """The sd of per-item differences between two arms when each item's score is the mean of
+    ``k`` samples instead of the run's ``k_run``: each arm's item mean carries s_w^2 / k of
+    within-item variance (Miller 2024, eq. 4), two arms twice that, so
+    sd_k^2 = sd_run^2 + 2 s_w^2 (1 / k - 1 / k_run), floored at 0."""
+    return math.sqrt(max(0.0, sd_run ** 2 + 2 * within_var * (1 / k - 1 / k_run)))
