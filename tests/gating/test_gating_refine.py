@@ -265,3 +265,33 @@ def test_predict_with_refinement_never_reads_the_truth(run, tmp_path):
                   "gating": {"contexts": ["rich"], "strategies": ["cot"], "refine_turns": 1}}
         records, _ = P.llm_predictions(cases, spec, config)
     assert [r["turn"] for r in records] == [0] * 10 + [1] * 10
+
+
+def test_temperature_arms_are_refined_each_at_its_own_temperature(tmp_path):
+    # temperatures [0, 1] x refine_turns 1: four arms, the follow-ups of the 1.0 arm are sent
+    # at 1.0 (the arm's temperature is part of every turn's request)
+    build_cases([OMIP_VERIFIED_DIR], None, tmp_path / "cases.jsonl", tmp_path / "cur.json")
+    prov = Provenance(benchmark="gating", dataset="d", dataset_sha256="0" * 64, config_hash="x")
+    with FakeLLMServer(max_lifetime_s=120) as server:
+        server.responder = model
+        spec = {"provider": "openai", "model": "fake", "base_url": server.openai_base_url,
+                "structured_output": "off"}
+        config = {"models": {"m": spec}, "llm": {"cache_dir": str(tmp_path / "cache")},
+                  "gating": {"contexts": ["minimal"], "strategies": ["direct"],
+                             "temperatures": [0.0, 1.0], "refine_turns": 1}}
+        P.run(tmp_path / "cases.jsonl", "m", config, tmp_path / "m.jsonl",
+              tmp_path / "m.usage.json")
+        bodies = [r["body"] for r in server.requests]
+    # 10 cases x 2 temperatures at turn 0, and as many follow-ups (each names CD999): 40
+    assert len(bodies) == 40
+    follow_up_temperatures = sorted(b["temperature"] for b in bodies if len(b["messages"]) > 2)
+    assert follow_up_temperatures == [0.0] * 10 + [1.0] * 10
+    score_model(tmp_path / "cases.jsonl", tmp_path / "m.jsonl", prov,
+                {"n_resamples": 200, "seed": 1}, tmp_path / "m.csv", tmp_path / "m.pc.csv",
+                tmp_path / "m.md", usage_json=tmp_path / "m.usage.json")
+    table = pd.read_csv(tmp_path / "m.csv")
+    for t in ("t0", "t1"):
+        # turn 0: 1 of 4 gates hallucinated (0.25) in each of 10 cases; turn 1: none
+        assert value(table, f"minimal_direct@{t}", "hallucination_rate") == (0.25, 10)
+        assert value(table, f"minimal_direct@{t}#turn1", "hallucination_rate") == (0.0, 10)
+        assert value(table, f"minimal_direct@{t}#turn1", "followups_sent") == (10, 10)
