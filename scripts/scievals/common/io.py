@@ -37,6 +37,22 @@ def check_file_target(path: str | os.PathLike) -> Path:
     return Path(path)
 
 
+def check_output_file(path: str | os.PathLike, flag: str) -> Path:
+    """``path`` as a file a command may write (atomically: a temporary file renamed over
+    it), or one ScievalsError: a rename would turn a symlink, a device node, a pipe or a
+    socket at ``path`` into a plain file, and a folder cannot be replaced by one."""
+    target = Path(path)
+    if target.is_symlink():
+        raise ScievalsError(path, f"{flag} names a symbolic link (writing would replace the "
+                            "link, not the file it points to)",
+                            "give the path of a regular file or of a new one")
+    if target.exists() and not target.is_file():
+        what = "a folder" if target.is_dir() else "not a regular file (a device, pipe or socket)"
+        raise ScievalsError(path, f"{flag} names {what}",
+                            "give the path of a regular file or of a new one")
+    return check_file_target(target)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it over ``path`` on success."""

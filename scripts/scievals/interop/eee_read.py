@@ -17,6 +17,7 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import number as json_float
 
 
 def looks_like_eee(data) -> bool:
@@ -64,7 +65,7 @@ def read_record(path: Path, data: dict) -> ImportedRun:
         key = (name, metric, row["sample_id"])
         seen[key] = seen.get(key, 0) + 1
         records.append((name, metric, row["sample_id"], seen[key],
-                        float(row["evaluation"]["score"])))
+                        json_float(row["evaluation"]["score"])))
         if result is not None and (name, metric) not in declared:
             declared[(name, metric)] = _declared(result["metric_config"])
     library = data["eval_library"]

@@ -24,7 +24,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, write_csv
 from scievals.interop import eee_read, inspect_logs, lm_eval
-from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo
+from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo, usable
 
 DEFAULT_OUT = "results/imported"
 HELP = "read inspect_ai, lm-eval or Every Eval Ever logs into per-item tables"
@@ -136,5 +136,8 @@ def read_kept(path: Path) -> ImportedRun:
                                                 float(first["high"]),
                                                 str(first["lower_is_better"]) == "True")
     arm = str(frame["arm"].iloc[0])
-    rows = frame[["dataset", "metric", "item", "sample", "score"]].reset_index(drop=True)
-    return ImportedRun(path, "table kept by scievals import", arm, rows, metrics)
+    rows, notes = usable(frame[["dataset", "metric", "item", "sample", "score"]]
+                         .reset_index(drop=True))
+    if rows.empty:
+        raise ScievalsError(path, "a kept table without a usable score", "; ".join(notes))
+    return ImportedRun(path, "table kept by scievals import", arm, rows, metrics, notes=notes)

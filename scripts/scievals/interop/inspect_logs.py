@@ -20,6 +20,7 @@ with a warning: so does this reader, and the import says how many. An item is th
 from __future__ import annotations
 
 import json
+import math
 import struct
 import zipfile
 import zlib
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import number as json_float
 
 LOG_VERSION = 2
 ZSTD = 93  # the zip compression method number of Zstandard
@@ -144,7 +146,7 @@ def to_float(value) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return json_float(value)  # NaN, inf and huge values: counted and left out by finished
     if isinstance(value, str):
         lowered = value.strip().lower()
         if lowered in ("yes", "true"):
@@ -166,7 +168,7 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
         raise ScievalsError(path, "inspect_ai log without eval.task or eval.model",
                             "give a log inspect_ai wrote")
     records, notes = [], []
-    unconverted, lists, errored = 0, set(), 0
+    unconverted, lists, errored, failed = 0, set(), 0, set()
     for k, sample in enumerate(samples):
         if not isinstance(sample, dict) or "id" not in sample:
             raise ScievalsError(f"{path}: sample {k}", "not an EvalSample (no id)",
@@ -174,6 +176,7 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
         scores = sample.get("scores") or {}
         if not scores:
             errored += 1
+            failed.add((task, str(sample["id"])))
             continue
         item, epoch = str(sample["id"]), sample.get("epoch", 1)
         if not isinstance(epoch, int) or isinstance(epoch, bool) or not isinstance(scores,
@@ -211,10 +214,11 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
     reported = {}
     for score in (log.get("results") or {}).get("scores") or []:
         for name, metric in (score.get("metrics") or {}).items():
-            if isinstance(metric, dict) and isinstance(metric.get("value"), (int, float)):
-                reported[f"{score.get('name')}/{name}"] = float(metric["value"])
+            value = metric.get("value") if isinstance(metric, dict) else None
+            if isinstance(value, (int, float)) and math.isfinite(json_float(value)):
+                reported[f"{score.get('name')}/{name}"] = json_float(value)
     version = spec.get("packages", {}).get("inspect_ai") if isinstance(
         spec.get("packages"), dict) else None
     label = f"{fmt} (log schema {LOG_VERSION}" + (f", inspect_ai {version})" if version else ")")
     declared = {(task, m): (None, False) for m in {r[1] for r in records}}
-    return finished(path, label, model, records, declared, reported, notes)
+    return finished(path, label, model, records, declared, reported, notes, failed)
