@@ -207,7 +207,7 @@ def comparison_text(found: LogComparison) -> str:
             lines.append(f"  {row.arm_a} - {row.arm_b}: {row.diff:+.4g} "
                          f"[{row.ci_low:.4g}, {row.ci_high:.4g}] on {row.n} paired items, "
                          f"p {row.p_value:.3g}, p_holm {row.p_holm:.3g} ({row.method}); "
-                         f"detectable difference {row.mdd:.3g}")
+                         f"detectable difference {_mdd(row.mdd)}")
         for row in found.pairing[(found.pairing["dataset"] == dataset)
                                  & (found.pairing["metric"] == metric)].itertuples():
             lines.append(f"  {row.arm_a} / {row.arm_b}: {_unpaired(row)}")
@@ -217,6 +217,13 @@ def comparison_text(found: LogComparison) -> str:
     for note in found.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)
+
+
+def _mdd(value: float) -> str:
+    """The detectable difference in words where it is no number (docs/statistics.md)."""
+    if math.isnan(value):
+        return "not estimable (the same difference on every item)"
+    return "none at this n" if math.isinf(value) else f"{value:.3g}"
 
 
 def _unpaired(row) -> str:
