@@ -163,3 +163,47 @@ def test_plan_from_checks_the_difference(tmp_path, capsys, diff, says):
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and "--diff" in err[0] and says in err[0], err
     assert "about" not in captured.out
+
+
+# ---------------------------------------------------------------------------
+# Zip bombs (item 1): refused in one line, memory bounded by a chunk, not by the entry
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["zstd-honest", "zstd-lying", "deflate"])
+def test_a_zip_bomb_is_refused_in_one_line_without_expanding(tmp_path, capsys, monkeypatch,
+                                                            kind):
+    pytest.importorskip("zstandard")
+    import tracemalloc
+
+    from scievals.interop import inspect_logs
+    from support.zip_bombs import write_bomb
+
+    bomb = write_bomb(tmp_path / f"{kind}.eval", kind, 8_000_000)  # 8 MB in a few KB
+    assert bomb.stat().st_size < 20_000
+    monkeypatch.setattr(inspect_logs, "READ_CHUNK", 64 * 1024)
+    monkeypatch.setattr(inspect_logs, "HOLD_BYTES", 256 * 1024)
+    code = main(["import", str(bomb), "--out", str(tmp_path / "out"), "--max-entry-mb", "2"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1, err
+    assert "samples/q01_epoch_1.json" in err[0] and "more than the 2 MB" in err[0]
+    assert ("declares 8,000,000 bytes" in err[0]) == (kind != "zstd-lying")
+    # the 2 MB cap is never held: a 64 KB chunk and the first 256 KB at most
+    monkeypatch.setattr(inspect_logs, "MAX_ENTRY_BYTES", 2_000_000)
+    tracemalloc.start()
+    with pytest.raises(inspect_logs.EntryTooLarge):
+        read_log(bomb)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 1_000_000, peak
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir())
+
+
+def test_an_entry_under_the_cap_but_past_the_hold_is_read_whole(tmp_path, monkeypatch):
+    # a valid log whose samples are read through the measure-then-read path
+    from scievals.interop import inspect_logs
+
+    monkeypatch.setattr(inspect_logs, "HOLD_BYTES", 100)
+    monkeypatch.setattr(inspect_logs, "READ_CHUNK", 64)
+    run = read_log(DATA / "c.eval")
+    assert run.rows.groupby("metric").size()["includes"] == 8  # c: q01..q08, one epoch

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -37,10 +38,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="+", metavar="PATH", help="log files")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder (default {DEFAULT_OUT})")
+    parser.add_argument("--max-entry-mb", type=float, metavar="MB",
+                        default=inspect_logs.MAX_ENTRY_BYTES / 1e6,
+                        help="refuse a .eval entry that expands beyond this (a zip bomb; "
+                        "default %(default)g)")
     parser.set_defaults(func=_import)
 
 
 def _import(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.max_entry_mb) and args.max_entry_mb > 0):
+        raise ScievalsError("--max-entry-mb", f"{args.max_entry_mb} is not a positive size",
+                            "give a size in MB, e.g. --max-entry-mb 256")
+    cap, inspect_logs.MAX_ENTRY_BYTES = inspect_logs.MAX_ENTRY_BYTES, int(args.max_entry_mb * 1e6)
+    try:
+        return _import_all(args)
+    finally:  # the module's default again (import may run inside a longer Python session)
+        inspect_logs.MAX_ENTRY_BYTES = cap
+
+
+def _import_all(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.paths:
         try:
