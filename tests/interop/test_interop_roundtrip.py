@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -207,3 +208,35 @@ def test_an_entry_under_the_cap_but_past_the_hold_is_read_whole(tmp_path, monkey
     monkeypatch.setattr(inspect_logs, "READ_CHUNK", 64)
     run = read_log(DATA / "c.eval")
     assert run.rows.groupby("metric").size()["includes"] == 8  # c: q01..q08, one epoch
+
+
+# ---------------------------------------------------------------------------
+# import of a folder or a glob (item 7): samples files go with their results file
+# ---------------------------------------------------------------------------
+
+LM_EVAL = Path(__file__).parent / "data" / "lm_eval"
+
+
+def test_import_of_an_lm_eval_glob_and_folder_pairs_the_samples_file(tmp_path, capsys):
+    # lm-eval 0.4.13's own output folder: one results file and one samples file
+    files = sorted(str(p) for p in (LM_EVAL / "a").iterdir())  # what out/model/* expands to
+    assert len(files) == 2
+    assert main(["import", *files, "--out", str(tmp_path / "glob")]) == 0
+    captured = capsys.readouterr()
+    assert "not JSON" not in captured.err and captured.err == ""
+    assert "samples_tiny_sums_" in captured.out and "read with" in captured.out
+    assert len(list((tmp_path / "glob").glob("*.csv"))) == 1
+    output = tmp_path / "output"  # lm-eval's --output_path: a folder per model
+    for model in ("a", "b"):
+        shutil.copytree(LM_EVAL / model, output / model)
+    assert main(["import", str(output), "--out", str(tmp_path / "folder")]) == 0
+    assert len(list((tmp_path / "folder").glob("*.csv"))) == 2  # a and b
+    # sample_len is a count lm-eval writes beside its metrics: not one of its figures
+    assert "sample_len" not in capsys.readouterr().out
+
+
+def test_a_samples_file_without_its_results_file_is_one_line(tmp_path, capsys):
+    lone = tmp_path / "samples_tiny_sums_2026-11-28T06-01-20.220471.jsonl"
+    lone.write_bytes(next((LM_EVAL / "a").glob("samples_*")).read_bytes())
+    assert main(["import", str(lone), "--out", str(tmp_path / "out")]) == 1
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -36,7 +36,8 @@ KNOWN = ("an inspect_ai .eval/.json log, an lm-eval results_<timestamp>.json, an
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("import", help=HELP, description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="log files")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="log files or folders (an lm-eval output folder, out/model/*)")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder (default {DEFAULT_OUT})")
     parser.add_argument("--max-entry-mb", type=float, metavar="MB",
                         default=inspect_logs.MAX_ENTRY_BYTES / 1e6,
@@ -58,7 +59,10 @@ def _import(args: argparse.Namespace) -> int:
 
 def _import_all(args: argparse.Namespace) -> int:
     failed = 0
-    for path in args.paths:
+    paths, companions = log_paths(args.paths)
+    for companion, owner in companions:
+        print(f"{companion}: read with {owner}")
+    for path in paths:
         try:
             run = read_log(path)
             kept = keep(run, Path(args.out))
@@ -76,11 +80,54 @@ def _import_all(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# Files read with another one: lm-eval's samples_<task>_<stamp>.jsonl with the results file
+# of the same stamp, an Every Eval Ever <uuid>_samples.jsonl with its <uuid>.json.
+LM_EVAL_SAMPLES = re.compile(r"^.+_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}"
+                             r"(?:\.\d+)?)\.jsonl$")
+
+
+def log_paths(paths: list[str]) -> tuple[list[Path], list[tuple[Path, Path]]]:
+    """The logs among ``paths`` (a folder stands for the files under it, in name order), and
+    (companion, the log it is read with) for the files another log reads: a samples file is
+    not a log of its own. A companion whose log is not there stays in the list, so it gets
+    its one-line error."""
+    files: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            files += sorted(p for p in given.rglob("*") if p.is_file()
+                            and not any(part.startswith(".") for part in p.relative_to(
+                                given).parts))
+        else:
+            files.append(given)
+    logs, companions = [], []
+    for path in files:
+        owner = _owner(path)
+        if owner is not None and owner.is_file():
+            companions.append((path, owner))
+        else:
+            logs.append(path)
+    return logs, companions
+
+
+def _owner(path: Path) -> Path | None:
+    """The log a companion file belongs to (None: ``path`` is no companion)."""
+    if path.name.endswith("_samples.jsonl"):
+        return path.with_name(path.name[: -len("_samples.jsonl")] + ".json")
+    match = LM_EVAL_SAMPLES.match(path.name)
+    if match:  # beside it, or above it for a task named with a '/' (samples_group/task_...)
+        for folder in [path.parent, *path.parents[:2]]:
+            found = sorted(folder.glob(f"*_{match['stamp']}.json"))
+            if found:
+                return found[0]
+    return None
+
+
 def read_log(path: str | Path) -> ImportedRun:
     """The run a log holds (module docstring), or one ScievalsError saying why not."""
     path = Path(path)
     if path.is_dir():
-        raise ScievalsError(path, "a folder", f"give the log file: {KNOWN}")
+        raise ScievalsError(path, "a folder", f"give the log file, or `import` the folder: "
+                            f"{KNOWN}")
     if not path.is_file():
         raise ScievalsError(path, "not found", f"give {KNOWN}")
     try:
