@@ -189,6 +189,27 @@ def _check_string(text: str, where: str, place: str, what: str) -> None:
                         "remove it or write the intended character instead")
 
 
+def iter_jsonl(path: str | os.PathLike) -> Iterator[Any]:
+    """The records of a JSONL file one at a time (a big file is never held whole), with the
+    errors of :func:`read_jsonl`; lines split at ``\n`` only, as there."""
+    with open(user_file(path), "rb") as handle:
+        for lineno, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ScievalsError(f"{path}:{lineno}", f"not UTF-8 text (byte {exc.start} of "
+                                    "the line)", "give a text file saved as UTF-8") from None
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ScievalsError(f"{path}:{lineno}", f"not valid JSON ({exc.msg})",
+                                    "one JSON object per line") from None
+            except RecursionError:
+                raise ScievalsError(f"{path}:{lineno}", TOO_DEEP, "flatten the JSON") from None
+
+
 def read_jsonl(path: str | os.PathLike) -> list[dict]:
     records = []
     # split("\n"), not splitlines(): JSON strings may hold U+2028, which splitlines breaks on.

@@ -24,10 +24,12 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, write_csv
-from scievals.interop import eee_read, inspect_logs, lm_eval
+from scievals.interop import eee_read, inspect_logs, json_stream, lm_eval
 from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo, usable
 
 DEFAULT_OUT = "results/imported"
+# A log read whole rather than streamed says so from this many samples (memory then matters)
+STREAM_NOTE_SAMPLES = 10_000
 HELP = "read inspect_ai, lm-eval or Every Eval Ever logs into per-item tables"
 KNOWN = ("an inspect_ai .eval/.json log, an lm-eval results_<timestamp>.json, an Every Eval "
          "Ever record, or a table kept by `python -m scievals import`")
@@ -142,9 +144,16 @@ def read_log(path: str | Path) -> ImportedRun:
         return inspect_logs.read_eval_zip(path)
     if path.suffix == ".csv":
         return read_kept(path)
-    data = _json(path)
+    data, why = json_stream.head(path)  # all but the samples, in constant memory
+    if data is None:
+        data = _json(path)
     if inspect_logs.looks_like_inspect(data):
-        return inspect_logs.read_json_log(path, data)
+        if why:  # read whole: the samples are in data
+            run = inspect_logs.read_json_log(path, data)
+            if len(data.get("samples") or ()) > STREAM_NOTE_SAMPLES:
+                run.notes.append(json_stream.WHOLE_NOTE.format(why=why))
+            return run
+        return inspect_logs.read_json_log(path, data, json_stream.items(path))
     if lm_eval.looks_like_lm_eval(data):
         return lm_eval.read_results(path, data)
     if eee_read.looks_like_eee(data):

@@ -19,6 +19,7 @@ with a warning: so does this reader, and the import says how many. An item is th
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import struct
@@ -46,9 +47,17 @@ def looks_like_inspect(data) -> bool:
     return isinstance(data, dict) and isinstance(data.get("eval"), dict) and "version" in data
 
 
-def read_json_log(path: Path, data: dict) -> ImportedRun:
-    """An inspect_ai ``.json`` log already parsed."""
+def read_json_log(path: Path, data: dict, streamed=None) -> ImportedRun:
+    """An inspect_ai ``.json`` log already parsed; ``streamed``: its samples one at a time
+    when ``data`` is the log without them (:mod:`scievals.interop.json_stream`)."""
     _check_version(path, data.get("version"))
+    if streamed is not None:
+        samples = _nonempty(streamed)
+        if samples is None:
+            raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
+                                "samples", "it was written without samples (--no-log-samples) "
+                                "or before any finished: nothing per item to compare")
+        return _run(path, "inspect_ai .json", data, samples)
     samples = data.get("samples")
     if not samples:
         raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
@@ -83,10 +92,23 @@ def read_eval_zip(path: Path) -> ImportedRun:
             raise ScievalsError(path, f"inspect_ai .eval log (status "
                                 f"{header.get('status', 'started')}) without samples",
                                 "it was written without samples or before any finished")
-        samples = [_entry(path, archive, name) for name in sample_names]
-    if "header.json" not in names:
-        header.setdefault("status", "started (no header.json: the run did not finish)")
-    return _run(path, "inspect_ai .eval", header, samples)
+        if "header.json" not in names:
+            header.setdefault("status", "started (no header.json: the run did not finish)")
+        # one sample entry read at a time, kept only as its scores
+        return _run(path, "inspect_ai .eval", header,
+                    (_entry(path, archive, name) for name in sample_names))
+
+
+def _nonempty(iterator):
+    """``iterator`` again, or None when it yields nothing."""
+    iterator = iter(iterator)
+    first = next(iterator, _END)
+    if first is _END:
+        return None
+    return itertools.chain([first], iterator)
+
+
+_END = object()
 
 
 def _check_version(path: Path, version) -> None:

@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_jsonl
+from scievals.common.io import iter_jsonl
 from scievals.interop.runs import ImportedRun, finished
 from scievals.interop.runs import number as json_float
 
@@ -115,7 +115,7 @@ def _model(data: dict) -> str:
 def _lines(path: Path):
     """(row number, record) of a samples file (one clear error for a line that is not JSON
     or not a sample)."""
-    for number, line in enumerate(read_jsonl(path), start=1):
+    for number, line in enumerate(iter_jsonl(path), start=1):
         if not isinstance(line, dict) or "doc_id" not in line:
             raise ScievalsError(f"{path}: row {number}", "not an lm-eval sample (no doc_id)",
                                 "give lm-eval's samples_<task>_<timestamp>.jsonl")
