@@ -240,3 +240,21 @@ def test_a_samples_file_without_its_results_file_is_one_line(tmp_path, capsys):
     lone.write_bytes(next((LM_EVAL / "a").glob("samples_*")).read_bytes())
     assert main(["import", str(lone), "--out", str(tmp_path / "out")]) == 1
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_waza_no_skill_runs_are_items_of_their_arm(tmp_path):
+    # issue 45 item 5: the no-skill arm (waza's baseline_outcome) has items too
+    from scievals.waza.samples import samples
+
+    def run(number, score):
+        return {"run_number": number, "status": "passed" if score == 1 else "failed",
+                "final_output": "x", "validations": {"g": {"score": score, "weight": 1}}}
+    graded = tmp_path / "results/waza/graded/agent.json"
+    graded.parent.mkdir(parents=True)
+    graded.write_text(json.dumps({"suites": {"s1": {
+        "tasks": [{"test_id": "t1", "runs": [run(1, 1.0)]}],
+        "baseline_outcome": {"tasks": [{"test_id": "t1", "runs": [run(1, 0.0),
+                                                                   run(2, 0.5)]}]}}}}))
+    found = [(s.item, s.condition, s.score) for s in samples(tmp_path, "agent")]
+    assert found == [("s1/t1#1", "", 1.0), ("s1/t1#1", "no-skill", 0.0),
+                     ("s1/t1#2", "no-skill", 0.5)]
