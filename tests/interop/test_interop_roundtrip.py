@@ -258,3 +258,37 @@ def test_waza_no_skill_runs_are_items_of_their_arm(tmp_path):
     found = [(s.item, s.condition, s.score) for s in samples(tmp_path, "agent")]
     assert found == [("s1/t1#1", "", 1.0), ("s1/t1#1", "no-skill", 0.0),
                      ("s1/t1#2", "no-skill", 0.5)]
+
+
+# ---------------------------------------------------------------------------
+# big valid logs (item 2): samples streamed, not the whole document parsed at once
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".json", ".eval"])
+def test_a_big_log_is_read_sample_by_sample(tmp_path, suffix):
+    import tracemalloc
+    import zipfile
+
+    pytest.importorskip("ijson")
+    log = json.loads((DATA / "b.json").read_text())
+    template = log.pop("samples")[0]  # a real sample: its events and messages make ~9 KB
+    samples = [{**copy.deepcopy(template), "id": f"s{i}", "epoch": 1} for i in range(600)]
+    path = tmp_path / f"big{suffix}"
+    if suffix == ".json":
+        path.write_text(json.dumps({**log, "samples": samples}))
+    else:
+        with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("header.json", json.dumps(log))
+            for sample in samples:
+                archive.writestr(f"samples/{sample['id']}_epoch_1.json", json.dumps(sample))
+    expanded = len(json.dumps(samples))  # the samples' JSON text, about 5.5 MB
+    tracemalloc.start()
+    run = read_log(path)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert run.rows.groupby("metric").size().to_dict() == {
+        "closeness": 600, "graded": 600, "includes": 600}
+    # parsed whole, the samples' objects alone take several times their text; streamed,
+    # one sample at a time plus the per-item table (1,800 rows)
+    assert peak < expanded / 2, (peak, expanded)
