@@ -62,7 +62,8 @@ def test_compare_and_plan_on_hostile_logs_never_print_inf(tmp_path, capsys):
     # q01 epoch 1 of a and q04 epoch 1 of b left out: their other epochs still pair them,
     # each side on its own epochs, and the notes say what was left out
     assert "2 paired items scored in different epochs" in out
-    assert out.count("score(s) NaN, infinite or beyond") == 0  # notes go with import
+    assert "note: m/a: capitals closeness: 1 score(s) NaN, infinite or beyond" in out
+    assert "note: m/b: capitals closeness: 1 score(s) NaN, infinite or beyond" in out
     assert main(["plan", "--from", str(a), str(b), "--diff", "0.5", "--metric",
                  "includes"]) == 0
 

@@ -136,8 +136,10 @@ def compare_runs(runs: Sequence[ImportedRun], seed: int = 0) -> LogComparison:
                             "give two logs or more to compare")
     table, ranges, lower, notes = joint_table(runs)
     result = api.compare(table, ranges, seed=seed, lower_is_better=lower)
+    # what each reader left out (hostile scores, errored samples, ...) is said here too
+    read = [f"{run.arm}: {note}" for run in runs for note in run.notes]
     return LogComparison(runs, result, pairing(table, {r.arm: r.errored for r in runs}),
-                         notes + result.notes)
+                         read + notes + result.notes)
 
 
 def plan_logs(paths: Sequence[str], diff: float, metric: str | None = None) -> str:
