@@ -101,3 +101,40 @@ def test_a_prediction_file_with_a_foreign_name_gets_one_line(tmp_path, capsys, b
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1 and "not-a-gdpa1-mab" in err[0]
     assert not (tmp_path / "m_cv.csv").exists()
+
+
+def test_a_bad_heldout_file_leaves_no_cv_file_either(tmp_path, baseline_files, capsys):
+    # issue 45 item 6: both uploads or neither (the cv file was written before the check)
+    listed = pd.read_csv(DEMO_HELDOUT_CSV)["antibody_name"].tolist()
+    held = tmp_path / "held.csv"
+    pd.DataFrame({"antibody_name": listed[:79], "Titer": range(79)}).to_csv(held, index=False)
+    out = tmp_path / "out"
+    code = main(["abdev", "export-submission", "--model", "m", "--predictions",
+                 str(baseline_files["random"]), "--truth", str(DEMO_CSV), "--out", str(out),
+                 "--heldout-names", str(DEMO_HELDOUT_CSV), "--heldout", str(held)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "nothing written" in err[0]
+    assert not (out / "m_cv.csv").exists() and not (out / "m_heldout.csv").exists()
+    assert not out.exists() or list(out.iterdir()) == []  # no staging folder left behind
+
+
+@pytest.mark.parametrize("model", ["../../x", "../x", "a/b", ".hidden"])
+def test_a_model_name_that_leads_out_of_the_folder_is_refused(tmp_path, baseline_files, capsys,
+                                                              model):
+    # issue 45 item 11: --model names files inside --out, like the workflow's model names
+    out = tmp_path / "a" / "b"
+    code = main(["abdev", "export-submission", "--model", model, "--predictions",
+                 str(baseline_files["random"]), "--truth", str(DEMO_CSV), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "--model" in err[0] and "not a model name" in err[0]
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_out_naming_a_file_gets_one_line(tmp_path, baseline_files, capsys):
+    out = tmp_path / "taken.txt"
+    out.write_text("mine\n")
+    code = main(["abdev", "export-submission", "--model", "m", "--predictions",
+                 str(baseline_files["random"]), "--truth", str(DEMO_CSV), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "existing file" in err[0]
+    assert out.read_text() == "mine\n"

@@ -12,6 +12,7 @@ import pytest
 from support.eee_check import validator_errors
 
 from scievals.interop import eee
+from scievals.interop.importing import read_log
 
 FACTS = eee.RunFacts(retrieved_timestamp="1764300000", started_utc="2026-11-28T04:00:00Z",
                      run_id="20261128T040000Z-abcdef", n_resamples=1000)
@@ -97,20 +98,36 @@ def test_the_no_skill_arm_is_a_condition_of_the_same_model():
                         "metric": "pass_rate", "ci_method": "wilson", "dataset": "suite-demo"}
                        for model in ("waza_mock", "waza_mock [no-skill]")])
     items = [_item(benchmark="waza", model="waza_mock", condition="", outcome="passed",
-                   score=1.0, score_name="weighted grader score")]
+                   item="suite/t1#1", score=1.0, score_name="weighted grader score"),
+             _item(benchmark="waza", model="waza_mock", condition="no-skill",
+                   outcome="failed", item="suite/t1#1", score=0.25,
+                   score_name="weighted grader score")]
     records = eee.build_records(rows, {("waza", "waza_mock"): items}, MODELS, FACTS)
     ids = sorted(r.aggregate["evaluation_id"] for r in records)
     assert ids == ["waza/scievals/waza_mock/1764300000",
                    "waza@no-skill/scievals/waza_mock/1764300000"]
     assert {r.aggregate["model_info"]["id"] for r in records} == {"scievals/waza_mock"}
-    with_items = next(r for r in records if r.instances)
-    assert with_items.instances[0]["evaluation"] == {"score": 1.0, "is_correct": True}
-    assert with_items.instances[0]["evaluation_name"] == "waza/suite-demo"  # its one dataset
-    assert "evaluation_result_id" not in with_items.instances[0]  # no result is its score
+    # issue 45 items 4 and 5: each arm's record has its own rows (the no-skill arm's too),
+    # each joined to a result of its suite: the run score is no table row, so the record
+    # carries the mean of its rows as a result of its own
+    for made, score in zip(sorted(records, key=lambda r: r.aggregate["evaluation_id"]),
+                           (1.0, 0.25)):
+        [row] = made.instances
+        assert row["evaluation"]["score"] == score
+        assert row["evaluation_name"] == "waza/suite-demo"
+        assert row["evaluation_result_id"] == "suite-demo/weighted_grader_score"
+        result = {r["evaluation_result_id"]: r for r in made.aggregate["evaluation_results"]}[
+            row["evaluation_result_id"]]
+        assert result["score_details"]["score"] == score  # the mean of its one row
+        assert result["evaluation_name"] == row["evaluation_name"]
     rows.loc[1, "model"], rows.loc[1, "dataset"] = "waza_mock", "other-demo"  # two suites
-    [both] = eee.build_records(rows, {("waza", "waza_mock"): items}, MODELS, FACTS)
-    assert both.instances[0]["evaluation_name"] == "waza"
-    for made in records:
+    two = [items[0], {**items[0], "item": "other/t9#1", "score": 0.5}]
+    [both] = eee.build_records(rows, {("waza", "waza_mock"): two}, MODELS, FACTS)
+    assert [r["evaluation_result_id"] for r in both.instances] == [
+        "suite-demo/weighted_grader_score", "other-demo/weighted_grader_score"]
+    assert [r["evaluation_name"] for r in both.instances] == ["waza/suite-demo",
+                                                              "waza/other-demo"]
+    for made in [*records, both]:
         assert validator_errors(made.aggregate, made.instances, str(made.aggregate_path)) == []
 
 
@@ -167,3 +184,28 @@ def test_written_files_read_back_as_strict_json(tmp_path):
     assert strict(aggregate_path.read_text(encoding="utf-8")) == made.aggregate
     lines = samples_path.read_text(encoding="utf-8").splitlines()
     assert [strict(line) for line in lines] == made.instances
+
+
+def test_abdev_rows_join_their_own_result_and_come_back_under_its_name(tmp_path):
+    # issue 45 item 3: abdev's items are folds scored by the mean Spearman of five assays,
+    # which is no row of the tables; 105 results share the evaluation's name, so the rows
+    # must carry the id of the result they score, and the import must label them by it
+    rows = _rows(rows=[{"benchmark": "abdev", "model": "ridge", "condition": f"fold={k}",
+                        "metric": f"{assay}:spearman", "value": 0.1 * k,
+                        "dataset": "GDPa1_cross_validation", "ci_method": "percentile"}
+                       for k in range(2) for assay in ("HIC", "AC-SINS_pH7.4")])
+    scores = [0.25, -0.5]
+    items = [_item(benchmark="abdev", model="ridge", item=f"fold={k}", condition=f"fold={k}",
+                   score=scores[k], score_name="mean Spearman (5 assays)") for k in range(2)]
+    [made] = eee.build_records(rows, {("abdev", "ridge"): items}, {}, FACTS)
+    joined = {r["evaluation_result_id"]: r for r in made.aggregate["evaluation_results"]}
+    for row in made.instances:
+        assert row["evaluation_result_id"] == "GDPa1_cross_validation/mean_spearman_5_assays"
+    result = joined["GDPa1_cross_validation/mean_spearman_5_assays"]
+    assert result["score_details"]["score"] == pytest.approx((0.25 - 0.5) / 2)
+    assert result["metric_config"]["min_score"] == -1.0  # a Spearman: *spearman*'s range
+    assert validator_errors(made.aggregate, made.instances, str(made.aggregate_path)) == []
+    eee.write_record(made, tmp_path)
+    run = read_log(tmp_path / made.aggregate_path)
+    assert set(run.rows["metric"]) == {"mean_spearman_5_assays"}  # not AC-SINS_pH7.4:spearman
+    assert sorted(run.rows["score"]) == [-0.5, 0.25]

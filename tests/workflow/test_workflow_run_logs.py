@@ -114,8 +114,18 @@ def test_export_eee_of_the_default_run_passes_validation(two_runs, tmp_path):
                       "models (comparisons.csv), Holm-adjusted p (p_holm), ranks and tiers")
     aggregates, rows, errors = check_tree(tmp_path / "kept")
     assert errors == [] and aggregates == 6
-    # items: 5 + 5 abdev folds, 17 autogkb articles, 15 gating cases, 34 waza task runs
-    assert rows == 5 + 5 + 17 + 15 + 34
+    # items: 5 + 5 abdev folds, 17 autogkb articles, 15 gating cases, 34 waza task runs and
+    # the 8 runs of csv-explainer's no-skill arm (4 tasks x 2 runs)
+    assert rows == 5 + 5 + 17 + 15 + 34 + 8
+    # issue 45: every row joins its aggregate result by id, and every record imports back
+    for aggregate in (tmp_path / "kept").rglob("*.json"):
+        ids = {r["evaluation_result_id"] for r in
+               json.loads(aggregate.read_text())["evaluation_results"]}
+        lines = aggregate.with_name(aggregate.stem + "_samples.jsonl").read_text().splitlines()
+        assert lines and all(json.loads(line)["evaluation_result_id"] in ids for line in lines)
+    proc = _scievals(workdir, "import", str(tmp_path / "kept"), "--out", str(tmp_path / "in"))
+    assert proc.returncode == 0, proc.stderr
+    assert "mean_spearman_5_assays" in proc.stdout and "AC-SINS_pH7.4:spearman" not in proc.stdout
     proc = _scievals(workdir, "export", "eee", "--out", str(tmp_path / "latest"))
     assert proc.returncode == 0, proc.stderr
     aggregates, rows, errors = check_tree(tmp_path / "latest")

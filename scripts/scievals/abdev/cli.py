@@ -168,17 +168,10 @@ def cmd_export_submission(args: argparse.Namespace) -> int:
     if unknown:
         raise ScievalsError(predictions, f"{len(unknown)} antibody name(s) not in {truth}: "
                             f"{', '.join(unknown[:5])}", "use the names as GDPa1 spells them")
-    out = Path(args.out)
+    out = _submission_folder(args.out, args.model)
     frame = submission.cv_frame(pred_frame, truth_frame)
     names = truth_frame["antibody_name"].astype(str).tolist()
-    cv_path = submission.write_upload(frame, names, "cv", out / f"{args.model}_cv.csv")
-    props = [c for c in frame.columns if c in submission.PROPERTY_LIST]
-    empty = int(frame[props].isna().all(axis=1).sum())
-    print(f"wrote {cv_path}: {len(frame)} antibodies, {', '.join(props)} and "
-          f"{DEFAULT_FOLD_COL}" + (f" ({empty} without a prediction: NaN, left out of the "
-                                   "leaderboard's Spearman)" if empty else ""))
-    _warn_if_demo(truth, "the leaderboard takes GDPa1's names only: export after a run on "
-                  "GDPa1 (abdev.source: auto online, or file)")
+    uploads = [(frame, names, "cv", out / f"{args.model}_cv.csv")]
     if args.heldout:
         from scievals.abdev.workflow import HELDOUT
 
@@ -189,10 +182,33 @@ def cmd_export_submission(args: argparse.Namespace) -> int:
             print(f"note: {listed} lists {len(heldout_names)} antibodies, not the "
                   f"leaderboard's {submission.HELDOUT_SIZE}", file=sys.stderr)
         held = submission.heldout_frame(read(args.heldout, "heldout predictions"))
-        path = submission.write_upload(held, heldout_names, "heldout",
-                                       out / f"{args.model}_heldout.csv")
-        print(f"wrote {path}: {len(held)} heldout antibodies")
+        uploads.append((held, heldout_names, "heldout", out / f"{args.model}_heldout.csv"))
+    submission.write_uploads(uploads)  # both checked first, then both or neither written
+    props = [c for c in frame.columns if c in submission.PROPERTY_LIST]
+    empty = int(frame[props].isna().all(axis=1).sum())
+    print(f"wrote {uploads[0][3]}: {len(frame)} antibodies, {', '.join(props)} and "
+          f"{DEFAULT_FOLD_COL}" + (f" ({empty} without a prediction: NaN, left out of the "
+                                   "leaderboard's Spearman)" if empty else ""))
+    _warn_if_demo(truth, "the leaderboard takes GDPa1's names only: export after a run on "
+                  "GDPa1 (abdev.source: auto online, or file)")
+    if args.heldout:
+        print(f"wrote {uploads[1][3]}: {len(uploads[1][0])} heldout antibodies")
     return 0
+
+
+def _submission_folder(out: str, model: str) -> Path:
+    """``--out`` as a folder the uploads can go into, and ``--model`` as a name that cannot
+    lead out of it (the model names of the workflow: letters, digits, '.', '_', '-')."""
+    from scievals.common.workflow import MODEL_NAME
+
+    if not MODEL_NAME.match(model):
+        raise ScievalsError("--model", f"{model!r} is not a model name (it names the files "
+                            "written into --out)", "use letters, digits, '.', '_' or '-'")
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ScievalsError(out, "--out names an existing file, not a folder",
+                            "give a folder for MODEL_cv.csv and MODEL_heldout.csv")
+    return folder
 
 
 def register(subparsers) -> None:

@@ -14,6 +14,9 @@ independently of how it was made; a file is written only when it has none.
 from __future__ import annotations
 
 import math
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -113,3 +116,30 @@ def write_upload(frame: pd.DataFrame, names: list[str], kind: str, out: str | Pa
     text.encode("utf-8")  # a name that cannot be UTF-8 fails here, before anything is written
     write_text(out, text)
     return Path(out)
+
+
+def write_uploads(uploads: list[tuple[pd.DataFrame, list[str], str, Path]]) -> list[Path]:
+    """Each (frame, names, kind, path) checked, then all written or none: the files go into
+    a temporary folder beside their target and are moved into place only when every one
+    passed (a heldout file the leaderboard would refuse leaves no cv file behind)."""
+    for frame, names, kind, path in uploads:
+        found = problems(frame, names, kind)
+        if found:
+            raise ScievalsError(path, f"not a valid {kind} upload: {found[0]}"
+                                + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+                                + "; nothing written", "fix the predictions file and export "
+                                "again")
+    texts = [csv_text(frame) for frame, *_ in uploads]
+    for text in texts:
+        text.encode("utf-8")  # a name that cannot be UTF-8 fails here, before any file
+    folder = Path(uploads[0][3]).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".submission-", dir=folder))
+    try:
+        for text, (*_, path) in zip(texts, uploads):
+            write_text(staging / Path(path).name, text)
+        for _, (*_, path) in zip(texts, uploads):  # renames within one folder: no copy
+            os.replace(staging / Path(path).name, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [Path(path) for *_, path in uploads]

@@ -37,6 +37,22 @@ def check_file_target(path: str | os.PathLike) -> Path:
     return Path(path)
 
 
+def check_output_file(path: str | os.PathLike, flag: str) -> Path:
+    """``path`` as a file a command may write (atomically: a temporary file renamed over
+    it), or one ScievalsError: a rename would turn a symlink, a device node, a pipe or a
+    socket at ``path`` into a plain file, and a folder cannot be replaced by one."""
+    target = Path(path)
+    if target.is_symlink():
+        raise ScievalsError(path, f"{flag} names a symbolic link (writing would replace the "
+                            "link, not the file it points to)",
+                            "give the path of a regular file or of a new one")
+    if target.exists() and not target.is_file():
+        what = "a folder" if target.is_dir() else "not a regular file (a device, pipe or socket)"
+        raise ScievalsError(path, f"{flag} names {what}",
+                            "give the path of a regular file or of a new one")
+    return check_file_target(target)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; move it over ``path`` on success."""
@@ -171,6 +187,27 @@ def _check_string(text: str, where: str, place: str, what: str) -> None:
                else f"a lone surrogate ({char.encode('unicode_escape').decode()}), not valid Unicode")
     raise ScievalsError(f"{where}{place}", f"{what} holds {problem}",
                         "remove it or write the intended character instead")
+
+
+def iter_jsonl(path: str | os.PathLike) -> Iterator[Any]:
+    """The records of a JSONL file one at a time (a big file is never held whole), with the
+    errors of :func:`read_jsonl`; lines split at ``\n`` only, as there."""
+    with open(user_file(path), "rb") as handle:
+        for lineno, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise ScievalsError(f"{path}:{lineno}", f"not UTF-8 text (byte {exc.start} of "
+                                    "the line)", "give a text file saved as UTF-8") from None
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ScievalsError(f"{path}:{lineno}", f"not valid JSON ({exc.msg})",
+                                    "one JSON object per line") from None
+            except RecursionError:
+                raise ScievalsError(f"{path}:{lineno}", TOO_DEEP, "flatten the JSON") from None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[dict]:

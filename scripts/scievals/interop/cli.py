@@ -86,6 +86,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from scievals.interop import eee, runlogs
 
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ScievalsError(out, "--out names an existing file, not a folder",
+                            "give a folder to write data/... into")
     if (out / "data").exists() and any((out / "data").iterdir()):
         raise ScievalsError(out / "data", "already holds records (an export adds new uuid4 "
                             "files, so exporting twice would list every result twice)",

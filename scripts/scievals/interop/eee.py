@@ -364,12 +364,16 @@ def build_records(summary: pd.DataFrame, samples: Mapping[tuple[str, str], list[
         if wanted is not None and (benchmark, base) not in wanted:
             continue
         partitioned = partitions(benchmark)
-        items = samples.get((benchmark, model), [])
+        items = samples.get((benchmark, model))
+        if items is None and arm:  # an arm's items are its model's, under its condition
+            items = [s for s in samples.get((benchmark, base), [])
+                     if (s.get("condition") or "") == arm]
+        items = items or []
         groups = ([("", rows)] if partitioned
                   else list(rows.groupby("condition", sort=True)))
         for condition, group in groups:
             condition = "/".join(filter(None, [condition, arm]))
-            mine = [s for s in items if partitioned or (s.get("condition") or "") == (
+            mine = [s for s in items if partitioned or arm or (s.get("condition") or "") == (
                 group["condition"].iloc[0])]
             out.append(record(benchmark, model, condition, group, mine, models.get(base), facts))
     return out
@@ -384,21 +388,84 @@ def record(benchmark: str, model: str, condition: str, rows: pd.DataFrame, items
         "format": "jsonl", "file_path": str(made.samples_path), "total_rows": len(items)}
     if not items:  # EEE wants at least one row in a companion file: then there is none
         del made.aggregate["detailed_evaluation_results"]
-    result_ids = {r["evaluation_result_id"] for r in made.aggregate["evaluation_results"]}
-    names = {r["evaluation_result_id"]: r["evaluation_name"]
-             for r in made.aggregate["evaluation_results"]}
-    # an item whose score is none of the results (waza's weighted score over several suites)
-    # is named by the record's one evaluation, or by the benchmark when it has several
-    default_name = (next(iter(set(names.values()))) if len(set(names.values())) == 1
-                    else benchmark)
+    results = made.aggregate["evaluation_results"]
+    result_ids = {r["evaluation_result_id"] for r in results}
+    names = {r["evaluation_result_id"]: r["evaluation_name"] for r in results}
+    datasets = sorted({r["source_data"]["dataset_name"] for r in results}, key=len,
+                      reverse=True)
     made.instances = []
+    derived: dict[str, list[float]] = {}
     for item in items:
         row = instance_row(item, made.aggregate["evaluation_id"],
-                           made.aggregate["model_info"]["id"], default_name, result_ids,
+                           made.aggregate["model_info"]["id"], benchmark, result_ids,
                            partitions(benchmark))
-        row["evaluation_name"] = names.get(row.get("evaluation_result_id"), default_name)
+        if "evaluation_result_id" not in row:
+            # the item's score is no row of the tables (abdev's per-fold mean Spearman of
+            # five assays, waza's weighted run score): it joins a result of its own, the
+            # mean of those items, added below
+            dataset = _dataset_of(str(item["item"]), datasets)
+            metric = _metric_id(_text(item.get("score_name")) or "score")
+            row["evaluation_result_id"] = "/".join(filter(None, [dataset, metric]))
+            names.setdefault(row["evaluation_result_id"], f"{benchmark}/{dataset}")
+            score = _finite(item.get("score"))
+            derived.setdefault(row["evaluation_result_id"], [])
+            if score is not None:
+                derived[row["evaluation_result_id"]].append(score)
+        row["evaluation_name"] = names[row["evaluation_result_id"]]
         made.instances.append(row)
+    for result_id, scores in derived.items():
+        if scores:  # a result needs a finite score; rows without one then join none
+            results.append(_derived_result(benchmark, result_id, names[result_id], scores,
+                                           items))
+        else:
+            for row in made.instances:
+                if row.get("evaluation_result_id") == result_id:
+                    del row["evaluation_result_id"]
     return made
+
+
+def _metric_id(name: str) -> str:
+    """A sample's score name as a metric id: ``mean Spearman (5 assays)`` ->
+    ``mean_spearman_5_assays`` (so ``*spearman*`` ranges match it)."""
+    return re.sub(r"[^a-z0-9@^]+", "_", name.lower()).strip("_") or "score"
+
+
+def _dataset_of(item: str, datasets: list[str]) -> str:
+    """The dataset of a record an item belongs to: the only one, or the one its suite
+    prefix names (waza's ``azure-deploy/...#1`` in ``azure-deploy-demo``); longest first."""
+    if len(datasets) == 1:
+        return datasets[0]
+    prefix = item.split("/", 1)[0]
+    for dataset in datasets:
+        if dataset == prefix or dataset.startswith(prefix + "-"):
+            return dataset
+    return datasets[0] if datasets else ""
+
+
+def _derived_result(benchmark: str, result_id: str, name: str, scores: list[float],
+                    items: list[dict]) -> dict:
+    """The result an item score that is no table row joins: the mean of the record's items
+    that carry it, said in ``additional_details`` (it is not a row of summary.csv)."""
+    metric = result_id.rpartition("/")[2]
+    score_name = next((_text(i.get("score_name")) for i in items
+                       if _metric_id(_text(i.get("score_name")) or "score") == metric), metric)
+    low, high = metric_bounds(benchmark, metric)
+    mean = sum(scores) / len(scores)
+    if not (_bound(low) <= mean <= _bound(high)):  # a range the items do not keep to
+        low, high = "-Infinity", "Infinity"
+    return {
+        "evaluation_result_id": result_id,
+        "evaluation_name": name,
+        "source_data": {"dataset_name": name.partition("/")[2], "source_type": "other",
+                        "additional_details": {
+                            "derived_from": "the mean of this record's instance rows' scores "
+                            f"({score_name}); not a row of summary.csv"}},
+        "metric_config": {"metric_id": metric, "metric_name": score_name,
+                          "metric_kind": "benchmark_metric",
+                          "lower_is_better": lower_is_better(metric),
+                          "score_type": "continuous", "min_score": low, "max_score": high},
+        "score_details": {"score": mean, "uncertainty": {"num_samples": len(scores)}},
+    }
 
 
 def dumps(data) -> str:

@@ -15,8 +15,9 @@ import math
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_jsonl
+from scievals.common.io import iter_jsonl
 from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import number as json_float
 
 
 def looks_like_eee(data) -> bool:
@@ -54,23 +55,28 @@ def read_record(path: Path, data: dict) -> ImportedRun:
     by_name: dict[str, list] = {}
     for result in results:
         by_name.setdefault(result["evaluation_name"], []).append(result)
-    records, declared, seen = [], {}, {}
+    records, declared, seen, unnamed = [], {}, {}, 0
     model = data["model_info"]["id"]
     for number, row in _rows(samples):
-        result = by_id.get(row.get("evaluation_result_id")) or (
-            by_name.get(row["evaluation_name"]) or [None])[0]
+        result = by_id.get(row.get("evaluation_result_id"))
+        if result is None:  # no join key: the evaluation's result when it has only one
+            named = by_name.get(row["evaluation_name"]) or []
+            result = named[0] if len(named) == 1 else None
+            unnamed += len(named) > 1
         name = row["evaluation_name"]
         metric = _metric_name(result, by_name)
         key = (name, metric, row["sample_id"])
         seen[key] = seen.get(key, 0) + 1
         records.append((name, metric, row["sample_id"], seen[key],
-                        float(row["evaluation"]["score"])))
+                        json_float(row["evaluation"]["score"])))
         if result is not None and (name, metric) not in declared:
             declared[(name, metric)] = _declared(result["metric_config"])
     library = data["eval_library"]
     fmt = f"Every Eval Ever 0.3.0 record ({library['name']} {library['version']})"
-    return finished(path, fmt, model, records, declared,
-                    _reported(results), [])
+    notes = [f"{unnamed} instance row(s) without an evaluation_result_id in an evaluation of "
+             "several results: which result they score is not said, so they are metric "
+             "'score'"] if unnamed else []
+    return finished(path, fmt, model, records, declared, _reported(results), notes)
 
 
 def _instance_file(path: Path, data: dict) -> Path:
@@ -88,7 +94,7 @@ def _instance_file(path: Path, data: dict) -> Path:
 
 def _rows(path: Path):
     """(row number, instance row) of the instance file, each checked against the schema."""
-    for number, row in enumerate(read_jsonl(path), start=1):
+    for number, row in enumerate(iter_jsonl(path), start=1):
         problem = schema_problem(row, "instance_level_eval.schema.json")
         if problem:
             raise ScievalsError(f"{path}: row {number}", "not an Every Eval Ever 0.3.0 "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -23,10 +24,12 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, write_csv
-from scievals.interop import eee_read, inspect_logs, lm_eval
-from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo
+from scievals.interop import eee_read, inspect_logs, json_stream, lm_eval
+from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo, usable
 
 DEFAULT_OUT = "results/imported"
+# A log read whole rather than streamed says so from this many samples (memory then matters)
+STREAM_NOTE_SAMPLES = 10_000
 HELP = "read inspect_ai, lm-eval or Every Eval Ever logs into per-item tables"
 KNOWN = ("an inspect_ai .eval/.json log, an lm-eval results_<timestamp>.json, an Every Eval "
          "Ever record, or a table kept by `python -m scievals import`")
@@ -35,14 +38,33 @@ KNOWN = ("an inspect_ai .eval/.json log, an lm-eval results_<timestamp>.json, an
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("import", help=HELP, description=__doc__,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="log files")
+    parser.add_argument("paths", nargs="+", metavar="PATH",
+                        help="log files or folders (an lm-eval output folder, out/model/*)")
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"folder (default {DEFAULT_OUT})")
+    parser.add_argument("--max-entry-mb", type=float, metavar="MB",
+                        default=inspect_logs.MAX_ENTRY_BYTES / 1e6,
+                        help="refuse a .eval entry that expands beyond this (a zip bomb; "
+                        "default %(default)g)")
     parser.set_defaults(func=_import)
 
 
 def _import(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.max_entry_mb) and args.max_entry_mb > 0):
+        raise ScievalsError("--max-entry-mb", f"{args.max_entry_mb} is not a positive size",
+                            "give a size in MB, e.g. --max-entry-mb 256")
+    cap, inspect_logs.MAX_ENTRY_BYTES = inspect_logs.MAX_ENTRY_BYTES, int(args.max_entry_mb * 1e6)
+    try:
+        return _import_all(args)
+    finally:  # the module's default again (import may run inside a longer Python session)
+        inspect_logs.MAX_ENTRY_BYTES = cap
+
+
+def _import_all(args: argparse.Namespace) -> int:
     failed = 0
-    for path in args.paths:
+    paths, companions = log_paths(args.paths)
+    for companion, owner in companions:
+        print(f"{companion}: read with {owner}")
+    for path in paths:
         try:
             run = read_log(path)
             kept = keep(run, Path(args.out))
@@ -60,11 +82,54 @@ def _import(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# Files read with another one: lm-eval's samples_<task>_<stamp>.jsonl with the results file
+# of the same stamp, an Every Eval Ever <uuid>_samples.jsonl with its <uuid>.json.
+LM_EVAL_SAMPLES = re.compile(r"^.+_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}"
+                             r"(?:\.\d+)?)\.jsonl$")
+
+
+def log_paths(paths: list[str]) -> tuple[list[Path], list[tuple[Path, Path]]]:
+    """The logs among ``paths`` (a folder stands for the files under it, in name order), and
+    (companion, the log it is read with) for the files another log reads: a samples file is
+    not a log of its own. A companion whose log is not there stays in the list, so it gets
+    its one-line error."""
+    files: list[Path] = []
+    for given in map(Path, paths):
+        if given.is_dir():
+            files += sorted(p for p in given.rglob("*") if p.is_file()
+                            and not any(part.startswith(".") for part in p.relative_to(
+                                given).parts))
+        else:
+            files.append(given)
+    logs, companions = [], []
+    for path in files:
+        owner = _owner(path)
+        if owner is not None and owner.is_file():
+            companions.append((path, owner))
+        else:
+            logs.append(path)
+    return logs, companions
+
+
+def _owner(path: Path) -> Path | None:
+    """The log a companion file belongs to (None: ``path`` is no companion)."""
+    if path.name.endswith("_samples.jsonl"):
+        return path.with_name(path.name[: -len("_samples.jsonl")] + ".json")
+    match = LM_EVAL_SAMPLES.match(path.name)
+    if match:  # beside it, or above it for a task named with a '/' (samples_group/task_...)
+        for folder in [path.parent, *path.parents[:2]]:
+            found = sorted(folder.glob(f"*_{match['stamp']}.json"))
+            if found:
+                return found[0]
+    return None
+
+
 def read_log(path: str | Path) -> ImportedRun:
     """The run a log holds (module docstring), or one ScievalsError saying why not."""
     path = Path(path)
     if path.is_dir():
-        raise ScievalsError(path, "a folder", f"give the log file: {KNOWN}")
+        raise ScievalsError(path, "a folder", f"give the log file, or `import` the folder: "
+                            f"{KNOWN}")
     if not path.is_file():
         raise ScievalsError(path, "not found", f"give {KNOWN}")
     try:
@@ -79,9 +144,16 @@ def read_log(path: str | Path) -> ImportedRun:
         return inspect_logs.read_eval_zip(path)
     if path.suffix == ".csv":
         return read_kept(path)
-    data = _json(path)
+    data, why = json_stream.head(path)  # all but the samples, in constant memory
+    if data is None:
+        data = _json(path)
     if inspect_logs.looks_like_inspect(data):
-        return inspect_logs.read_json_log(path, data)
+        if why:  # read whole: the samples are in data
+            run = inspect_logs.read_json_log(path, data)
+            if len(data.get("samples") or ()) > STREAM_NOTE_SAMPLES:
+                run.notes.append(json_stream.WHOLE_NOTE.format(why=why))
+            return run
+        return inspect_logs.read_json_log(path, data, json_stream.items(path))
     if lm_eval.looks_like_lm_eval(data):
         return lm_eval.read_results(path, data)
     if eee_read.looks_like_eee(data):
@@ -136,5 +208,8 @@ def read_kept(path: Path) -> ImportedRun:
                                                 float(first["high"]),
                                                 str(first["lower_is_better"]) == "True")
     arm = str(frame["arm"].iloc[0])
-    rows = frame[["dataset", "metric", "item", "sample", "score"]].reset_index(drop=True)
-    return ImportedRun(path, "table kept by scievals import", arm, rows, metrics)
+    rows, notes = usable(frame[["dataset", "metric", "item", "sample", "score"]]
+                         .reset_index(drop=True))
+    if rows.empty:
+        raise ScievalsError(path, "a kept table without a usable score", "; ".join(notes))
+    return ImportedRun(path, "table kept by scievals import", arm, rows, metrics, notes=notes)

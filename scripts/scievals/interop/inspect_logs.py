@@ -19,7 +19,9 @@ with a warning: so does this reader, and the import says how many. An item is th
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import struct
 import zipfile
 import zlib
@@ -27,10 +29,16 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import number as json_float
 
 LOG_VERSION = 2
 ZSTD = 93  # the zip compression method number of Zstandard
 LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
+# Entries are read in pieces and never beyond MAX_ENTRY_BYTES (``import --max-entry-mb``):
+# inspect_ai's samples are kilobytes to a few megabytes, a zip bomb's one entry gigabytes.
+MAX_ENTRY_BYTES = 256 * 1000**2
+HOLD_BYTES = 16 * 1000**2  # entries up to this are read once; larger ones measured first
+READ_CHUNK = 1 << 20
 EXTRA_FIX = ("pip install -e '.[interop]' (the zstandard package), or convert the log with "
              "`inspect log convert --to json`")
 
@@ -39,9 +47,17 @@ def looks_like_inspect(data) -> bool:
     return isinstance(data, dict) and isinstance(data.get("eval"), dict) and "version" in data
 
 
-def read_json_log(path: Path, data: dict) -> ImportedRun:
-    """An inspect_ai ``.json`` log already parsed."""
+def read_json_log(path: Path, data: dict, streamed=None) -> ImportedRun:
+    """An inspect_ai ``.json`` log already parsed; ``streamed``: its samples one at a time
+    when ``data`` is the log without them (:mod:`scievals.interop.json_stream`)."""
     _check_version(path, data.get("version"))
+    if streamed is not None:
+        samples = _nonempty(streamed)
+        if samples is None:
+            raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
+                                "samples", "it was written without samples (--no-log-samples) "
+                                "or before any finished: nothing per item to compare")
+        return _run(path, "inspect_ai .json", data, samples)
     samples = data.get("samples")
     if not samples:
         raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
@@ -76,10 +92,23 @@ def read_eval_zip(path: Path) -> ImportedRun:
             raise ScievalsError(path, f"inspect_ai .eval log (status "
                                 f"{header.get('status', 'started')}) without samples",
                                 "it was written without samples or before any finished")
-        samples = [_entry(path, archive, name) for name in sample_names]
-    if "header.json" not in names:
-        header.setdefault("status", "started (no header.json: the run did not finish)")
-    return _run(path, "inspect_ai .eval", header, samples)
+        if "header.json" not in names:
+            header.setdefault("status", "started (no header.json: the run did not finish)")
+        # one sample entry read at a time, kept only as its scores
+        return _run(path, "inspect_ai .eval", header,
+                    (_entry(path, archive, name) for name in sample_names))
+
+
+def _nonempty(iterator):
+    """``iterator`` again, or None when it yields nothing."""
+    iterator = iter(iterator)
+    first = next(iterator, _END)
+    if first is _END:
+        return None
+    return itertools.chain([first], iterator)
+
+
+_END = object()
 
 
 def _check_version(path: Path, version) -> None:
@@ -90,13 +119,9 @@ def _check_version(path: Path, version) -> None:
 
 
 def _entry(path: Path, archive: zipfile.ZipFile, name: str):
-    """One zip entry parsed as JSON (zstd entries through the zstandard package)."""
-    info = archive.getinfo(name)
+    """One zip entry parsed as JSON, read through :func:`_entry_bytes` (size-capped)."""
     try:
-        if info.compress_type == ZSTD and not _stdlib_reads_zstd():
-            raw = _zstd_entry(path, archive, info)
-        else:
-            raw = archive.read(name)
+        raw = _entry_bytes(path, archive, archive.getinfo(name))
         return json.loads(raw)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
         raise ScievalsError(f"{path}:{name}", f"damaged entry ({exc})",
@@ -106,11 +131,58 @@ def _entry(path: Path, archive: zipfile.ZipFile, name: str):
                             "the entry is damaged: copy the log again") from None
 
 
+def _entry_bytes(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The entry's bytes, never more than MAX_ENTRY_BYTES of them: refused before reading
+    when its header declares more, and while reading when it expands beyond (a header can
+    lie). Decompression is streamed in READ_CHUNK pieces; the first HOLD_BYTES are kept as
+    they come, and an entry that grows past them is first measured to its end without
+    being kept (so a bomb costs a chunk of memory, not the cap) and only then read again."""
+    cap = MAX_ENTRY_BYTES
+    if info.file_size > cap:
+        raise EntryTooLarge(path, info.filename, f"declares {info.file_size:,} bytes")
+    parts, size, crc = [], 0, 0
+    for chunk in _chunks(path, archive, info):
+        size += len(chunk)
+        if size > cap:
+            raise EntryTooLarge(path, info.filename, f"expands past {cap:,} bytes")
+        crc = zlib.crc32(chunk, crc)
+        if parts is not None:
+            parts.append(chunk)
+            if size > HOLD_BYTES:
+                parts = None  # measured to the end first, then read again
+    if crc != info.CRC or size != info.file_size:
+        raise zipfile.BadZipFile(f"bad CRC-32 or size of {info.filename}")
+    if parts is None:
+        parts = list(_chunks(path, archive, info))
+    return b"".join(parts)
+
+
+class EntryTooLarge(ScievalsError):
+    """An entry beyond the cap: one line naming the log, the entry and the way out."""
+
+    def __init__(self, path: Path, name: str, what: str):
+        super().__init__(f"{path}:{name}", f"entry {what}, more than the "
+                         f"{MAX_ENTRY_BYTES / 1e6:g} MB an entry may hold (a zip bomb, or a "
+                         "sample far larger than inspect_ai writes)",
+                         "check where the log came from; to read it anyway, raise the cap "
+                         "with --max-entry-mb")
+
+
+def _chunks(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo):
+    """The entry's decompressed bytes in pieces of at most READ_CHUNK."""
+    if info.compress_type == ZSTD and not _stdlib_reads_zstd():
+        yield from _zstd_chunks(path, archive, info)
+        return
+    with archive.open(info) as handle:  # stored, deflate (and zstd from Python 3.14)
+        while chunk := handle.read(READ_CHUNK):
+            yield chunk
+
+
 def _stdlib_reads_zstd() -> bool:
     return ZSTD in getattr(zipfile, "compressor_names", {}) and hasattr(zipfile, "ZIP_ZSTANDARD")
 
 
-def _zstd_entry(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+def _zstd_chunks(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo):
     try:
         import zstandard  # the interop extra: only for zstd-compressed .eval logs
     except ModuleNotFoundError:
@@ -124,17 +196,15 @@ def _zstd_entry(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> 
         raise zipfile.BadZipFile(f"bad local header of {info.filename}")
     name_length, extra_length = struct.unpack("<HH", local[26:30])
     handle.seek(info.header_offset + 30 + name_length + extra_length)
-    compressed = handle.read(info.compress_size)
+    compressed = handle.read(info.compress_size)  # at most the file's size: no expansion
     if len(compressed) != info.compress_size:
         raise zipfile.BadZipFile(f"{info.filename} is cut short")
-    try:
+    try:  # stream_reader's read(n) returns at most n bytes, whatever the frame header says
         reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
-        data = reader.read()
+        while chunk := reader.read(READ_CHUNK):
+            yield chunk
     except zstandard.ZstdError as exc:
         raise zipfile.BadZipFile(f"zstd: {exc}") from None
-    if zlib.crc32(data) != info.CRC or len(data) != info.file_size:
-        raise zipfile.BadZipFile(f"bad CRC-32 or size of {info.filename}")
-    return data
 
 
 def to_float(value) -> float | None:
@@ -144,7 +214,7 @@ def to_float(value) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, (int, float)):
-        return float(value)
+        return json_float(value)  # NaN, inf and huge values: counted and left out by finished
     if isinstance(value, str):
         lowered = value.strip().lower()
         if lowered in ("yes", "true"):
@@ -166,7 +236,7 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
         raise ScievalsError(path, "inspect_ai log without eval.task or eval.model",
                             "give a log inspect_ai wrote")
     records, notes = [], []
-    unconverted, lists, errored = 0, set(), 0
+    unconverted, lists, errored, failed = 0, set(), 0, set()
     for k, sample in enumerate(samples):
         if not isinstance(sample, dict) or "id" not in sample:
             raise ScievalsError(f"{path}: sample {k}", "not an EvalSample (no id)",
@@ -174,6 +244,7 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
         scores = sample.get("scores") or {}
         if not scores:
             errored += 1
+            failed.add((task, str(sample["id"])))
             continue
         item, epoch = str(sample["id"]), sample.get("epoch", 1)
         if not isinstance(epoch, int) or isinstance(epoch, bool) or not isinstance(scores,
@@ -211,10 +282,11 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
     reported = {}
     for score in (log.get("results") or {}).get("scores") or []:
         for name, metric in (score.get("metrics") or {}).items():
-            if isinstance(metric, dict) and isinstance(metric.get("value"), (int, float)):
-                reported[f"{score.get('name')}/{name}"] = float(metric["value"])
+            value = metric.get("value") if isinstance(metric, dict) else None
+            if isinstance(value, (int, float)) and math.isfinite(json_float(value)):
+                reported[f"{score.get('name')}/{name}"] = json_float(value)
     version = spec.get("packages", {}).get("inspect_ai") if isinstance(
         spec.get("packages"), dict) else None
     label = f"{fmt} (log schema {LOG_VERSION}" + (f", inspect_ai {version})" if version else ")")
     declared = {(task, m): (None, False) for m in {r[1] for r in records}}
-    return finished(path, label, model, records, declared, reported, notes)
+    return finished(path, label, model, records, declared, reported, notes, failed)

@@ -13,16 +13,24 @@ document and aggregate at the end) has no per-item score and is left out, said.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_jsonl
+from scievals.common.io import iter_jsonl
 from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import number as json_float
 
 # results_<date_id>.json, or <stem>_<date_id>.json with --output_path <stem>.json; date_id is
 # datetime.now().isoformat() with ":" as "-", shared by the run's samples files
 RESULTS_NAME = re.compile(r"^.+_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
+
+
+# Keys of a task's results that count samples rather than score them (lm-eval writes
+# ``sample_len``; others write sample counts): not among the tool's own figures.
+COUNTS = frozenset({"sample_len", "sample_count", "samples", "num_samples", "n_samples",
+                    "original", "effective"})
 
 
 def looks_like_lm_eval(data) -> bool:
@@ -45,8 +53,8 @@ def read_results(path: Path, data: dict) -> ImportedRun:
     higher = data.get("higher_is_better") or {}
     records, notes, declared, missing = [], [], {}, []
     for task in tasks:
-        samples = path.with_name(f"samples_{task}_{stamp}.jsonl")
-        if not samples.is_file():
+        samples = _samples_file(path, task, stamp)
+        if samples is None:
             missing.append(task)
             continue
         corpus = set()
@@ -57,7 +65,7 @@ def read_results(path: Path, data: dict) -> ImportedRun:
                 value = line.get(name)
                 metric = name if filt == "none" else f"{name},{filt}"
                 if isinstance(value, bool) or isinstance(value, (int, float)):
-                    records.append((task, metric, str(line["doc_id"]), 1, float(value)))
+                    records.append((task, metric, str(line["doc_id"]), 1, json_float(value)))
                     better = (higher.get(task) or {}).get(name)
                     declared[(task, metric)] = (None, better is False)
                 else:
@@ -71,11 +79,26 @@ def read_results(path: Path, data: dict) -> ImportedRun:
     reported = {}
     for task in tasks:
         for key, value in (data["results"].get(task) or {}).items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                reported[f"{task}/{key}"] = float(value)
+            if (isinstance(value, (int, float)) and not isinstance(value, bool)
+                    and key.partition(",")[0] not in COUNTS and math.isfinite(json_float(value))):
+                reported[f"{task}/{key}"] = json_float(value)
     version = data.get("lm_eval_version")
     fmt = "lm-evaluation-harness results + samples" + (f" (lm_eval {version})" if version else "")
     return finished(path, fmt, _model(data), records, declared, reported, notes)
+
+
+def _samples_file(path: Path, task: str, stamp: str) -> Path | None:
+    """The task's samples file beside ``path``, where lm-eval writes it (``joinpath`` of
+    ``samples_<task>_<stamp>.jsonl``: a ``/`` in the task's name is a subfolder), or None
+    when it is not there or the name would lead out of the results file's folder."""
+    folder = path.parent.resolve()
+    try:
+        candidate = (folder / f"samples_{task}_{stamp}.jsonl").resolve()
+    except (OSError, ValueError):
+        return None
+    if folder not in candidate.parents or not candidate.is_file():
+        return None
+    return candidate
 
 
 def _model(data: dict) -> str:
@@ -92,7 +115,7 @@ def _model(data: dict) -> str:
 def _lines(path: Path):
     """(row number, record) of a samples file (one clear error for a line that is not JSON
     or not a sample)."""
-    for number, line in enumerate(read_jsonl(path), start=1):
+    for number, line in enumerate(iter_jsonl(path), start=1):
         if not isinstance(line, dict) or "doc_id" not in line:
             raise ScievalsError(f"{path}: row {number}", "not an lm-eval sample (no doc_id)",
                                 "give lm-eval's samples_<task>_<timestamp>.jsonl")

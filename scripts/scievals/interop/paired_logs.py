@@ -17,11 +17,12 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import write_csv
+from scievals.common.io import check_output_file, sha256_file, write_csv
 from scievals.interop.importing import read_log
 from scievals.interop.runs import ImportedRun
 from scievals.stats import api
@@ -39,10 +40,16 @@ class LogComparison:
 
 def read_runs(paths: Sequence[str]) -> tuple[list[ImportedRun], list[ScievalsError]]:
     """Every readable log as a run with a unique arm name, and the errors of the others."""
-    runs, errors = [], []
+    runs, errors, seen = [], [], {}
     for path in paths:
         try:
+            digest = sha256_file(path) if Path(path).is_file() else None
+            if digest is not None and digest in seen:
+                raise ScievalsError(path, f"the same log as {seen[digest]} (identical "
+                                    "content): a log compared with itself says nothing",
+                                    "give logs of different runs")
             runs.append(read_log(path))
+            seen[digest] = path
         except ScievalsError as exc:
             errors.append(exc)
     models = [r.model for r in runs]
@@ -65,6 +72,12 @@ def joint_table(runs: Sequence[ImportedRun]) -> tuple[pd.DataFrame, dict, set, l
             continue
         kinds = set(rows["kind"])
         kind = "pass_fail" if kinds == {"pass_fail"} else "mean"
+        binary = sorted(set(rows.loc[rows["kind"] == "pass_fail", "arm"]))
+        if kind == "mean" and len(binary) >= 2:  # the engine takes one test per metric
+            notes.append(f"{dataset} {metric}: pass/fail in {', '.join(binary)} but graded in "
+                         f"{', '.join(sorted(set(arms) - set(binary)))}: every pair of it is "
+                         "tested as means (sign-flip), also the pairs that alone would get "
+                         "the exact McNemar test; compare those logs alone for it")
         ranges[_pattern(metric)] = (float(rows["low"].min()), float(rows["high"].max()))
         if rows["lower_is_better"].astype(str).eq("True").any():
             lower.add(metric)
@@ -81,9 +94,11 @@ def _pattern(metric: str) -> str:
     return re.sub(r"([*?\[])", r"[\1]", metric)
 
 
-def pairing(table: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, metric) and pair of arms: items paired, only in a, only in b, and paired
-    items whose epochs differ."""
+def pairing(table: pd.DataFrame, errored: dict[str, set] | None = None) -> pd.DataFrame:
+    """Per (dataset, metric) and pair of arms: items paired, only in a, only in b (of them,
+    how many the other log holds as errored samples), and paired items whose epochs differ.
+    ``errored``: arm -> its run's errored (dataset, item)."""
+    errored = errored or {}
     out = []
     for (dataset, metric), rows in table.groupby(["dataset", "metric"], sort=True):
         epochs = {arm: group.groupby("item")["sample"].agg(frozenset).to_dict()
@@ -96,10 +111,15 @@ def pairing(table: pd.DataFrame) -> pd.DataFrame:
                             "paired": len(shared),
                             "only_a": len(epochs[a].keys() - shared),
                             "only_b": len(epochs[b].keys() - shared),
+                            "errored_b": sum((dataset, k) in errored.get(b, ())
+                                             for k in epochs[a].keys() - shared),
+                            "errored_a": sum((dataset, k) in errored.get(a, ())
+                                             for k in epochs[b].keys() - shared),
                             "epochs_differ": sum(epochs[a][k] != epochs[b][k]
                                                  for k in shared)})
     return pd.DataFrame(out, columns=["dataset", "metric", "arm_a", "arm_b", "paired",
-                                      "only_a", "only_b", "epochs_differ"])
+                                      "only_a", "only_b", "errored_a", "errored_b",
+                                      "epochs_differ"])
 
 
 def compare_logs(paths: Sequence[str], seed: int = 0) -> LogComparison:
@@ -116,11 +136,21 @@ def compare_runs(runs: Sequence[ImportedRun], seed: int = 0) -> LogComparison:
                             "give two logs or more to compare")
     table, ranges, lower, notes = joint_table(runs)
     result = api.compare(table, ranges, seed=seed, lower_is_better=lower)
-    return LogComparison(runs, result, pairing(table), notes + result.notes)
+    # what each reader left out (hostile scores, errored samples, ...) is said here too
+    read = [f"{run.arm}: {note}" for run in runs for note in run.notes]
+    return LogComparison(runs, result, pairing(table, {r.arm: r.errored for r in runs}),
+                         read + notes + result.notes)
 
 
 def plan_logs(paths: Sequence[str], diff: float, metric: str | None = None) -> str:
-    """``plan --from``: items needed per shared metric, from the logs' paired spread."""
+    """``plan --from``: items needed per shared metric, from the logs' paired spread; a
+    --diff no estimate can use is refused as ``plan BENCH`` refuses it (one line)."""
+    if not math.isfinite(diff):
+        raise ScievalsError("--diff", f"{diff} is not a finite number",
+                            "give a number, e.g. --diff 0.05")
+    if not diff > 0:
+        raise ScievalsError("--diff", f"{diff:g} is not a positive difference",
+                            "give the true difference to detect, e.g. --diff 0.05")
     runs, errors = read_runs(paths)
     if errors:
         raise errors[0]
@@ -133,11 +163,22 @@ def plan_logs(paths: Sequence[str], diff: float, metric: str | None = None) -> s
         if table.empty:
             raise ScievalsError("--metric", f"{metric!r} is in no two of the logs",
                                 "name a metric the logs share")
+    spans = {(d, m): ranges[_pattern(m)][1] - ranges[_pattern(m)][0]
+             for d, m in table[["dataset", "metric"]].drop_duplicates().itertuples(index=False)}
+    if all(diff > span for span in spans.values()):
+        (dataset, name), span = max(spans.items(), key=lambda kv: kv[1])
+        low, high = ranges[_pattern(name)]
+        raise ScievalsError("--diff", f"{diff:g} exceeds the whole range [{low:g}, {high:g}] "
+                            f"of {dataset} {name}: no two models can differ by that much",
+                            f"give a difference of at most {span:g}")
     frame = api.plan(diff, table=table, ranges=ranges)
     lines = []
     for row in frame.itertuples():
         test = "exact McNemar" if row.kind == "pass_fail" else "sign-flip"
-        if math.isnan(row.items):
+        if diff > spans.get((row.dataset, row.metric), math.inf):
+            lines.append(f"{row.dataset} {row.metric}: a difference of {diff:g} exceeds the "
+                         "metric's whole range: no two models can differ by that much.")
+        elif math.isnan(row.items):
             lines.append(f"{row.dataset} {row.metric}: a difference of {diff:g} is not "
                          f"detectable at 80 % power with up to 5000 items ({test}, "
                          f"{row.source} {row.spread:.3g}).")
@@ -168,7 +209,7 @@ def comparison_text(found: LogComparison) -> str:
             lines.append(f"  {row.arm_a} - {row.arm_b}: {row.diff:+.4g} "
                          f"[{row.ci_low:.4g}, {row.ci_high:.4g}] on {row.n} paired items, "
                          f"p {row.p_value:.3g}, p_holm {row.p_holm:.3g} ({row.method}); "
-                         f"detectable difference {row.mdd:.3g}")
+                         f"detectable difference {_mdd(row.mdd)}")
         for row in found.pairing[(found.pairing["dataset"] == dataset)
                                  & (found.pairing["metric"] == metric)].itertuples():
             lines.append(f"  {row.arm_a} / {row.arm_b}: {_unpaired(row)}")
@@ -180,12 +221,30 @@ def comparison_text(found: LogComparison) -> str:
     return "\n".join(lines)
 
 
+def _mdd(value: float) -> str:
+    """The detectable difference in words where it is no number (docs/statistics.md)."""
+    if math.isnan(value):
+        return "not estimable (the same difference on every item)"
+    return "none at this n" if math.isinf(value) else f"{value:.3g}"
+
+
 def _unpaired(row) -> str:
     if not (row.only_a or row.only_b or row.epochs_differ):
         return f"all {row.paired} items paired, in the same epochs"
-    return (f"{row.paired} items paired; not paired: {row.only_a} only in {row.arm_a}, "
-            f"{row.only_b} only in {row.arm_b}; {row.epochs_differ} paired items scored in "
-            "different epochs (each side's mean over its own)")
+    return (f"{row.paired} items paired; not paired: {row.only_a} only in {row.arm_a}"
+            f"{_why(row.only_a, row.errored_b, row.arm_b)}, {row.only_b} only in {row.arm_b}"
+            f"{_why(row.only_b, row.errored_a, row.arm_a)}; {row.epochs_differ} paired items "
+            "scored in different epochs (each side's mean over its own)")
+
+
+def _why(only: int, errored: int, other: str) -> str:
+    """Why items of one log are not in the other: errored there, or not there at all."""
+    if not only:
+        return ""
+    missing = only - errored
+    parts = ([f"{errored} errored in {other}"] if errored else []) + (
+        [f"{missing} not in {other}"] if missing else [])
+    return f" ({', '.join(parts)})"
 
 
 def compare_logs_command(paths: Sequence[str], args) -> int:
@@ -197,6 +256,8 @@ def compare_logs_command(paths: Sequence[str], args) -> int:
     if summary_only:
         raise ScievalsError(summary_only[0], "applies to result summaries, not to logs",
                             "leave it out when comparing logs")
+    if args.csv:  # before any work: a bad target is one line, not a late traceback
+        check_output_file(args.csv, "--csv")
     runs, errors = read_runs(paths)
     for error in errors:
         print(f"error: {error.one_line()}", file=sys.stderr)

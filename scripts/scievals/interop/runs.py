@@ -18,6 +18,10 @@ from scievals.common.errors import ScievalsError
 # The per-item table of an imported run (one row per scored item and sample) and the columns
 # that describe its metric on every row, so a kept run is one self-describing CSV.
 ROW_COLUMNS = ["dataset", "metric", "item", "sample", "score"]
+# A score beyond this size is no score a tool writes (shares, counts, 0-100 scores): 1e308
+# or a 400-digit integer would overflow every sum and mean into inf. Such values, and NaN
+# and infinities, are counted and left out with a note, never passed on.
+MAX_ABS_SCORE = 1e12
 TABLE_COLUMNS = ["arm", *ROW_COLUMNS, "kind", "low", "high", "lower_is_better"]
 
 
@@ -43,6 +47,9 @@ class ImportedRun:
     reported: dict[str, float] = field(default_factory=dict)  # the tool's own aggregates
     notes: list[str] = field(default_factory=list)
     arm: str = ""
+    # (dataset, item) the log holds but could not score (an errored sample): an item another
+    # log scored and this one did not is then "errored here", not "missing"
+    errored: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self):
         if not self.arm:
@@ -94,8 +101,32 @@ def describe(values: np.ndarray, declared: tuple[float, float] | None = None,
                       float(low), float(high), lower_is_better)
 
 
+def number(value) -> float:
+    """A JSON number as a float: inf for an integer too big for one (a 400-digit integer),
+    so :func:`usable` counts it instead of a traceback."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def usable(rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``rows`` without scores that are NaN, infinite or beyond MAX_ABS_SCORE, and a note per
+    metric saying how many were left out."""
+    scores = pd.to_numeric(rows["score"], errors="coerce").astype(float)
+    bad = ~(np.isfinite(scores) & (scores.abs() <= MAX_ABS_SCORE))
+    if not bad.any():
+        return rows, []
+    notes = [f"{dataset} {metric}: {count} score(s) NaN, infinite or beyond +-{MAX_ABS_SCORE:g} "
+             "left out (no tool writes such a score; they would break every mean)"
+             for (dataset, metric), count in rows[bad].groupby(["dataset", "metric"],
+                                                               sort=True).size().items()]
+    return rows[~bad].reset_index(drop=True), notes
+
+
 def finished(path: Path, fmt: str, model: str, records: list[tuple], metrics_declared: dict,
-             reported: dict, notes: list[str]) -> ImportedRun:
+             reported: dict, notes: list[str],
+             errored: set[tuple[str, str]] | None = None) -> ImportedRun:
     """The run from (dataset, metric, item, sample, score) records, refusing an empty one.
     ``metrics_declared``: (dataset, metric) -> (declared range or None, lower_is_better)."""
     if not records:
@@ -103,6 +134,10 @@ def finished(path: Path, fmt: str, model: str, records: list[tuple], metrics_dec
                             "; ".join(notes) if notes else "nothing to compare")
     rows = pd.DataFrame.from_records(records, columns=ROW_COLUMNS)
     rows["item"] = rows["item"].astype(str)
+    rows, dropped = usable(rows)
+    notes = [*notes, *dropped]
+    if rows.empty:
+        raise ScievalsError(path, f"{fmt} with no usable score", "; ".join(notes))
     duplicated = rows.duplicated(["dataset", "metric", "item", "sample"])
     if duplicated.any():
         first = rows[duplicated].iloc[0]
@@ -113,4 +148,5 @@ def finished(path: Path, fmt: str, model: str, records: list[tuple], metrics_dec
     for (dataset, metric), group in rows.groupby(["dataset", "metric"], sort=True):
         declared, lower = metrics_declared.get((dataset, metric), (None, False))
         metrics[(dataset, metric)] = describe(group["score"].to_numpy(float), declared, lower)
-    return ImportedRun(path, fmt, model, rows, metrics, reported, notes)
+    return ImportedRun(path, fmt, model, rows, metrics, reported, notes,
+                       errored=set(errored or ()))

@@ -66,6 +66,9 @@ POWER = 0.80
 EXACT_MAX_ITEMS = 13
 MC_SUBSETS = 2**EXACT_MAX_ITEMS - 1
 _CHUNK_VALUES = 4_000_000  # subset sums held at once (32 MB of float64)
+# Subset matrices up to this many items are kept (8,191 x 512 float64: 34 MB); beyond, the
+# Monte-Carlo subsets are drawn in blocks of _CHUNK_VALUES entries for every test.
+CACHED_MAX_ITEMS = 512
 # Normal samples per item count behind the sign-flip test's minimum detectable difference.
 MDD_DRAWS = 2000
 # Beyond this many items the minimum detectable differences use the normal approximation.
@@ -150,20 +153,48 @@ def _z(q: float) -> float:
 def _subsets(n: int, seed: int) -> np.ndarray:
     """(M, n) 0/1 matrix of non-empty item subsets: all 2^n - 1 when n <= EXACT_MAX_ITEMS,
     else MC_SUBSETS drawn uniformly (each item in with probability 1/2; an empty draw is
-    drawn again), seeded by (seed, n). Read-only: it is shared by every call."""
+    drawn again), seeded by (seed, n). Read-only: it is shared by every call. Only for
+    n <= CACHED_MAX_ITEMS (the matrix is M x n float64): larger n go through
+    :func:`_subset_blocks`."""
     if n <= EXACT_MAX_ITEMS:
         codes = np.arange(1, 2**n, dtype=np.int64)
         out = ((codes[:, None] >> np.arange(n)) & 1).astype(float)
     else:
-        rng = np.random.default_rng([seed, n])
-        out = (rng.random((MC_SUBSETS, n)) < 0.5).astype(float)
-        while True:
-            empty = out.sum(axis=1) == 0
-            if not empty.any():
-                break
-            out[empty] = (rng.random((int(empty.sum()), n)) < 0.5).astype(float)
+        out = np.concatenate(list(_drawn_blocks(n, seed, MC_SUBSETS)))
     out.setflags(write=False)
     return out
+
+
+def _drawn_blocks(n: int, seed: int, rows: int):
+    """The Monte-Carlo subsets of :func:`_subsets`, ``rows`` at a time (float 0/1 blocks).
+
+    The generator's stream is read in the same order as one (MC_SUBSETS, n) draw, so the
+    subsets are the same at every block size: rows that came out empty are left out of their
+    block and drawn again at the end, exactly as the whole matrix's redraw loop drew them.
+    The statistics (counts and order statistics of subset sums) do not depend on the rows'
+    order, so a blocked test gives the p and interval of the whole matrix."""
+    rng = np.random.default_rng([seed, n])
+    empty = 0
+    for start in range(0, MC_SUBSETS, rows):
+        block = rng.random((min(rows, MC_SUBSETS - start), n)) < 0.5
+        keep = block.any(axis=1)
+        empty += int(block.shape[0] - keep.sum())
+        yield block[keep].astype(float)
+    while empty:  # the whole matrix's loop: all empty rows drawn again at once, until none
+        block = rng.random((empty, n)) < 0.5
+        keep = block.any(axis=1)
+        empty = int(empty - keep.sum())
+        yield block[keep].astype(float)
+
+
+def _subset_blocks(n: int, seed: int):
+    """The subsets of :func:`_subsets` as blocks of at most _CHUNK_VALUES entries: the cached
+    matrix for small n, else drawn afresh block by block, so the memory of a test stays
+    flat in the number of items (a whole 8,191 x 200,000 matrix is 13 GB)."""
+    if n <= CACHED_MAX_ITEMS:
+        yield _subsets(n, seed)
+    else:
+        yield from _drawn_blocks(n, seed, max(1, _CHUNK_VALUES // n))
 
 
 def sign_flip(d: np.ndarray, span: float, seed: int = 0, alpha: float = ALPHA,
@@ -183,24 +214,29 @@ def sign_flip(d: np.ndarray, span: float, seed: int = 0, alpha: float = ALPHA,
     (n <= 5 at 5 %: the smallest p is 2 / 2^n) the interval is [-span, span]."""
     d = np.asarray(d, dtype=float)
     size, n = d.shape
-    subsets = _subsets(n, seed)
-    sizes = subsets.sum(axis=1)
-    total = len(subsets) + 1
+    count = 2**n - 1 if n <= EXACT_MAX_ITEMS else MC_SUBSETS
+    total = count + 1
     k = int(total * alpha / 2)
     tol = 1e-9 * span  # sums that are 0 up to rounding count as 0 (e.g. 0.1 + 0.2 - 0.3)
     p = np.empty(size)
     low, high = np.full(size, -float(span)), np.full(size, float(span))
-    step = max(1, _CHUNK_VALUES // len(subsets))
+    step = max(1, _CHUNK_VALUES // count)
     for start in range(0, size, step):
-        sums = d[start:start + step] @ subsets.T
+        rows = d[start:start + step]
+        sums, sizes = np.empty((len(rows), count)), np.empty(count)
+        at = 0
+        for block in _subset_blocks(n, seed):  # (P, M) sums, never an M x n matrix at once
+            sums[:, at:at + len(block)] = rows @ block.T
+            sizes[at:at + len(block)] = block.sum(axis=1)
+            at += len(block)
         below = np.count_nonzero(sums <= tol, axis=1)
         above = np.count_nonzero(sums >= -tol, axis=1)
         p[start:start + step] = np.minimum(1.0, 2.0 * (1 + np.minimum(below, above)) / total)
         if k:
             means = sums / sizes
-            part = np.partition(means, (k - 1, len(subsets) - k), axis=1)
+            part = np.partition(means, (k - 1, count - k), axis=1)
             low[start:start + step] = part[:, k - 1]
-            high[start:start + step] = part[:, len(subsets) - k]
+            high[start:start + step] = part[:, count - k]
     # rounding: an end within tol of 0 is 0 when the p-value says "not significant"
     keep = p >= alpha
     low[keep & (low > 0)] = 0.0

@@ -7,7 +7,9 @@ type, weight and configuration, read from the suite), the metrics each grader's 
 the score the run's weighted grader score, the rationale each grader's feedback (an LLM
 judge's reasoning included), and the tokens the agent's turns used.
 Results are the score stage's graded file (recorded and imported runs with their verdicts),
-else the recorded runs as the prediction step wrote them.
+else the recorded runs as the prediction step wrote them. A suite's no-skill arm (waza's
+``baseline_outcome``) gives its runs too, with condition ``no-skill``: the tables' model
+``<model> [no-skill]``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from scievals.common.io import read_jsonl
 from scievals.common.samples import Sample, number, read_usage, request_cost
 from scievals.waza import suites
 from scievals.waza.metrics import weighted_run_score
+from scievals.waza.recording import BASELINE_ARM
 from scievals.waza.suites import GraderSpec
 from scievals.waza.workflow import CASES, GRADED, IMPORTED, SUITES_DIR, USAGE
 
@@ -168,24 +171,36 @@ def samples(root: str | Path, model: str) -> list[Sample]:
     out = []
     for suite, result in _results(root, model):
         usage = read_usage(root / USAGE.format(model=model, suite=suite))  # agent runs only
-        for task in result.get("tasks") or []:
-            task_id = task.get("test_id", "")
-            for run in task.get("runs") or []:
-                validations = run.get("validations") or {}
-                tokens_in, tokens_out = _tokens(run)
-                out.append(Sample(
-                    item=f"{suite}/{task_id}#{run.get('run_number', 1)}", condition="",
-                    input=turns.get((suite, task_id)) or prompts.get(
-                        (suite, task_id), task.get("display_name", "")),
-                    reply=_reply(run), parse_status="-",
-                    outcome=str(run.get("status") or "-"),
-                    metrics={name: number(v.get("score")) for name, v in validations.items()},
-                    rationale="\n".join(f"{name}: {v.get('feedback', '')}"
-                                        for name, v in validations.items()),
-                    expected=expected.get((suite, task_id)) or expected.get(
-                        (suite, "*"), f"(task {suite}/{task_id} is not in {SUITES_DIR})"),
-                    score=_run_score(validations), score_name=SCORE,
-                    tokens_in=tokens_in, tokens_out=tokens_out,
-                    cost_usd=request_cost(tokens_in, tokens_out, usage),
-                    latency_s=(run.get("duration_ms") or 0) / 1000))
+        arms = [("", result.get("tasks") or [])]
+        baseline = result.get("baseline_outcome")
+        if isinstance(baseline, dict) and baseline.get("tasks"):
+            arms.append((BASELINE_ARM, baseline["tasks"]))  # the no-skill arm's own runs
+        for condition, tasks in arms:
+            out += _task_samples(suite, condition, tasks, usage, prompts, expected, turns)
+    return out
+
+
+def _task_samples(suite: str, condition: str, tasks: list, usage: dict, prompts: dict,
+                  expected: dict, turns: dict) -> list[Sample]:
+    out = []
+    for task in tasks:
+        task_id = task.get("test_id", "")
+        for run in task.get("runs") or []:
+            validations = run.get("validations") or {}
+            tokens_in, tokens_out = _tokens(run)
+            out.append(Sample(
+                item=f"{suite}/{task_id}#{run.get('run_number', 1)}", condition=condition,
+                input=turns.get((suite, task_id)) or prompts.get(
+                    (suite, task_id), task.get("display_name", "")),
+                reply=_reply(run), parse_status="-",
+                outcome=str(run.get("status") or "-"),
+                metrics={name: number(v.get("score")) for name, v in validations.items()},
+                rationale="\n".join(f"{name}: {v.get('feedback', '')}"
+                                    for name, v in validations.items()),
+                expected=expected.get((suite, task_id)) or expected.get(
+                    (suite, "*"), f"(task {suite}/{task_id} is not in {SUITES_DIR})"),
+                score=_run_score(validations), score_name=SCORE,
+                tokens_in=tokens_in, tokens_out=tokens_out,
+                cost_usd=request_cost(tokens_in, tokens_out, usage),
+                latency_s=(run.get("duration_ms") or 0) / 1000))
     return out
