@@ -39,9 +39,9 @@ class Arm:
 
 @dataclass
 class Sources:
-    """Every argument's runs (argument -> [(origin, run)]), errors and notes."""
+    """Every argument's runs ([(argument, [(origin, run)])], in order), errors and notes."""
 
-    runs: dict[str, list[tuple[str, ImportedRun]]] = field(default_factory=dict)
+    runs: list[tuple[str, list[tuple[str, ImportedRun]]]] = field(default_factory=list)
     errors: list[ScievalsError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -52,7 +52,8 @@ def read_arguments(arguments: Sequence[str], runs_dir=run_ids.RUNS_DIR,
     found = Sources()
     for argument in arguments:
         try:
-            found.runs[argument] = _runs_of(argument, runs_dir, imported_dir, found.notes)
+            found.runs.append((argument, _runs_of(argument, runs_dir, imported_dir,
+                                                  found.notes)))
         except ScievalsError as exc:
             found.errors.append(exc)
     return found
@@ -108,7 +109,7 @@ def task_arms(sources: Sources, names: Sequence[str] = ()) -> dict[str, list[Arm
         raise ScievalsError("--name", f"{len(names)} names for {len(sources.runs)} "
                             "arguments", "give at most one --name per log or run id")
     tasks: dict[str, list[Arm]] = {}
-    for number, (argument, runs) in enumerate(sources.runs.items()):
+    for number, (argument, runs) in enumerate(sources.runs):
         name = names[number] if number < len(names) else None
         per_task: dict[str, list[Arm]] = {}
         for origin, run in runs:

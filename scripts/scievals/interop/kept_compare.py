@@ -4,9 +4,10 @@ metric: "did my prompt change help?" without finding the runs' record files by h
 
 Arms are matched by task and label: the same model (and condition) in both runs is one
 paired comparison, named ``<label> @ <run id>`` (``@ <--name>`` when the runs are named).
-Within a task, arms left without a partner (a model only one run scored) are compared with
-each other when each side has exactly one (an imported log beside our run of its task);
-otherwise they are listed as not compared. Each comparison is the engine's
+Within a task, the arms left without a partner (an imported log beside our run of its
+task, models only one run scored) are compared with each other, as one family (Holm over
+their pairs), when they come from two arguments or more; otherwise they are listed as not
+compared. Each comparison is the engine's
 (:func:`scievals.interop.paired_logs.compare_runs`): means with intervals, the paired
 difference with its interval, p, p_holm, the detectable difference, what did not pair.
 """
@@ -56,12 +57,12 @@ def groups(arguments: Sequence[str], names: Sequence[str] = (),
         raise ScievalsError("--name", f"{len(names)} names for {len(sources.runs)} runs",
                             "give at most one --name per run or log")
     tags = [names[k] if k < len(names) else _origin_tag(arg, runs)
-            for k, (arg, runs) in enumerate(sources.runs.items())]
+            for k, (arg, runs) in enumerate(sources.runs)]
     if len(set(tags)) < len(tags):
         raise ScievalsError(", ".join(arguments), "the same run twice",
                             "give two different runs (python -m scievals logs)")
     by_task: dict[str, dict[str, list[tuple[int, arms_module.Arm]]]] = {}
-    for side, (argument, runs) in enumerate(sources.runs.items()):
+    for side, (argument, runs) in enumerate(sources.runs):
         for origin, run in runs:
             for task in sorted(set(run.rows["dataset"])):
                 arm = arms_module.Arm(task, run.arm, arms_module._task_run(run, task), origin)
@@ -75,11 +76,9 @@ def groups(arguments: Sequence[str], names: Sequence[str] = (),
                 out.append(Group(task, f"{task} / {label}", _named(found, tags)))
             else:
                 left.extend(found)
-        sides = [side for side, _ in left]
-        if len(set(sides)) > 1 and len(sides) == len(set(sides)):
-            named = [(s, _relabel(a, f"{a.label} @ {tags[s]}")) for s, a in left]
-            out.append(Group(task, f"{task} / " + " vs ".join(a.label for _, a in named),
-                             [a for _, a in named]))
+        if len({side for side, _ in left}) > 1:
+            named = [_relabel(a, f"{a.label} @ {tags[s]}") for s, a in left]
+            out.append(Group(task, f"{task} / " + " vs ".join(a.label for a in named), named))
         elif left:
             shown = "; ".join(f"{tags[s]}: {a.label}" for s, a in left)
             notes.append(f"{task}: not compared, no partner in the other run(s) ({shown})")
