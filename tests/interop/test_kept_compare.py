@@ -3,64 +3,29 @@ kept runs item by item per benchmark, model and metric; ``leaderboard`` takes ru
 ``logs`` lists kept imports, which compare beside our runs.
 
 The kept runs are written by the code that keeps them at the end of a workflow run
-(:func:`scievals.interop.eee.build_records` + :func:`scievals.interop.runlogs._write`) from
-items whose scores are set here, so every figure is worked by hand."""
+(tests/support/kept_runs.py) from items whose scores are set there, so every figure is
+worked by hand."""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from support.kept_runs import AFTER, BEFORE, NEW, OLD, kept
+
 from scievals.cli import main
-from scievals.common.io import write_json
-from scievals.interop import eee, runlogs
+from scievals.interop import run_ids
 
 DATA = Path(__file__).parent / "data"
-OLD, NEW = "20261128T040000Z-aaaaaa", "20261128T050000Z-bbbbbb"
-MODELS = {"gpt": {"provider": "openai", "model": "gpt-4o-mini"},
-          "marker_baseline": {"provider": "baseline"}, "late": {"provider": "baseline"}}
-# per model, the hierarchy_f1 of cases case0..case5
-BEFORE = {"gpt": [0.5, 0.6, 0.4, 0.7, 0.8, 0.3], "marker_baseline": [0.4] * 6}
-AFTER = {"gpt": [0.9, 0.8, 0.7, 0.9, 1.0, 0.6], "marker_baseline": [0.4] * 6,
-         "late": [1.0] * 6}
-
-
-def _item(model: str, case: int, score: float) -> dict:
-    return {"benchmark": "gating", "model": model, "item": f"case{case}",
-            "condition": "minimal_direct", "input": f"panel {case}", "reply": f"tree {score}",
-            "parse_status": "ok", "outcome": "scored", "metrics": {"hierarchy_f1": score},
-            "rationale": "", "expected": f"truth {case}", "score": score,
-            "score_name": "hierarchy_f1", "tokens_in": 100, "tokens_out": 20,
-            "cost_usd": 0.001, "latency_s": 1.0}
-
-
-def _kept(runs: Path, name: str, scores: dict[str, list[float]]) -> None:
-    """A kept run of gating as keep_run writes it: records + run.json."""
-    rows, samples = [], {}
-    for model, values in scores.items():
-        rows.append({"benchmark": "gating", "dataset": "OMIP", "dataset_sha256": "ab" * 32,
-                     "model": model, "condition": "minimal_direct", "metric": "hierarchy_f1",
-                     "value": sum(values) / len(values), "ci_low": 0.0, "ci_high": 1.0,
-                     "n": len(values), "ci_method": "wilson-ess", "scievals_version": "0.1.0",
-                     "git_commit": "abc", "config_hash": "c0ffee"})
-        samples[("gating", model)] = [_item(model, k, s) for k, s in enumerate(values)]
-    facts = eee.RunFacts(retrieved_timestamp="1764300000", run_id=name)
-    records = eee.build_records(pd.DataFrame(rows), samples, MODELS, facts)
-    entries = runlogs._write(runs / name, name, records)
-    write_json(runs / name / runlogs.RUN_FILE, {
-        "run_id": name, "recorded_utc": "2026-11-28T04:00:00+00:00", "limited": False,
-        "records": entries, "digests": {}, "benchmarks": ["gating"],
-        "models": sorted(scores)})
-
-
 @pytest.fixture
 def runs(tmp_path) -> Path:
     folder = tmp_path / "runs"
-    _kept(folder, OLD, BEFORE)
-    _kept(folder, NEW, AFTER)
+    kept(folder, OLD, BEFORE)
+    kept(folder, NEW, AFTER)
     return folder
 
 
@@ -136,3 +101,19 @@ def test_unknown_or_repeated_runs_are_one_line(runs, capsys):
     assert "the same run twice" in capsys.readouterr().err
     assert main(["compare", OLD, NEW, "--runs-dir", str(runs), "--tolerance", "0.1"]) == 1
     assert "applies to result summaries" in capsys.readouterr().err
+
+
+def test_kept_imports_are_bounded_sparing_the_ones_just_written(tmp_path):
+    folder = tmp_path / "imported"
+    folder.mkdir()
+    tables = []
+    for k in range(5):  # five tables, written one second apart, oldest first
+        table = folder / f"m__task__{k:08x}.csv"
+        table.write_text("x" * 100)
+        os.utime(table, (1_000_000 + k, 1_000_000 + k))
+        tables.append(table)
+    # keep 2: the three oldest go, but table 0 was written by this import and stays, so
+    # the next oldest (3) goes in its place
+    removed = run_ids.prune_imported(folder, {tables[0]}, {"keep": 2, "max_mb": 500})
+    assert removed == tables[1:4]
+    assert run_ids.imported_tables(folder) == [tables[0], tables[4]]

@@ -42,6 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _import(args: argparse.Namespace) -> int:
     failed = 0
+    written = set()
     for path in args.paths:
         try:
             run = read_log(path)
@@ -50,6 +51,7 @@ def _import(args: argparse.Namespace) -> int:
             print(f"error: {exc.one_line()}", file=sys.stderr)
             failed += 1
             continue
+        written.add(kept)
         print(f"{run.summary()} -> {kept}")
         if run.reported:  # the tool's own aggregates, for reference (never used here)
             shown = ", ".join(f"{k} {v:.4g}" for k, v in list(run.reported.items())[:8])
@@ -57,7 +59,18 @@ def _import(args: argparse.Namespace) -> int:
             print(f"  the log's own figures: {shown}" + (f" (+{more} more)" if more > 0 else ""))
         for note in run.notes:
             print(f"  note: {note}")
+    _bound(Path(args.out), written)
     return 1 if failed else 0
+
+
+def _bound(out: Path, written: set[Path]) -> None:
+    """Kept imports stay within their bounds, as run logs do (board: imports by id)."""
+    from scievals.interop.run_ids import IMPORTED_BOUNDS, prune_imported  # only after a write
+
+    removed = prune_imported(out, written)
+    if removed:
+        print(f"removed {len(removed)} older kept import(s) from {out} (kept: at most "
+              f"{IMPORTED_BOUNDS['keep']} tables, {IMPORTED_BOUNDS['max_mb']} MB)")
 
 
 def read_log(path: str | Path) -> ImportedRun:

@@ -28,6 +28,9 @@ NAMED = {"latest", "latest-full", "@latest", "@latest-full"}
 # what `logs` prints as a run id, or its first characters (at least the date's 8 digits)
 RUN_PREFIX = re.compile(r"\d{8}(T\d{0,6}(Z(-[0-9a-f]{0,6})?)?)?")
 IMPORTED_ID = re.compile(r"[0-9a-f]{4,8}")
+# Kept imports are bounded as run logs are (run_logs in config.yaml): past this many tables
+# or megabytes, the oldest go; never a table the current `import` wrote.
+IMPORTED_BOUNDS = {"keep": 200, "max_mb": 500}
 
 
 @dataclass
@@ -101,6 +104,26 @@ def _imported(ref: str, imported_dir: Path) -> KeptArms:
         raise ScievalsError(imported_dir, f"no single kept import {ref!r} ({len(matches)} "
                             "match)", f"give an id from `python -m scievals logs` ({known})")
     return KeptArms(imported_id(matches[0]), [read_kept(matches[0])])
+
+
+def prune_imported(imported_dir: str | Path, written: set[Path],
+                   bounds: dict = IMPORTED_BOUNDS) -> list[Path]:
+    """Remove the oldest kept imports (by time written) past ``bounds``, sparing
+    ``written``; the tables removed."""
+    tables = sorted(imported_tables(imported_dir), key=lambda p: (p.stat().st_mtime, p.name))
+    spared = {p.resolve() for p in written}
+    count, total = len(tables), sum(p.stat().st_size for p in tables)
+    removed = []
+    for table in tables:
+        if count <= bounds["keep"] and total <= bounds["max_mb"] * 1e6:
+            break
+        if table.resolve() in spared:
+            continue
+        size = table.stat().st_size
+        table.unlink()
+        removed.append(table)
+        count, total = count - 1, total - size
+    return removed
 
 
 def imported_lines(imported_dir: str | Path = IMPORTED_DIR) -> list[str]:
