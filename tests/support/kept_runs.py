@@ -30,7 +30,7 @@ def item(model: str, case: int, score: float) -> dict:
             "cost_usd": 0.001, "latency_s": 1.0}
 
 
-def kept(runs: Path, name: str, scores: dict[str, list[float]]) -> None:
+def kept(runs: Path, name: str, scores: dict[str, list[float]], limited: bool = False) -> None:
     """A kept run of gating as keep_run writes it: records + run.json."""
     rows, samples = [], {}
     for model, values in scores.items():
@@ -44,6 +44,6 @@ def kept(runs: Path, name: str, scores: dict[str, list[float]]) -> None:
     records = eee.build_records(pd.DataFrame(rows), samples, MODELS, facts)
     entries = runlogs._write(runs / name, name, records)
     write_json(runs / name / runlogs.RUN_FILE, {
-        "run_id": name, "recorded_utc": "2026-11-28T04:00:00+00:00", "limited": False,
+        "run_id": name, "recorded_utc": "2026-11-28T04:00:00+00:00", "limited": limited,
         "records": entries, "digests": {}, "benchmarks": ["gating"],
         "models": sorted(scores)})
