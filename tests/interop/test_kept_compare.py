@@ -18,7 +18,7 @@ import pytest
 from support.kept_runs import AFTER, BEFORE, NEW, OLD, kept
 
 from scievals.cli import main
-from scievals.interop import run_ids
+from scievals.interop import imported_store
 
 DATA = Path(__file__).parent / "data"
 @pytest.fixture
@@ -114,6 +114,6 @@ def test_kept_imports_are_bounded_sparing_the_ones_just_written(tmp_path):
         tables.append(table)
     # keep 2: the three oldest go, but table 0 was written by this import and stays, so
     # the next oldest (3) goes in its place
-    removed = run_ids.prune_imported(folder, {tables[0]}, {"keep": 2, "max_mb": 500})
+    removed = imported_store.prune_imported(folder, {tables[0]}, {"keep": 2, "max_mb": 500})
     assert removed == tables[1:4]
-    assert run_ids.imported_tables(folder) == [tables[0], tables[4]]
+    assert imported_store.imported_tables(folder) == [tables[0], tables[4]]

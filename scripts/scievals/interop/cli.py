@@ -23,11 +23,11 @@ EXPORT_DIR = Path("results/export/eee")
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from scievals.interop import run_ids, runlogs
+    from scievals.interop import imported_store, runlogs
 
     for line in runlogs.lines(runlogs.list_runs(args.runs_dir)):
         print(line)
-    for line in run_ids.imported_lines(args.imported_dir):  # kept imports, by id (board)
+    for line in imported_store.imported_lines(args.imported_dir):  # kept imports, by id
         print(line)
     return 0
 

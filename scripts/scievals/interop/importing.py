@@ -24,6 +24,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, write_csv
 from scievals.interop import eee_read, inspect_logs, lm_eval
+from scievals.interop.imported_store import IMPORTED_BOUNDS, prune_imported
 from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo
 
 DEFAULT_OUT = "results/imported"
@@ -65,8 +66,6 @@ def _import(args: argparse.Namespace) -> int:
 
 def _bound(out: Path, written: set[Path]) -> None:
     """Kept imports stay within their bounds, as run logs do (board: imports by id)."""
-    from scievals.interop.run_ids import IMPORTED_BOUNDS, prune_imported  # only after a write
-
     removed = prune_imported(out, written)
     if removed:
         print(f"removed {len(removed)} older kept import(s) from {out} (kept: at most "

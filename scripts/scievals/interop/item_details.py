@@ -85,9 +85,17 @@ def _content(content) -> str:
     return str(content or "")
 
 
-def read_details(run: ImportedRun) -> Details:
+def read_details(run: ImportedRun, texts: bool = True) -> Details:
     """The texts and usage of ``run``'s log (module docstring); empty with a note when the
-    log holds none or cannot be read again."""
+    log holds none or cannot be read again. ``texts`` False: the usage only (the texts of
+    10,000 items are not held for a table that shows none)."""
+    found = _read(run)
+    if not texts:
+        found.texts = {}
+    return found
+
+
+def _read(run: ImportedRun) -> Details:
     try:
         if run.format.startswith("inspect_ai .eval"):
             return _inspect(_eval_samples(run.path), _task(run))

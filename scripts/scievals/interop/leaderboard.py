@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from scievals.common.errors import ScievalsError
 from scievals.interop import item_details
 from scievals.interop.arms import Arm
 from scievals.interop.paired_logs import _pattern as exact_pattern
@@ -54,14 +55,20 @@ def task_table(arms: list[Arm]) -> tuple[pd.DataFrame, dict, set]:
     return pd.concat(parts, ignore_index=True), ranges, lower
 
 
-def build(task_arms: dict[str, list[Arm]], seed: int = 0, notes: list[str] = ()) -> Board:
-    """The board of every task's arms (module docstring)."""
+def build(task_arms: dict[str, list[Arm]], seed: int = 0, notes: list[str] = (),
+          texts: bool = True) -> Board:
+    """The board of every task's arms (module docstring); ``texts``: keep each item's input,
+    target and answer (for the page), not only the tokens and cost."""
     rows, pairs, footers, all_notes = [], [], {}, list(notes)
-    details = {(task, arm.label): _details(arm, all_notes)
+    details = {(task, arm.label): _details(arm, all_notes, texts)
                for task, arms in task_arms.items() for arm in arms}
     for task, arms in task_arms.items():
         table, ranges, lower = task_table(arms)
-        result = api.compare(table, ranges, seed=seed, lower_is_better=lower)
+        try:
+            result = api.compare(table, ranges, seed=seed, lower_is_better=lower)
+        except ValueError as exc:  # the engine's word on scores it cannot compare
+            raise ScievalsError(", ".join(a.origin for a in arms), f"task {task}: {exc}",
+                                "check these logs' scores") from None
         all_notes += [f"{task}: {n}" for n in result.notes]
         by_label = {a.label: a for a in arms}
         pairs.append(result.comparisons.assign(dataset=task))
@@ -94,9 +101,9 @@ def _rank_number(rank: str) -> float:
     return math.inf if rank == "-" else float(str(rank).rstrip("="))
 
 
-def _details(arm: Arm, notes: list[str]) -> item_details.Details:
+def _details(arm: Arm, notes: list[str], texts: bool) -> item_details.Details:
     """The arm's texts and usage (a log that cannot be read again for them is said once)."""
-    details = item_details.read_details(arm.run)
+    details = item_details.read_details(arm.run, texts)
     if details.note and details.note not in notes and "scores only" not in details.note:
         notes.append(details.note)
     return details

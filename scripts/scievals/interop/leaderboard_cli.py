@@ -48,7 +48,8 @@ def command(args: argparse.Namespace) -> int:
         print(f"error: {error.one_line()}", file=sys.stderr)
     if sources.errors:
         return 1
-    board = leaderboard.build(arms.task_arms(sources, args.name), args.seed, sources.notes)
+    board = leaderboard.build(arms.task_arms(sources, args.name), args.seed, sources.notes,
+                              texts=bool(args.html))
     if args.html:
         from scievals.interop.leaderboard_html import page  # only for --html
 

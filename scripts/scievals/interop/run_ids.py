@@ -19,18 +19,20 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.interop import eee_read, runlogs
+from scievals.interop.imported_store import (
+    IMPORTED_DIR,
+    IMPORTED_PREFIX,
+    imported_id,
+    imported_tables,
+)
+from scievals.interop.importing import read_kept
 from scievals.interop.runs import ImportedRun
 
 RUNS_DIR = Path("results/runs")
-IMPORTED_DIR = Path("results/imported")
-IMPORTED_PREFIX = "imported:"
 NAMED = {"latest", "latest-full", "@latest", "@latest-full"}
 # what `logs` prints as a run id, or its first characters (at least the date's 8 digits)
 RUN_PREFIX = re.compile(r"\d{8}(T\d{0,6}(Z(-[0-9a-f]{0,6})?)?)?")
 IMPORTED_ID = re.compile(r"[0-9a-f]{4,8}")
-# Kept imports are bounded as run logs are (run_logs in config.yaml): past this many tables
-# or megabytes, the oldest go; never a table the current `import` wrote.
-IMPORTED_BOUNDS = {"keep": 200, "max_mb": 500}
 
 
 @dataclass
@@ -81,21 +83,7 @@ def resolve(ref: str, runs_dir: str | Path = RUNS_DIR,
     return KeptArms(run["run_id"], runs, notes)
 
 
-def imported_tables(imported_dir: str | Path = IMPORTED_DIR) -> list[Path]:
-    """The tables ``import`` kept, by name (``<model>__<task>__<sha256 8>.csv``)."""
-    folder = Path(imported_dir)
-    return sorted(p for p in folder.glob("*__*__*.csv") if p.is_file()) if folder.is_dir() \
-        else []
-
-
-def imported_id(path: Path) -> str:
-    """``imported:<8 hex>``: the kept table's digest of its log, as ``logs`` prints it."""
-    return IMPORTED_PREFIX + path.stem.rpartition("__")[2]
-
-
 def _imported(ref: str, imported_dir: Path) -> KeptArms:
-    from scievals.interop.importing import read_kept  # the reader of kept tables
-
     digest = ref[len(IMPORTED_PREFIX):]
     tables = imported_tables(imported_dir)
     matches = [p for p in tables if imported_id(p)[len(IMPORTED_PREFIX):].startswith(digest)]
@@ -104,36 +92,3 @@ def _imported(ref: str, imported_dir: Path) -> KeptArms:
         raise ScievalsError(imported_dir, f"no single kept import {ref!r} ({len(matches)} "
                             "match)", f"give an id from `python -m scievals logs` ({known})")
     return KeptArms(imported_id(matches[0]), [read_kept(matches[0])])
-
-
-def prune_imported(imported_dir: str | Path, written: set[Path],
-                   bounds: dict = IMPORTED_BOUNDS) -> list[Path]:
-    """Remove the oldest kept imports (by time written) past ``bounds``, sparing
-    ``written``; the tables removed."""
-    tables = sorted(imported_tables(imported_dir), key=lambda p: (p.stat().st_mtime, p.name))
-    spared = {p.resolve() for p in written}
-    count, total = len(tables), sum(p.stat().st_size for p in tables)
-    removed = []
-    for table in tables:
-        if count <= bounds["keep"] and total <= bounds["max_mb"] * 1e6:
-            break
-        if table.resolve() in spared:
-            continue
-        size = table.stat().st_size
-        table.unlink()
-        removed.append(table)
-        count, total = count - 1, total - size
-    return removed
-
-
-def imported_lines(imported_dir: str | Path = IMPORTED_DIR) -> list[str]:
-    """``logs``' second part: one line per kept import (id, model, tasks, items)."""
-    tables = imported_tables(imported_dir)
-    if not tables:
-        return []
-    out = ["", f"{'import':<18} {'model':<30} task(s)   (kept by `python -m scievals import`)"]
-    for path in tables:
-        model, _, rest = path.stem.partition("__")
-        task = rest.rpartition("__")[0]
-        out.append(f"{imported_id(path):<18} {model[:30]:<30} {task}")
-    return out
