@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -60,6 +61,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, nargs="+", default=[1000, 10000])
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("items per log, logs, what, CPU s, peak MB (the largest process so far), html MB")
     for items in sorted(args.items):
         with tempfile.TemporaryDirectory() as tmp:

@@ -175,3 +175,15 @@ def test_bad_names_and_unreadable_logs_are_one_line(tmp_path, capsys):
     out.mkdir()
     assert main(["leaderboard", LOGS[0], "--html", str(out)]) == 1  # a folder: refused
     assert capsys.readouterr().err.startswith("error:")
+
+
+def test_compare_names_the_arms_of_logs(capsys):
+    scores, only_a, only_b = _lm_eval_counts()
+    [a] = (DATA / "lm_eval" / "a").glob("results_*.json")
+    [b] = (DATA / "lm_eval" / "b").glob("results_*.json")
+    assert main(["compare", str(a), str(b), "--name", "good", "--name", "worse"]) == 0
+    out = capsys.readouterr().out
+    diff = (sum(scores["a"].values()) - sum(scores["b"].values())) / 10
+    assert f"good - worse: {diff:+.4g}" in out
+    assert f"p {binomtest(only_a, only_a + only_b).pvalue:.3g}" in out
+    assert "qdpv68r5 (" not in out.split("tiny_sums / exact_match", 1)[1]  # no long labels
