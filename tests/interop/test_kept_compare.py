@@ -60,9 +60,18 @@ def test_compare_by_id_as_text_with_names(runs, capsys):
     assert "all 6 items paired" in out
 
 
-def test_leaderboard_takes_run_ids(runs, capsys):
-    assert main(["leaderboard", OLD, NEW, "--runs-dir", str(runs), "--format", "json"]) == 0
+def test_leaderboard_takes_run_ids(runs, tmp_path, capsys):
+    page = tmp_path / "board.html"
+    assert main(["leaderboard", OLD, NEW, "--runs-dir", str(runs), "--format", "json",
+                 "--html", str(page)]) == 0
     rows = json.loads(capsys.readouterr().out)["tables"]
+    # the page's side-by-side holds each record's items: input, expected answer, reply
+    html = page.read_text(encoding="utf-8")
+    data = json.loads(html.split('id="items">', 1)[1].split("</script>", 1)[0])
+    [task] = data
+    entry = data[task]["arms"][f"gpt [minimal_direct] ({OLD})"]["case2#1"]
+    assert entry == {"item": "case2", "sample": 1, "input": "panel 2", "target": "truth 2",
+                     "answer": "tree 0.4", "scores": {"hierarchy_f1": 0.4}}
     # five arms of one task: the model with 1.0 everywhere first; tokens 6 x 100 per arm
     assert rows[0]["arm"] == "late [minimal_direct]"
     assert {r["arm"] for r in rows} >= {f"gpt [minimal_direct] ({OLD})",

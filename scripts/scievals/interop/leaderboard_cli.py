@@ -58,6 +58,9 @@ def command(args: argparse.Namespace) -> int:
               "json": leaderboard.json_text}[args.format]
     text = render(board)
     print(text, end="" if text.endswith("\n") else "\n")
+    if args.format == "csv":  # a CSV has no place for them: said beside it, at the end
+        for note in board.notes:
+            print(f"note: {note}", file=sys.stderr)
     if args.html:
         print(f"wrote {args.html}", file=sys.stderr)
     return 0
