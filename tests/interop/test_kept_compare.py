@@ -34,7 +34,19 @@ def test_compare_two_kept_runs_by_id_pairs_each_model(runs, tmp_path, capsys):
     assert main(["compare", "20261128T04", "latest", "--runs-dir", str(runs), "--json",
                  "--csv", str(pairs_csv)]) == 0
     found = json.loads(capsys.readouterr().out)
-    by_model = {row["arm_a"].split(" @ ")[0]: row for row in found["comparisons"]}
+    # per model and metric: hierarchy_f1 (the rows' score) and structure_accuracy (carried
+    # in the rows' metadata and reported by the record); extra_only is not reported: left out
+    assert {row["metric"] for row in found["comparisons"]} == {"hierarchy_f1",
+                                                                "structure_accuracy"}
+    structure = {row["arm_a"].split(" @ ")[0]: row for row in found["comparisons"]
+                 if row["metric"] == "structure_accuracy"}
+    # structure_accuracy = 1 - hierarchy_f1 per case: the old run is higher by the same
+    # amounts, so the same exact p = 2 / 2^6, the old run's arm first
+    assert structure["gpt [minimal_direct]"]["arm_a"] == f"gpt [minimal_direct] @ {OLD}"
+    assert structure["gpt [minimal_direct]"]["diff"] == pytest.approx(1.6 / 6)
+    assert structure["gpt [minimal_direct]"]["p_value"] == pytest.approx(2 / 64)
+    by_model = {row["arm_a"].split(" @ ")[0]: row for row in found["comparisons"]
+                if row["metric"] == "hierarchy_f1"}
     assert set(by_model) == {"gpt [minimal_direct]", "marker_baseline [minimal_direct]"}
     gpt = by_model["gpt [minimal_direct]"]
     # arms named by run id, the higher mean first (the engine's order)
@@ -48,7 +60,7 @@ def test_compare_two_kept_runs_by_id_pairs_each_model(runs, tmp_path, capsys):
     assert same["diff"] == 0 and same["p_value"] == pytest.approx(1.0)
     # "late" is only in the newer run: said, not compared
     assert any("late" in note and "not compared" in note for note in found["notes"])
-    assert len(pd.read_csv(pairs_csv)) == 2
+    assert len(pd.read_csv(pairs_csv)) == 4  # 2 models x 2 metrics
 
 
 def test_compare_by_id_as_text_with_names(runs, capsys):
@@ -71,7 +83,8 @@ def test_leaderboard_takes_run_ids(runs, tmp_path, capsys):
     [task] = data
     entry = data[task]["arms"][f"gpt [minimal_direct] ({OLD})"]["case2#1"]
     assert entry == {"item": "case2", "sample": 1, "input": "panel 2", "target": "truth 2",
-                     "answer": "tree 0.4", "scores": {"hierarchy_f1": 0.4}}
+                     "answer": "tree 0.4",
+                     "scores": {"hierarchy_f1": 0.4, "structure_accuracy": 0.6}}
     # five arms of one task: the model with 1.0 everywhere first; tokens 6 x 100 per arm
     assert rows[0]["arm"] == "late [minimal_direct]"
     assert {r["arm"] for r in rows} >= {f"gpt [minimal_direct] ({OLD})",

@@ -24,7 +24,10 @@ AFTER = {"gpt": [0.9, 0.8, 0.7, 0.9, 1.0, 0.6], "marker_baseline": [0.4] * 6,
 def item(model: str, case: int, score: float) -> dict:
     return {"benchmark": "gating", "model": model, "item": f"case{case}",
             "condition": "minimal_direct", "input": f"panel {case}", "reply": f"tree {score}",
-            "parse_status": "ok", "outcome": "scored", "metrics": {"hierarchy_f1": score},
+            "parse_status": "ok", "outcome": "scored",
+            # structure_accuracy is reported by the record (a summary row), extra_only not
+            "metrics": {"hierarchy_f1": score, "structure_accuracy": round(1 - score, 6),
+                        "extra_only": 0.5},
             "rationale": "", "expected": f"truth {case}", "score": score,
             "score_name": "hierarchy_f1", "tokens_in": 100, "tokens_out": 20,
             "cost_usd": 0.001, "latency_s": 1.0}
@@ -34,11 +37,13 @@ def kept(runs: Path, name: str, scores: dict[str, list[float]], limited: bool = 
     """A kept run of gating as keep_run writes it: records + run.json."""
     rows, samples = [], {}
     for model, values in scores.items():
-        rows.append({"benchmark": "gating", "dataset": "OMIP", "dataset_sha256": "ab" * 32,
-                     "model": model, "condition": "minimal_direct", "metric": "hierarchy_f1",
-                     "value": sum(values) / len(values), "ci_low": 0.0, "ci_high": 1.0,
-                     "n": len(values), "ci_method": "wilson-ess", "scievals_version": "0.1.0",
-                     "git_commit": "abc", "config_hash": "c0ffee"})
+        for metric, mean in (("hierarchy_f1", sum(values) / len(values)),
+                             ("structure_accuracy", 1 - sum(values) / len(values))):
+            rows.append({"benchmark": "gating", "dataset": "OMIP", "dataset_sha256": "ab" * 32,
+                         "model": model, "condition": "minimal_direct", "metric": metric,
+                         "value": mean, "ci_low": 0.0, "ci_high": 1.0, "n": len(values),
+                         "ci_method": "wilson-ess", "scievals_version": "0.1.0",
+                         "git_commit": "abc", "config_hash": "c0ffee"})
         samples[("gating", model)] = [item(model, k, s) for k, s in enumerate(values)]
     facts = eee.RunFacts(retrieved_timestamp="1764300000", run_id=name)
     records = eee.build_records(pd.DataFrame(rows), samples, MODELS, facts)
