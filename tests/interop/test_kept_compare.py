@@ -123,6 +123,13 @@ def test_unknown_or_repeated_runs_are_one_line(runs, capsys):
     assert "the same run twice" in capsys.readouterr().err
     assert main(["compare", OLD, NEW, "--runs-dir", str(runs), "--tolerance", "0.1"]) == 1
     assert "applies to result summaries" in capsys.readouterr().err
+    assert main(["compare", OLD, NEW, "--runs-dir", str(runs), "--benchmark", "abdev"]) == 1
+    assert "--benchmark: abdev: in no task both runs hold" in capsys.readouterr().err
+
+
+def test_compare_by_id_keeps_to_a_benchmark(runs, capsys):
+    assert main(["compare", OLD, NEW, "--runs-dir", str(runs), "--benchmark", "gating"]) == 0
+    assert capsys.readouterr().out.count("== gating/OMIP / ") == 2  # gpt, marker_baseline
 
 
 def test_kept_imports_are_bounded_sparing_the_ones_just_written(tmp_path):

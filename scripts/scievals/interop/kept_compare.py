@@ -15,6 +15,7 @@ difference with its interval, p, p_holm, the detectable difference, what did not
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,12 @@ from scievals.common.io import write_csv
 from scievals.interop import arms as arms_module
 from scievals.interop import run_ids
 from scievals.interop.paired_logs import LogComparison, comparison_text, compare_runs
+
+
+# a note on one benchmark's arms: "<benchmark>[/<dataset>]: not compared, ..." or
+# "<run id>: <benchmark> <label> was kept without items..."
+TASK_NOTE = re.compile(r"^(?:([^/: ]+)(?:/[^:]*)?: not compared|[^: ]+: (\S+) .* was kept "
+                       r"without items)")
 
 
 @dataclass
@@ -121,18 +128,24 @@ def text(results: list[tuple[Group, LogComparison]], notes: list[str]) -> str:
 def compare_command(arguments: Sequence[str], args) -> int:
     """``compare`` given kept runs (module docstring): text, ``--json``, ``--csv FILE``."""
     summary_only = [flag for flag, on in (("--tolerance", args.tolerance),
-                                          ("--fail-on-change", args.fail_on_change),
-                                          ("--benchmark", args.benchmark)) if on]
+                                          ("--fail-on-change", args.fail_on_change)) if on]
     if summary_only:
         raise ScievalsError(summary_only[0], "applies to result summaries, not to kept runs",
                             "leave it out when comparing runs by id")
     names = getattr(args, "name", None) or []
     arms_module.check_names(names)
     notes: list[str] = []
-    results = compare_groups(groups(arguments, names, getattr(args, "runs_dir",
-                                                              run_ids.RUNS_DIR),
-                                    getattr(args, "imported_dir", run_ids.IMPORTED_DIR),
-                                    notes), args.seed)
+    found = groups(arguments, names, getattr(args, "runs_dir", run_ids.RUNS_DIR),
+                   getattr(args, "imported_dir", run_ids.IMPORTED_DIR), notes)
+    if args.benchmark:  # a kept run's tasks are <benchmark>/<dataset>
+        found = [g for g in found if g.task.split("/", 1)[0] in args.benchmark]
+        other = [n for n in notes if (m := TASK_NOTE.match(n))
+                 and (m.group(1) or m.group(2)) not in args.benchmark]
+        notes[:] = [n for n in notes if n not in other]
+        if not found:
+            raise ScievalsError("--benchmark", f"{', '.join(args.benchmark)}: in no task both "
+                                "runs hold", "leave it out to see what the runs share")
+    results = compare_groups(found, args.seed)
     pairs = [found.result.comparisons.assign(dataset=group.task) for group, found in results]
     pairs = pd.concat([p for p in pairs if len(p)], ignore_index=True) if any(
         len(p) for p in pairs) else pd.DataFrame()
