@@ -15,7 +15,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "leaderboard", help="rank the arms of logs (inspect_ai, lm-eval, Every Eval Ever) and "
         "kept runs per task and metric, with paired tests",
-        description="One ranked table per task and metric: each arm's mean with its 95 %% "
+        description="One ranked table per task and metric: each arm's mean with its 95 % "
         "interval and n, ranks the paired tests allow (Holm; a shared rank where they do not "
         "separate arms), the smallest detectable difference, tokens and cost where the logs "
         "hold them. LOG: an inspect_ai .eval/.json log, an lm-eval results_*.json or output "
