@@ -146,3 +146,18 @@ def test_kept_imports_are_bounded_sparing_the_ones_just_written(tmp_path):
     removed = imported_store.prune_imported(folder, {tables[0]}, {"keep": 2, "max_mb": 500})
     assert removed == tables[1:4]
     assert imported_store.imported_tables(folder) == [tables[0], tables[4]]
+
+
+def test_exported_records_rank_like_the_kept_run(runs, tmp_path, capsys):
+    out = tmp_path / "eee"
+    assert main(["export", "eee", "--run", OLD, "--runs-dir", str(runs), "--out",
+                 str(out)]) == 0
+    capsys.readouterr()
+    assert main(["leaderboard", str(out), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["tables"]
+    means = {(r["arm"], r["metric"]): r["value"] for r in rows}
+    # BEFORE: gpt's hierarchy_f1 mean 3.3 / 6, structure_accuracy 1 - that; the baseline 0.4
+    # (arms are the records' model ids: exported records hold no scievals label)
+    assert means[("openai/gpt-4o-mini", "hierarchy_f1")] == pytest.approx(3.3 / 6)
+    assert means[("openai/gpt-4o-mini", "structure_accuracy")] == pytest.approx(2.7 / 6)
+    assert means[("scievals/marker_baseline", "hierarchy_f1")] == pytest.approx(0.4)

@@ -15,6 +15,7 @@ file, a folder of logs, a kept run or import by id), split per task, with a labe
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,7 +68,15 @@ def _runs_of(argument: str, runs_dir, imported_dir, notes: list[str]):
     path = Path(argument)
     if path.is_dir():
         return _folder(path, notes)
-    return [(str(path), read_log(path))]
+    return [(str(path), _read(path))]
+
+
+def _read(path: Path) -> ImportedRun:
+    """A log; an Every Eval Ever record with every metric its rows carry (ours exported)."""
+    run = read_log(path)
+    if run.format.startswith("Every Eval Ever"):
+        run = run_ids.with_item_metrics(run, json.loads(path.read_text(encoding="utf-8")))
+    return run
 
 
 def _folder(folder: Path, notes: list[str]) -> list[tuple[str, ImportedRun]]:
@@ -78,7 +87,7 @@ def _folder(folder: Path, notes: list[str]) -> list[tuple[str, ImportedRun]]:
                 or path.name == "logs.json":
             continue
         try:
-            out.append((str(path), read_log(path)))
+            out.append((str(path), _read(path)))
         except ScievalsError as exc:
             if "no log this reads" not in exc.problem:
                 raise
