@@ -23,6 +23,7 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.interop import run_ids
 from scievals.interop.importing import read_log
+from scievals.interop.refs import is_ref
 from scievals.interop.runs import ImportedRun
 
 LOG_SUFFIXES = (".eval", ".json")
@@ -61,7 +62,7 @@ def read_arguments(arguments: Sequence[str], runs_dir=run_ids.RUNS_DIR,
 
 
 def _runs_of(argument: str, runs_dir, imported_dir, notes: list[str]):
-    if run_ids.is_ref(argument):
+    if is_ref(argument):
         kept = run_ids.resolve(argument, runs_dir, imported_dir)
         notes.extend(kept.notes)
         return [(kept.source, run) for run in kept.runs]

@@ -44,12 +44,6 @@ class Group:
     arms: list[arms_module.Arm]
 
 
-def refers_to_kept(arguments: Sequence[str]) -> bool:
-    """True when an argument names a kept run or import (``@latest`` alone stays the
-    history's ref of result summaries, as before)."""
-    return any(run_ids.is_ref(a) and a != "@latest" for a in arguments)
-
-
 def groups(arguments: Sequence[str], names: Sequence[str] = (),
            runs_dir=run_ids.RUNS_DIR, imported_dir=run_ids.IMPORTED_DIR,
            notes: list[str] | None = None) -> list[Group]:

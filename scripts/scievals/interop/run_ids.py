@@ -34,9 +34,6 @@ from scievals.interop.importing import read_kept
 from scievals.interop.runs import ImportedRun, finished
 
 RUNS_DIR = Path("results/runs")
-NAMED = {"latest", "latest-full", "@latest", "@latest-full"}
-# what `logs` prints as a run id, or its first characters (at least the date's 8 digits)
-RUN_PREFIX = re.compile(r"\d{8}(T\d{0,6}(Z(-[0-9a-f]{0,6})?)?)?")
 IMPORTED_ID = re.compile(r"[0-9a-f]{4,8}")
 
 
@@ -47,15 +44,6 @@ class KeptArms:
     source: str
     runs: list[ImportedRun]
     notes: list[str] = field(default_factory=list)
-
-
-def is_ref(text: str) -> bool:
-    """True when ``text`` names a kept run or import (and no file of that name exists)."""
-    if Path(text).exists():
-        return False
-    if text in NAMED or text.startswith(IMPORTED_PREFIX):
-        return True
-    return bool(RUN_PREFIX.fullmatch(text))
 
 
 def resolve(ref: str, runs_dir: str | Path = RUNS_DIR,

@@ -77,10 +77,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    # here: the log readers load only when compare is run (as for logs below)
-    from scievals.interop.kept_compare import compare_command, refers_to_kept
+    from scievals.interop.refs import refers_to_kept  # light: the readers load below if needed
 
     if refers_to_kept([args.a, args.b, *args.more]):
+        from scievals.interop.kept_compare import compare_command  # only for kept runs
+
         return compare_command([args.a, args.b, *args.more], args)
     if args.name and not (args.more or is_log(args.a) or is_log(args.b)):
         raise ScievalsError("--name", "names arms of logs or kept runs, not result summaries",
