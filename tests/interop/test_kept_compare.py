@@ -161,3 +161,16 @@ def test_exported_records_rank_like_the_kept_run(runs, tmp_path, capsys):
     assert means[("openai/gpt-4o-mini", "hierarchy_f1")] == pytest.approx(3.3 / 6)
     assert means[("openai/gpt-4o-mini", "structure_accuracy")] == pytest.approx(2.7 / 6)
     assert means[("scievals/marker_baseline", "hierarchy_f1")] == pytest.approx(0.4)
+
+
+def test_arms_without_a_shared_metric_are_said(tmp_path, capsys):
+    imported = tmp_path / "imported"
+    imported.mkdir()
+    for digest, metric in (("aaaa1111", "x"), ("bbbb2222", "y")):
+        (imported / f"m__t__{digest}.csv").write_text(
+            "arm,dataset,metric,item,sample,score,kind,low,high,lower_is_better\n"
+            + "".join(f"m,t,{metric},i{k},1,{k % 2},pass_fail,0,1,False\n" for k in range(4)))
+    assert main(["compare", "imported:aaaa", "imported:bbbb", "--imported-dir",
+                 str(imported)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "t / m: not compared" in err

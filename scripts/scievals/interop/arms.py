@@ -125,7 +125,7 @@ def task_arms(sources: Sources, names: Sequence[str] = ()) -> dict[str, list[Arm
         for origin, run in runs:
             for task in sorted(set(run.rows["dataset"])):
                 per_task.setdefault(task, []).append(
-                    Arm(task, run.arm, _task_run(run, task), origin))
+                    Arm(task, run.arm, task_run(run, task), origin))
         for task, arms in per_task.items():
             for arm in arms:
                 if name:
@@ -136,7 +136,7 @@ def task_arms(sources: Sources, names: Sequence[str] = ()) -> dict[str, list[Arm
     return dict(sorted(tasks.items()))
 
 
-def _task_run(run: ImportedRun, task: str) -> ImportedRun:
+def task_run(run: ImportedRun, task: str) -> ImportedRun:
     """``run`` restricted to one task (a copy: the run itself is left as it is)."""
     rows = run.rows[run.rows["dataset"] == task].reset_index(drop=True)
     metrics = {k: v for k, v in run.metrics.items() if k[0] == task}

@@ -66,7 +66,7 @@ def groups(arguments: Sequence[str], names: Sequence[str] = (),
     for side, (argument, runs) in enumerate(sources.runs):
         for origin, run in runs:
             for task in sorted(set(run.rows["dataset"])):
-                arm = arms_module.Arm(task, run.arm, arms_module._task_run(run, task), origin)
+                arm = arms_module.Arm(task, run.arm, arms_module.task_run(run, task), origin)
                 by_task.setdefault(task, {}).setdefault(run.arm, []).append((side, arm))
     out = []
     for task, labels in sorted(by_task.items()):
@@ -104,8 +104,21 @@ def _relabel(arm: arms_module.Arm, label: str) -> arms_module.Arm:
     return arm
 
 
-def compare_groups(found: list[Group], seed: int = 0) -> list[tuple[Group, LogComparison]]:
-    return [(group, compare_runs([a.run for a in group.arms], seed)) for group in found]
+def compare_groups(found: list[Group], seed: int = 0,
+                   notes: list[str] | None = None) -> list[tuple[Group, LogComparison]]:
+    """Each group's comparison; a group whose arms share no metric is a note, not an end."""
+    out = []
+    for group in found:
+        try:
+            out.append((group, compare_runs([a.run for a in group.arms], seed)))
+        except ScievalsError as exc:
+            if notes is None:
+                raise
+            notes.append(f"{group.title}: not compared ({exc.problem})")
+    if not out:
+        raise ScievalsError(", ".join(g.title for g in found), "no comparison could be made",
+                            "; ".join(notes or []) or "compare runs of the same benchmark")
+    return out
 
 
 def text(results: list[tuple[Group, LogComparison]], notes: list[str]) -> str:
@@ -139,7 +152,7 @@ def compare_command(arguments: Sequence[str], args) -> int:
         if not found:
             raise ScievalsError("--benchmark", f"{', '.join(args.benchmark)}: in no task both "
                                 "runs hold", "leave it out to see what the runs share")
-    results = compare_groups(found, args.seed)
+    results = compare_groups(found, args.seed, notes)
     pairs = [found.result.comparisons.assign(dataset=group.task) for group, found in results]
     pairs = pd.concat([p for p in pairs if len(p)], ignore_index=True) if any(
         len(p) for p in pairs) else pd.DataFrame()
