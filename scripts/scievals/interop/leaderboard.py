@@ -124,7 +124,8 @@ def _shown(value, digits: int | None = None) -> str:
 
 def markdown(board: Board) -> str:
     """One Markdown table per (task, metric), its detectable-difference line and the notes."""
-    out = []
+    out = ["Means with 95 % intervals; ranks from paired tests on shared items (Holm, 5 % "
+           "level): arms the tests do not separate share a rank (1=).", ""]
     spent = board.rows[["tokens_in", "tokens_out", "cost_usd"]].notna().any()
     for (task, metric), rows in board.rows.groupby(["task", "metric"], sort=False):
         out += [f"### {task} / {metric}", ""]
