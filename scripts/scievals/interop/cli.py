@@ -23,9 +23,11 @@ EXPORT_DIR = Path("results/export/eee")
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from scievals.interop import runlogs
+    from scievals.interop import imported_store, runlogs
 
     for line in runlogs.lines(runlogs.list_runs(args.runs_dir)):
+        print(line)
+    for line in imported_store.imported_lines(args.imported_dir):  # kept imports, by id
         print(line)
     return 0
 
@@ -126,7 +128,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="List the kept run logs: when, which benchmarks "
                             "and models, a limited (smoke) or full run, and their size.")
     parser.add_argument("--runs-dir", default=RUNS_DIR, help=argparse.SUPPRESS)
+    parser.add_argument("--imported-dir", default="results/imported", help=argparse.SUPPRESS)
     parser.set_defaults(func=cmd_logs)
+
+    # --- leaderboard of logs and kept runs (scievals.interop.leaderboard) ---
+    from scievals.interop.leaderboard_cli import register as register_leaderboard
+
+    register_leaderboard(sub)
+    # --- end leaderboard ---
 
     parser = sub.add_parser(
         "export", help="export results in an open format (eee: Every Eval Ever 0.3.0)",

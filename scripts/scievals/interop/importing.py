@@ -25,6 +25,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import sha256_file, write_csv
 from scievals.interop import eee_read, inspect_logs, json_stream, lm_eval
+from scievals.interop.imported_store import IMPORTED_BOUNDS, prune_imported
 from scievals.interop.runs import TABLE_COLUMNS, ImportedRun, MetricInfo, usable
 
 DEFAULT_OUT = "results/imported"
@@ -61,6 +62,7 @@ def _import(args: argparse.Namespace) -> int:
 
 def _import_all(args: argparse.Namespace) -> int:
     failed = 0
+    written = set()
     paths, companions = log_paths(args.paths)
     for companion, owner in companions:
         print(f"{companion}: read with {owner}")
@@ -72,6 +74,7 @@ def _import_all(args: argparse.Namespace) -> int:
             print(f"error: {exc.one_line()}", file=sys.stderr)
             failed += 1
             continue
+        written.add(kept)
         print(f"{run.summary()} -> {kept}")
         if run.reported:  # the tool's own aggregates, for reference (never used here)
             shown = ", ".join(f"{k} {v:.4g}" for k, v in list(run.reported.items())[:8])
@@ -79,6 +82,7 @@ def _import_all(args: argparse.Namespace) -> int:
             print(f"  the log's own figures: {shown}" + (f" (+{more} more)" if more > 0 else ""))
         for note in run.notes:
             print(f"  note: {note}")
+    _bound(Path(args.out), written)
     return 1 if failed else 0
 
 
@@ -122,6 +126,14 @@ def _owner(path: Path) -> Path | None:
             if found:
                 return found[0]
     return None
+
+
+def _bound(out: Path, written: set[Path]) -> None:
+    """Kept imports stay within their bounds, as run logs do (board: imports by id)."""
+    removed = prune_imported(out, written)
+    if removed:
+        print(f"removed {len(removed)} older kept import(s) from {out} (kept: at most "
+              f"{IMPORTED_BOUNDS['keep']} tables, {IMPORTED_BOUNDS['max_mb']} MB)")
 
 
 def read_log(path: str | Path) -> ImportedRun:

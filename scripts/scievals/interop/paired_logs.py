@@ -23,6 +23,7 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import check_output_file, sha256_file, write_csv
+from scievals.interop.arms import check_names
 from scievals.interop.importing import read_log
 from scievals.interop.runs import ImportedRun
 from scievals.stats import api
@@ -247,6 +248,16 @@ def _why(only: int, errored: int, other: str) -> str:
     return f" ({', '.join(parts)})"
 
 
+def name_arms(runs: Sequence[ImportedRun], names: Sequence[str]) -> None:
+    """``--name``: the n-th log's arm is called the n-th name (board, issue 46 item 7)."""
+    check_names(list(names))
+    if len(names) > len(runs):
+        raise ScievalsError("--name", f"{len(names)} names for {len(runs)} logs",
+                            "give at most one --name per log")
+    for run, name in zip(runs, names):
+        run.arm = name
+
+
 def compare_logs_command(paths: Sequence[str], args) -> int:
     """``compare`` given logs: one line per unreadable log (exit 1), else the answer as text
     (``--json``: records of the pairs, means, tiers and pairing) and ``--csv FILE``."""
@@ -263,6 +274,7 @@ def compare_logs_command(paths: Sequence[str], args) -> int:
         print(f"error: {error.one_line()}", file=sys.stderr)
     if errors:
         return 1
+    name_arms(runs, getattr(args, "name", None) or [])
     found = compare_runs(runs, seed=args.seed)
     if args.csv:
         write_csv(args.csv, found.result.comparisons)

@@ -36,8 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "per metric - difference, 95 % interval, p, p_holm, tiers, detectable difference - "
         "and how many items did not pair and why (docs/importing-logs.md).",
     )
-    cmp.add_argument("a", help="older summary: path or @previous/@N; or a log")
-    cmp.add_argument("b", help="newer summary: path or @latest/@N; or a log")
+    cmp.add_argument("a", help="older summary: path or @previous/@N; or a log; or a kept run "
+                     "(id or prefix from `logs`, latest, latest-full, imported:<id>)")
+    cmp.add_argument("b", help="newer summary: path or @latest/@N; or a log or kept run")
     cmp.add_argument("more", nargs="*", metavar="LOG", help="more logs (logs only)")
     cmp.add_argument("--seed", type=int, default=0,
                      help="logs: seed of the Monte-Carlo sign-flip test above 13 items "
@@ -57,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     cmp.add_argument("--json", action="store_true",
                      help="print the comparison as JSON (per-benchmark summary, differences, "
                      "one-sided rows) instead of text")
+    # kept runs by id, arm names (scievals.interop.kept_compare)
+    cmp.add_argument("--name", action="append", default=[], metavar="LABEL",
+                     help="logs and kept runs: name the arm(s) of the n-th argument (repeat, "
+                     "in order)")
+    cmp.add_argument("--runs-dir", default="results/runs", help=argparse.SUPPRESS)
+    cmp.add_argument("--imported-dir", default="results/imported", help=argparse.SUPPRESS)
     cmp.set_defaults(func=_compare)
 
     hist = sub.add_parser("history", help="list the recorded summaries (results/history/index.csv)")
@@ -70,6 +77,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from scievals.interop.refs import refers_to_kept  # light: the readers load below if needed
+
+    if refers_to_kept([args.a, args.b, *args.more]):
+        from scievals.interop.kept_compare import compare_command  # only for kept runs
+
+        return compare_command([args.a, args.b, *args.more], args)
+    if args.name and not (args.more or is_log(args.a) or is_log(args.b)):
+        raise ScievalsError("--name", "names arms of logs or kept runs, not result summaries",
+                            "leave it out when comparing summaries")
     if args.more or is_log(args.a) or is_log(args.b):
         from scievals.interop.paired_logs import compare_logs_command  # only for logs
 

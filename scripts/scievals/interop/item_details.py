@@ -1,0 +1,198 @@
+"""What a log holds of each item beside its score: the input, the target and the answer, and
+the tokens and cost it spent; for ``leaderboard`` (its cost columns and the HTML page's
+side-by-side). The scores themselves come from the readers (:mod:`importing`); this reads
+the same files once more for the text, from the fields each format documents:
+
+- inspect_ai: ``EvalSample.input`` (a string or chat messages), ``target``,
+  ``output.completion``, ``model_usage`` {model: {input_tokens, output_tokens,
+  total_cost?}};
+- lm-evaluation-harness samples: the request's prompt (``arguments``), ``target``,
+  ``filtered_resps``; no tokens or cost (lm-eval does not log them);
+- Every Eval Ever instance rows (ours included): ``input.raw``, ``input.reference``,
+  ``output.raw``, ``token_usage``, our ``metadata.cost_usd``.
+
+A table kept by ``import`` holds scores only: no text. Texts are cut at :data:`MAX_TEXT`
+characters so a page of 10,000 items stays readable.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scievals.common.errors import ScievalsError
+from scievals.common.io import read_jsonl
+from scievals.interop import inspect_logs, lm_eval
+from scievals.interop.runs import ImportedRun
+
+MAX_TEXT = 4000
+
+
+@dataclass
+class Usage:
+    """Tokens and cost summed over a run's samples (None: the log does not say)."""
+
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+
+    def add(self, tokens_in=None, tokens_out=None, cost=None) -> None:
+        if _count(tokens_in) is not None:
+            self.tokens_in = (self.tokens_in or 0) + int(tokens_in)
+        if _count(tokens_out) is not None:
+            self.tokens_out = (self.tokens_out or 0) + int(tokens_out)
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) \
+                and math.isfinite(cost) and cost >= 0:
+            self.cost_usd = (self.cost_usd or 0.0) + float(cost)
+
+
+@dataclass
+class Details:
+    """Per (dataset, item, sample): {input, target, answer}; per dataset: its Usage."""
+
+    texts: dict[tuple[str, str, int], dict[str, str]] = field(default_factory=dict)
+    usage: dict[str, Usage] = field(default_factory=dict)
+    note: str = ""
+
+
+def _count(value) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None
+
+
+def _text(value) -> str:
+    """A field as text: strings as they are, chat messages as ``role: content`` lines,
+    anything else as JSON; cut at MAX_TEXT."""
+    if value is None:
+        text = ""
+    elif isinstance(value, str):
+        text = value
+    elif isinstance(value, list) and all(isinstance(m, dict) and "role" in m for m in value):
+        text = "\n".join(f"{m['role']}: {_content(m.get('content'))}" for m in value)
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        text = "\n".join(value)
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + " [...]"
+
+
+def _content(content) -> str:
+    if isinstance(content, list):  # content parts: keep the text ones
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def read_details(run: ImportedRun, texts: bool = True) -> Details:
+    """The texts and usage of ``run``'s log (module docstring); empty with a note when the
+    log holds none or cannot be read again. ``texts`` False: the usage only (the texts of
+    10,000 items are not held for a table that shows none)."""
+    found = _read(run)
+    if not texts:
+        found.texts = {}
+    return found
+
+
+def _read(run: ImportedRun) -> Details:
+    try:
+        if run.format.startswith("inspect_ai .eval"):
+            return _inspect(_eval_samples(run.path), _task(run))
+        if run.format.startswith("inspect_ai .json"):
+            data = json.loads(run.path.read_text(encoding="utf-8"))
+            return _inspect(data.get("samples") or [], _task(run))
+        if run.format.startswith("lm-evaluation-harness"):
+            return _lm_eval(run)
+        if run.format.startswith("Every Eval Ever"):
+            return _eee(run.path)
+    except (ScievalsError, OSError, ValueError) as exc:
+        return Details(note=f"{run.path}: texts not read ({exc})")
+    return Details(note=f"{run.path}: {run.format} holds scores only (no input or answer)")
+
+
+def _eval_samples(path: Path):
+    with zipfile.ZipFile(path) as archive:
+        for name in sorted(n for n in archive.namelist()
+                           if n.startswith("samples/") and n.endswith(".json")):
+            yield inspect_logs._entry(path, archive, name)
+
+
+def _task(run: ImportedRun) -> str:
+    return str(run.rows["dataset"].iloc[0])  # an inspect log holds one task
+
+
+def _inspect(samples, task: str) -> Details:
+    found = Details()
+    for sample in samples:
+        if not isinstance(sample, dict) or "id" not in sample:
+            continue
+        epoch = sample.get("epoch", 1)
+        output = sample.get("output") or {}
+        texts = {"input": _text(sample.get("input")), "target": _text(sample.get("target")),
+                 "answer": _text(output.get("completion") if isinstance(output, dict)
+                                 else None)}
+        usage = Usage()
+        for model_usage in (sample.get("model_usage") or {}).values():
+            if isinstance(model_usage, dict):
+                usage.add(model_usage.get("input_tokens"), model_usage.get("output_tokens"),
+                          model_usage.get("total_cost"))
+        found.texts[(task, str(sample["id"]), epoch)] = texts
+        total = found.usage.setdefault(task, Usage())
+        total.add(usage.tokens_in, usage.tokens_out, usage.cost_usd)
+    return found
+
+
+def _lm_eval(run: ImportedRun) -> Details:
+    match = lm_eval.RESULTS_NAME.match(run.path.name)
+    found = Details()
+    for task in sorted(set(run.rows["dataset"])):
+        samples = run.path.with_name(f"samples_{task}_{match.group('stamp')}.jsonl")
+        for line in read_jsonl(samples):
+            if not isinstance(line, dict) or "doc_id" not in line:
+                continue
+            found.texts[(task, str(line["doc_id"]), 1)] = {
+                "input": _text(_prompt(line.get("arguments"))),
+                "target": _text(line.get("target")),
+                "answer": _text(line.get("filtered_resps"))}
+    return found
+
+
+def _prompt(arguments):
+    """The first request's prompt: lm-eval writes ``{"gen_args_0": {"arg_0": prompt, ...}}``
+    (0.4.x) or ``[[prompt, kwargs], ...]``."""
+    if isinstance(arguments, dict) and arguments:
+        first = next(iter(arguments.values()))
+        return first.get("arg_0") if isinstance(first, dict) else first
+    if isinstance(arguments, list) and arguments:
+        first = arguments[0]
+        return first[0] if isinstance(first, list) and first else first
+    return arguments
+
+
+def _eee(path: Path) -> Details:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    detail = data.get("detailed_evaluation_results") or {}
+    name = Path(detail.get("file_path") or f"{path.stem}_samples.jsonl").name
+    found, seen = Details(), {}
+    for row in read_jsonl(path.parent / name):
+        if not isinstance(row, dict):
+            continue
+        key = (str(row.get("evaluation_name", "")), str(row.get("sample_id", "")))
+        seen[key] = seen.get(key, 0) + 1
+        output = row.get("output") or {}
+        reference = (row.get("input") or {}).get("reference")
+        found.texts[(*key, seen[key])] = {
+            "input": _text((row.get("input") or {}).get("raw")),
+            "target": _text(reference[0] if isinstance(reference, list) and len(reference) == 1
+                            else reference),
+            "answer": _text(output.get("raw") if isinstance(output, dict) else None)}
+        tokens = row.get("token_usage") or {}
+        cost = (row.get("metadata") or {}).get("cost_usd")
+        try:
+            cost = float(cost) if cost not in (None, "") else None
+        except ValueError:
+            cost = None
+        found.usage.setdefault(key[0], Usage()).add(tokens.get("input_tokens"),
+                                                    tokens.get("output_tokens"), cost)
+    return found
