@@ -4,6 +4,8 @@ removing the last full result, finding a run, and one line for what is wrong."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -175,3 +177,74 @@ def test_a_log_keeps_this_runs_tables_once_and_only_what_changed(tmp_path, monke
     assert (first / run["records"][0]["aggregate"]).read_bytes() == before
     index = (results / "runs" / runlogs.VIEWER_INDEX).read_text()
     assert index.startswith("scievalsRuns([") and index.count('"run": ') == 3
+
+
+def test_a_staging_folder_of_a_dead_run_goes_and_a_live_ones_stays(tmp_path, monkeypatch):
+    """issue 46 item 4: `kill -9` while a log is staged left `.<id>.partial` forever."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results"
+    runs = results / "runs"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    host = runlogs.socket.gethostname()
+    stale = runs / f".{NAMES[0]}.partial"
+    live = runs / f".{NAMES[1]}.partial"
+    for folder, pid in [(stale, int(dead.stdout)), (live, os.getpid())]:
+        (folder / "data").mkdir(parents=True)
+        (folder / "data" / "x.json").write_bytes(b"x" * 1000)
+        (folder / runlogs.OWNER_FILE).write_text(json.dumps({"pid": pid, "host": host}))
+    # one without an owner (a version that wrote none): stale after an hour untouched
+    old = runs / f".{NAMES[2]}.partial"
+    old.mkdir()
+    (old / "run.json").write_text("{}")
+    two_hours_ago = time.time() - 7200
+    os.utime(old / "run.json", (two_hours_ago, two_hours_ago))
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    fresh = runs / f".{NAMES[3]}.partial"
+    fresh.mkdir()
+    _score_table(results, "a", 0.3)
+    kept = runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 5, "max_mb": 10},
+                                                       "models": {}})
+    assert kept is not None and (kept / runlogs.RUN_FILE).is_file()
+    assert not stale.exists() and not old.exists()
+    assert live.is_dir() and fresh.is_dir()  # a live run's (or one just begun) is not touched
+    assert not (kept / runlogs.OWNER_FILE).exists()
+    # ... and a run that keeps nothing new cleans up too
+    live_owner = json.loads((live / runlogs.OWNER_FILE).read_text())
+    (live / runlogs.OWNER_FILE).write_text(json.dumps({**live_owner, "pid": int(dead.stdout)}))
+    assert runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 0}}) is None
+    assert not live.exists()
+
+
+def test_a_symlink_in_the_runs_folder_neither_stops_pruning_nor_is_followed(tmp_path):
+    """issue 46 item 4: a run-like symlink made pruning fail at every later run."""
+    runs = tmp_path / "runs"
+    elsewhere = _run(tmp_path / "elsewhere", NAMES[0], limited=True, size=2_000_000)
+    runs.mkdir()
+    (runs / NAMES[0]).symlink_to(elsewhere, target_is_directory=True)
+    (runs / "20261128T040009Z-00000f").symlink_to(tmp_path / "gone")  # dangling, run-like
+    for name in NAMES[1:4]:
+        _run(runs, name, limited=True, size=400_000)
+    # 3 real runs of 0.4 MB, max 1 MB: the oldest real run goes (1.2 -> 0.8 MB); the link
+    # is neither counted (its 2 MB would have removed every unprotected run) nor removed
+    assert runlogs.prune(runs, {"keep": 20, "max_mb": 1}) == [NAMES[1]]
+    assert [r["run_id"] for r in runlogs.list_runs(runs)] == NAMES[2:4]
+    assert (runs / NAMES[0]).is_symlink() and (elsewhere / runlogs.RUN_FILE).is_file()
+
+
+def test_a_log_is_kept_and_said_so_when_pruning_fails(tmp_path, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results"
+    _score_table(results, "a", 0.3)
+
+    def broken(*args):
+        raise PermissionError(13, "Permission denied", "results/runs/old")
+
+    monkeypatch.setattr(runlogs, "prune", broken)
+    kept = runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 5, "max_mb": 10},
+                                                       "models": {}})
+    assert kept is not None and (kept / runlogs.RUN_FILE).is_file()
+    assert f"{kept} was kept, but pruning the older runs" in caplog.text

@@ -28,9 +28,12 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import re
 import secrets
 import shutil
+import socket
+import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,10 +114,11 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     was nothing to keep: no score table, ``run_logs.keep: 0``, or only records a kept run
     holds already (a re-run that only made a report, say)."""
     settings = {**DEFAULTS, **dict((config or {}).get("run_logs") or {})}
-    if not settings["keep"]:
-        return None
     results = Path(results_dir)
     runs = results / "runs"
+    remove_stale_staging(runs)
+    if not settings["keep"]:
+        return None
     keys = run_keys(results, benchmark_names, in_run)
     if not keys:
         return None
@@ -146,9 +150,10 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
                                      .get("n_resamples") or 0))
     models = dict((config or {}).get("models") or {})
     records = eee.build_records(summary, samples, models, facts, keys)
-    staging = runs / f".{name}.partial"
+    staging = runs / f".{name}{STAGING_SUFFIX}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
+        write_json(staging / OWNER_FILE, {"pid": os.getpid(), "host": socket.gethostname()})
         entries = _write(staging, name, records, max_bytes, settings)
         write_json(staging / RUN_FILE, {
             "run_id": name, "recorded_utc": now.isoformat(timespec="seconds"),
@@ -156,12 +161,68 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
             "benchmarks": sorted({b for b, _ in keys}),
             "models": sorted({m for _, m in keys}),
             "records": entries, "run_record": record})
+        (staging / OWNER_FILE).unlink()
         staging.rename(runs / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    prune(runs, settings)
-    write_viewer_index(runs)
+    try:  # the log is kept now: bookkeeping that fails after this never says otherwise
+        prune(runs, settings)
+        write_viewer_index(runs)
+    except OSError as exc:
+        log.warning("run logs: %s was kept, but pruning the older runs or the viewer's run "
+                    "index failed: %s", runs / name, exc)
     return runs / name
+
+
+STAGING_SUFFIX = ".partial"
+OWNER_FILE = ".owner.json"  # in a staging folder: the process writing it
+# A staging folder untouched this long is stale whoever wrote it (another host's, one of a
+# version without an owner file): writing the largest log measured takes seconds.
+STALE_AFTER_S = 3600
+
+
+def remove_stale_staging(runs_dir: Path, now: float | None = None) -> list[str]:
+    """Remove the staging folders (``.<id>.partial``) of runs that died while writing their
+    log (``kill -9``), never another live run's: one is stale when the process its owner
+    file names is gone from this host, or when nothing in it changed for an hour. Their
+    names."""
+    removed = []
+    for folder in sorted(runs_dir.glob(f".*{STAGING_SUFFIX}")) if runs_dir.is_dir() else []:
+        if folder.is_symlink() or not folder.is_dir() or not _stale(folder, now):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder.name)
+    if removed:
+        log.info("run logs: removed %d unfinished log(s) of runs that stopped while writing "
+                 "them: %s", len(removed), ", ".join(removed))
+    return removed
+
+
+def _stale(folder: Path, now: float | None) -> bool:
+    try:
+        owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+        if owner.get("host") == socket.gethostname() and not _alive(int(owner["pid"])):
+            return True
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # no owner said: by age alone
+    try:
+        newest = max([folder.lstat().st_mtime,
+                      *(p.lstat().st_mtime for p in folder.rglob("*"))])
+    except OSError:  # removed meanwhile (its run finished)
+        return False
+    return (time.time() if now is None else now) - newest > STALE_AFTER_S
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # another user's live process (or a pid no process can have)
+    return True
 
 
 def _read_manifest(path: str | Path) -> dict:
@@ -222,11 +283,19 @@ def _write(folder: Path, name: str, records: list[eee.Record], max_bytes: float 
 
 def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
     """The kept runs, oldest first: each ``run.json`` with its folder and size in bytes
-    (a folder without a readable run.json is left out, with a log line)."""
+    (a folder without a readable run.json is left out, with a log line). A symbolic link is
+    not a kept run, whatever it points to: the runs are what the workflow wrote, so pruning
+    removes only those and a link is never followed out of results/runs."""
     runs_dir = Path(runs_dir)
     out = []
     for folder in sorted(runs_dir.iterdir()) if runs_dir.is_dir() else []:
-        if not folder.is_dir() or not RUN_NAME.fullmatch(folder.name):
+        if not RUN_NAME.fullmatch(folder.name):
+            continue
+        if folder.is_symlink():
+            log.warning("run log %s left out: a symbolic link, not a run this workflow kept",
+                        folder)
+            continue
+        if not folder.is_dir():
             continue
         try:
             data = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
@@ -239,7 +308,8 @@ def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
             log.warning("run log %s left out: no readable %s (%s)", folder, RUN_FILE, exc)
             continue
         data["folder"] = str(folder)
-        data["bytes"] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        data["bytes"] = sum(p.lstat().st_size for p in folder.rglob("*")
+                            if p.is_file() and not p.is_symlink())
         out.append(data)
     return out
 
@@ -277,7 +347,11 @@ def prune(runs_dir: Path, settings: Mapping) -> list[str]:
             break
         if run["run_id"] in safe:
             continue
-        shutil.rmtree(run["folder"])
+        try:
+            shutil.rmtree(run["folder"])
+        except OSError as exc:  # one run that can not go (permissions) stops no other
+            log.warning("run logs: %s could not be removed (%s)", run["folder"], exc)
+            continue
         removed.append(run["run_id"])
         count -= 1
         total -= run["bytes"]
