@@ -157,6 +157,10 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
     if not args.model and (args.base_url or args.api_key_env):
         raise ScievalsError("--base-url/--api-key-env", "given without --model",
                             "add --model PROVIDER/MODEL")
+    if args.base_url is not None:
+        from scievals.llm.registry import base_url_parts  # pydantic: only with --base-url
+
+        base_url_parts("--base-url", args.base_url)  # before Snakemake sees it: one line
     out: dict = {}
     for name in names(args):
         section, added = _section(args, config, name)
