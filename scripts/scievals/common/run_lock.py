@@ -65,5 +65,5 @@ def _busy(path: Path, holder: str) -> ScievalsError:
     who = f" ({holder})" if holder else ""
     return ScievalsError(path, f"another `python -m scievals run`{who} is running in this "
                          "folder; two runs here would share its config overlay and result "
-                         "files", "wait for it to end, then run again (or run from another "
-                         "copy of the workflow)")
+                         "files", "wait for it to end, then run again; or run from another "
+                         "copy of the workflow")
