@@ -248,3 +248,27 @@ def test_a_log_is_kept_and_said_so_when_pruning_fails(tmp_path, monkeypatch, cap
                                                        "models": {}})
     assert kept is not None and (kept / runlogs.RUN_FILE).is_file()
     assert f"{kept} was kept, but pruning the older runs" in caplog.text
+
+
+def test_logs_names_models_as_the_results_do_and_wraps_on_a_terminal(tmp_path):
+    """issue 46 item 7: `logs` printed 359-character lines, one `fake [minimal_cot]` per
+    record."""
+    runs = tmp_path / "runs"
+    folder = _run(runs, NAMES[0], limited=False)
+    run = json.loads((folder / runlogs.RUN_FILE).read_text())
+    conditions = [f"{c}_{s}" for c in ("minimal", "standard", "rich") for s in ("direct", "cot")]
+    run["records"] = [{**run["records"][0], "model": "a-rather-long-model-name", "condition": c,
+                       "label": f"a-rather-long-model-name [{c}]", "conditions": [c]}
+                      for c in conditions] + [
+        {**run["records"][0], "model": f"baseline_{i}", "condition": "baseline",
+         "label": f"baseline_{i} [baseline]", "conditions": ["baseline"]} for i in range(6)]
+    (folder / runlogs.RUN_FILE).write_text(json.dumps(run))
+    [one_line] = runlogs.lines(runlogs.list_runs(runs))[1:]
+    assert one_line.endswith("gating: a-rather-long-model-name (6 conditions), baseline_0, "
+                             "baseline_1, baseline_2, baseline_3, baseline_4, baseline_5")
+    wrapped = runlogs.lines(runlogs.list_runs(runs), width=99)[1:]
+    assert len(wrapped) == 1 and "\n" in wrapped[0]
+    shown = wrapped[0].splitlines()
+    assert all(len(line) <= 99 for line in shown) and len(shown) == 2
+    assert all(line.startswith("    ") for line in shown[1:])
+    assert " ".join(shown).split() == one_line.split()  # the same words, wrapped

@@ -42,6 +42,7 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, sha256_text, write_json, write_text
+from scievals.common.output import wrapped
 from scievals.common.tables import read_result_table
 from scievals.common.workflow import RESERVED_PARTS
 from scievals.interop import eee
@@ -391,17 +392,28 @@ def find_run(ref: str, runs_dir: str | Path = RUNS_DIR) -> dict:
     return matches[0]
 
 
-def lines(runs: list[dict]) -> list[str]:
-    """``python -m scievals logs``: one line per kept run, newest last."""
+def run_models(run: dict) -> dict[str, list[str]]:
+    """benchmark -> its models in a kept run, named as the current results name them: the
+    model, and how many conditions it ran when more than one (``fake (6 conditions)``), not
+    one ``fake [minimal_cot]`` per record."""
+    conditions: dict[str, dict[str, set[str]]] = {}
+    for entry in run.get("records", []):
+        model = str(entry["model"])
+        found = conditions.setdefault(entry["benchmark"], {}).setdefault(model, set())
+        found.update(str(c) for c in entry.get("conditions") or [entry.get("condition") or ""])
+    return {bench: [m if len(c - {""}) <= 1 else f"{m} ({len(c - {''})} conditions)"
+                    for m, c in models.items()] for bench, models in conditions.items()}
+
+
+def lines(runs: list[dict], width: int | None = None) -> list[str]:
+    """``python -m scievals logs``: one line per kept run, newest last (wrapped at ``width``
+    with the continuation indented, for a terminal)."""
     if not runs:
         return ["no kept runs in results/runs/ (every successful workflow run keeps one)"]
     out = [f"{'run':<24} {'recorded (UTC)':<20} {'kind':<8} {'MB':>6}  benchmarks: models"]
     for run in runs:
-        models: dict[str, list[str]] = {}
-        for entry in run.get("records", []):
-            models.setdefault(entry["benchmark"], []).append(entry["label"])
-        what = "; ".join(f"{b}: {', '.join(dict.fromkeys(m))}" for b, m in models.items())
-        out.append(f"{run['run_id']:<24} {run.get('recorded_utc', '')[:19]:<20} "
-                   f"{'limited' if run.get('limited') else 'full':<8} "
-                   f"{run['bytes'] / 1e6:>6.2f}  {what}")
+        what = "; ".join(f"{b}: {', '.join(m)}" for b, m in run_models(run).items())
+        out.append(wrapped(f"{run['run_id']:<24} {run.get('recorded_utc', '')[:19]:<20} "
+                           f"{'limited' if run.get('limited') else 'full':<8} "
+                           f"{run['bytes'] / 1e6:>6.2f}  {what}", width, "", " " * 4))
     return out
