@@ -81,7 +81,7 @@ def test_a_damaged_or_foreign_folder_is_left_out_and_a_run_is_found_by_prefix(tm
     (runs / "notes").mkdir()
     assert [r["run_id"] for r in runlogs.list_runs(runs)] == [NAMES[0]]
     assert runlogs.find_run(NAMES[0][:12], runs)["run_id"] == NAMES[0]
-    assert runlogs.find_run("latest-full", runs)["run_id"] == NAMES[0]
+    assert runlogs.find_run("latest-full", runs)["runs"] == [NAMES[0]]
     with pytest.raises(ScievalsError) as caught:
         runlogs.find_run("1999", runs)
     assert "no single kept run '1999'" in caught.value.one_line()
@@ -272,3 +272,28 @@ def test_logs_names_models_as_the_results_do_and_wraps_on_a_terminal(tmp_path):
     assert all(len(line) <= 99 for line in shown) and len(shown) == 2
     assert all(line.startswith("    ") for line in shown[1:])
     assert " ".join(shown).split() == one_line.split()  # the same words, wrapped
+
+
+def test_latest_full_is_the_last_complete_result_gathered_from_the_runs(tmp_path):
+    """issue 46 item 7: after a full run and `snakemake gating`, `--run latest-full` exported
+    the one-benchmark run (1 record), not the last complete result."""
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False, benchmark="abdev")  # a full run: abdev and gating
+    full = json.loads((runs / NAMES[0] / runlogs.RUN_FILE).read_text())
+    full["records"].append({**full["records"][0], "benchmark": "gating", "model": "g"})
+    (runs / NAMES[0] / runlogs.RUN_FILE).write_text(json.dumps(full))
+    _run(runs, NAMES[1], limited=False, benchmark="gating")  # then gating alone (model m)
+    _run(runs, NAMES[2], limited=True, benchmark="abdev")  # then a smoke run
+    whole = runlogs.find_run("latest-full", runs)
+    # abdev/m and gating/g from the first run, gating/m from the second; the smoke run's
+    # abdev/m is not a full result, so the first run's stands
+    assert sorted((r["benchmark"], r["model"], Path(r["folder"]).name)
+                  for r in whole["records"]) == [("abdev", "m", NAMES[0]),
+                                                 ("gating", "g", NAMES[0]),
+                                                 ("gating", "m", NAMES[1])]
+    assert whole["runs"] == NAMES[:2] and not whole["limited"]
+    assert runlogs.find_run("latest", runs)["run_id"] == NAMES[2]
+    only_limited = tmp_path / "only-limited"
+    _run(only_limited, NAMES[0], limited=True)
+    with pytest.raises(ScievalsError, match="no single kept run 'latest-full'"):
+        runlogs.find_run("latest-full", only_limited)

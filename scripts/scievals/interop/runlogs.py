@@ -378,11 +378,15 @@ def write_viewer_index(runs_dir: Path) -> None:
 
 
 def find_run(ref: str, runs_dir: str | Path = RUNS_DIR) -> dict:
-    """A kept run by id (or a unique prefix of it), ``latest`` or ``latest-full``."""
+    """A kept run by id (or a unique prefix of it), ``latest`` or ``latest-full``
+    (:func:`latest_full`: the last complete result, gathered from the runs that hold it)."""
     runs = list_runs(runs_dir)
     if ref == "latest-full":
-        runs = [r for r in runs if not r.get("limited")]
-    matches = runs[-1:] if ref in ("latest", "latest-full") else [
+        whole = latest_full(runs)
+        if whole is not None:
+            return whole
+        runs = []
+    matches = runs[-1:] if ref == "latest" else [
         r for r in runs if r["run_id"].startswith(ref)]
     if len(matches) != 1:
         known = ", ".join(r["run_id"] for r in runs[-5:]) or "none kept yet"
@@ -403,6 +407,33 @@ def run_models(run: dict) -> dict[str, list[str]]:
         found.update(str(c) for c in entry.get("conditions") or [entry.get("condition") or ""])
     return {bench: [m if len(c - {""}) <= 1 else f"{m} ({len(c - {''})} conditions)"
                     for m, c in models.items()] for bench, models in conditions.items()}
+
+
+def latest_full(runs: list[dict]) -> dict | None:
+    """The last complete result as one run-like record (None without a full record): for
+    each benchmark and model, the full (not limited) records of the newest run holding any.
+    A log keeps only what changed, so after a full run a one-benchmark run (or a re-run that
+    changed one model) holds a part of the result; the rest stays in the older runs. Each
+    record carries its run's ``folder``; ``run_id`` names the runs gathered."""
+    newest: dict[tuple[str, str], tuple[dict, list[dict]]] = {}
+    for run in runs:  # oldest first: a newer run's records replace an older one's
+        full: dict[tuple[str, str], list[dict]] = {}
+        for entry in run.get("records", []):
+            if not entry.get("limited"):
+                full.setdefault((entry["benchmark"], entry["model"]), []).append(entry)
+        for key, entries in full.items():
+            newest[key] = (run, entries)
+    if not newest:
+        return None
+    records, used = [], []
+    for run, entries in newest.values():
+        records += [{**entry, "folder": run["folder"]} for entry in entries]
+        if run["run_id"] not in used:
+            used.append(run["run_id"])
+    used.sort()
+    return {"run_id": f"latest-full ({', '.join(used)})", "folder": runs[-1]["folder"],
+            "limited": False, "records": records, "runs": used,
+            "benchmarks": sorted({r["benchmark"] for r in records})}
 
 
 def lines(runs: list[dict], width: int | None = None) -> list[str]:
