@@ -502,3 +502,20 @@ def test_unknown_links_back_conditions_and_tree_indentation(tmp_path):
     title, white_space, tree = visited.probe
     assert title.startswith("gating / g-item: a (A) vs b (B), condition c1")
     assert white_space == "pre" and tree == "All\n  Live  [L/D]"
+
+
+def test_an_autogkb_reply_shows_its_fields_in_the_expected_order_and_form():
+    """issue 46 item 7: a field list beside raw JSON in another field order."""
+    from scievals.autogkb.samples import reply_text
+
+    annotations = [{"Drug(s)": "fluvastatin", "Gene": "CYP2C9"}]  # the model's own order
+    same_form = "#1\n  Gene: CYP2C9\n  Drug(s): fluvastatin"  # FIELDS' order, as expected
+    assert annotations_text(annotations) == same_form
+    # a baseline (no raw text): its annotations as the expected ones are drawn
+    assert reply_text({"annotations": annotations, "raw_text": None}) == same_form
+    # an LLM: what it parses to, then its raw reply unchanged
+    raw = '[{"Drug(s)": "fluvastatin", "Gene": "CYP2C9"}]'
+    assert reply_text({"annotations": annotations, "raw_text": raw}) == (
+        f"Parsed annotations:\n{same_form}\n\nRaw reply:\n{raw}")
+    # nothing parsed: the raw reply alone
+    assert reply_text({"annotations": None, "raw_text": "no JSON here"}) == "no JSON here"

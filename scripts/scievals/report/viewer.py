@@ -169,7 +169,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .columns>div{flex:1;min-width:0}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #ddd;
 padding:.5em;max-height:45vh;overflow:auto;font-size:.82em}
-pre.keep{white-space:pre;word-break:normal}
+pre{tab-size:4}
+pre>div{min-height:1.2em}
 .bad{color:#b00020;font-weight:bold}
 .pos{color:#0a6b2d}.neg{color:#b00020}
 #status{margin-left:1em;color:#555}
@@ -504,11 +505,21 @@ function mark(row) {
   for (const r of el('items').querySelectorAll('tr.selected')) r.classList.remove('selected');
   if (row) row.classList.add('selected');
 }
-function pre(title, text, cls) {
+// Long lines wrap inside the pane (nothing is cut at its right edge) and keep their
+// indentation: each line is a block whose wrapped part is indented two more than the
+// line's own leading spaces (kept in the text, so a copy keeps them), so a tree's levels
+// (the expected tree beside a reply) stay readable in a narrow pane.
+function pre(title, text) {
   const box = document.createElement('div');
   const h = document.createElement('h3'); h.textContent = title;
-  const p = document.createElement('pre'); p.textContent = text || '(none)';
-  if (cls) p.className = cls;
+  const p = document.createElement('pre');
+  for (const line of String(text || '(none)').split('\n')) {
+    const width = line.match(/^[ \t]*/)[0].replace(/\t/g, '    ').length + 2;
+    const div = document.createElement('div');
+    div.style.paddingLeft = width + 'ch'; div.style.textIndent = -width + 'ch';
+    div.textContent = line;
+    p.appendChild(div);
+  }
   box.append(h, p); return box;
 }
 function columns(...boxes) {
@@ -540,7 +551,7 @@ function show(item) {
     ['tokens in / out', fmt(item.tokens_in) + ' / ' + fmt(item.tokens_out)],
     ['cost (USD)', fmt(item.cost_usd, 6)], ['latency (s)', fmt(item.latency_s, 2)]];
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', item.expected, 'keep'), pre('Reply', item.reply)));
+  d.appendChild(columns(pre('Expected', item.expected), pre('Reply', item.reply)));
   d.appendChild(factTable(Object.entries(item.metrics).map(([n, v]) => [n, fmt(v, 4)])));
   d.appendChild(pre('Input / prompt', item.input));
   d.appendChild(pre('Rationale', item.rationale));
@@ -563,7 +574,7 @@ function showPair(r) {
     rows.push([n, fmt(a, 4), fmt(b, 4), both ? fmt(b - a, 4) : '-']);
   }
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', r.A.expected, 'keep'),
+  d.appendChild(columns(pre('Expected', r.A.expected),
                         pre('Reply A: ' + r.A.model, r.A.reply),
                         pre('Reply B: ' + r.B.model, r.B.reply)));
   d.appendChild(pre('Input / prompt', r.A.input));
