@@ -362,19 +362,28 @@ def prune(runs_dir: Path, settings: Mapping) -> list[str]:
 
 
 def write_viewer_index(runs_dir: Path) -> None:
-    """``index.js``: the kept runs' records for the sample viewer's run picker."""
-    entries = []
+    """``index.js``: the kept runs for the sample viewer's run picker, one entry per run,
+    benchmark and model, named as the current results name it (``fake``, its conditions
+    beside it), its records' viewer files as the entry's ``parts``."""
+    entries: dict[tuple[str, str, str], dict] = {}
     for run in list_runs(runs_dir):
         for entry in run.get("records", []):
-            entries.append({
-                "run": run["run_id"], "limited": entry.get("limited", False),
-                "benchmark": entry["benchmark"],
-                "model": entry["label"],
-                "key": entry["viewer_key"], "n": entry["items"],
-                "file": f"{run['run_id']}/{entry['viewer']}",
-                "conditions": entry.get("conditions", []),
-                "score_name": entry.get("score_name", "")})
-    write_text(runs_dir / VIEWER_INDEX, f"{RUNS_CALLBACK}({embedded_json(entries)});\n")
+            model = str(entry["model"])
+            key = (run["run_id"], entry["benchmark"], model)
+            if key not in entries:
+                entries[key] = {
+                    "run": run["run_id"], "limited": False, "benchmark": entry["benchmark"],
+                    "model": model, "key": "/".join(key), "n": 0, "parts": [],
+                    "conditions": [], "score_name": entry.get("score_name", "")}
+            shown = entries[key]
+            shown["limited"] = shown["limited"] or bool(entry.get("limited", False))
+            shown["n"] += entry["items"]
+            shown["parts"].append({"key": entry["viewer_key"],
+                                   "file": f"{run['run_id']}/{entry['viewer']}"})
+            shown["conditions"] = sorted({*shown["conditions"],
+                                          *entry.get("conditions", [])})
+    write_text(runs_dir / VIEWER_INDEX,
+               f"{RUNS_CALLBACK}({embedded_json(list(entries.values()))});\n")
 
 
 def find_run(ref: str, runs_dir: str | Path = RUNS_DIR) -> dict:

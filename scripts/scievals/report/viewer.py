@@ -201,11 +201,18 @@ function entry(run, benchmark, model) {
 // HTML report say, shows the current results only).
 const RUNS_BASE = RUNS_INDEX.replace(/index\\.js$/, '');
 const RUN_LIMITED = {};
+const RUN_MODELS = {};  // run -> benchmark -> its models, for the run menu's labels
 window.scievalsRuns = function (entries) {
   for (const e of entries) {
     if (entry(e.run, e.benchmark, e.model)) continue;
-    INDEX.push(Object.assign({}, e, {file: RUNS_BASE + e.file}));
+    // one entry per model, its records' files as parts (an index of an older version: one
+    // entry per record, its own file)
+    const parts = (e.parts || [{key: e.key, file: e.file}])
+      .map(p => ({key: p.key, file: RUNS_BASE + p.file}));
+    INDEX.push(Object.assign({}, e, {parts: parts, file: parts[0].file}));
     RUN_LIMITED[e.run] = RUN_LIMITED[e.run] || e.limited;
+    const models = (RUN_MODELS[e.run] = RUN_MODELS[e.run] || {});
+    (models[e.benchmark] = models[e.benchmark] || []).push(e.model);
   }
 };
 function loadRuns() {
@@ -217,24 +224,38 @@ function loadRuns() {
     document.head.appendChild(s);
   });
 }
+// A kept run in the menu: its id, full or limited, and its benchmarks with their models.
+const RUN_LABEL_CHARS = 110;
 function runLabel(run) {
-  return run === '' ? 'current results' : run + (RUN_LIMITED[run] ? ' (limited)' : ' (full)');
+  if (run === '') return 'current results';
+  const what = Object.entries(RUN_MODELS[run] || {})
+    .map(([b, models]) => b + ': ' + models.join(', ')).join('; ');
+  const label = run + (RUN_LIMITED[run] ? ' (limited) ' : ' (full) ') + what;
+  return label.length > RUN_LABEL_CHARS ? label.slice(0, RUN_LABEL_CHARS - 1) + '\u2026'
+    : label;
+}
+function loadFile(key, file) {
+  if (DATA[key]) return Promise.resolve(DATA[key]);
+  return new Promise((resolve, reject) => {
+    const first = !WAITING[key];
+    (WAITING[key] = WAITING[key] || []).push(resolve);
+    if (!first) return;
+    const s = document.createElement('script');
+    s.src = file;
+    s.onerror = () => reject(new Error('could not load ' + file +
+      ' (the page reads its items from the folder beside it)'));
+    document.head.appendChild(s);
+  });
 }
 function load(e) {
   if (!e) return Promise.resolve([]);
   if (DATA[e.key]) return Promise.resolve(DATA[e.key]);
   const block = el('data-' + INDEX.indexOf(e));
   if (block) { DATA[e.key] = JSON.parse(block.textContent); return Promise.resolve(DATA[e.key]); }
-  return new Promise((resolve, reject) => {
-    const first = !WAITING[e.key];
-    (WAITING[e.key] = WAITING[e.key] || []).push(resolve);
-    if (!first) return;
-    const s = document.createElement('script');
-    s.src = e.file;
-    s.onerror = () => reject(new Error('could not load ' + e.file +
-      ' (the page reads its items from the folder beside it)'));
-    document.head.appendChild(s);
-  });
+  if (!e.parts) return loadFile(e.key, e.file);
+  // a kept run's model: its records (one per condition) together
+  return Promise.all(e.parts.map(p => loadFile(p.key, p.file)))
+    .then(lists => (DATA[e.key] = [].concat(...lists)));
 }
 function fmt(v, digits) {
   if (v === null || v === undefined || v === '') return '-';
@@ -513,8 +534,8 @@ function pre(title, text) {
   const box = document.createElement('div');
   const h = document.createElement('h3'); h.textContent = title;
   const p = document.createElement('pre');
-  for (const line of String(text || '(none)').split('\n')) {
-    const width = line.match(/^[ \t]*/)[0].replace(/\t/g, '    ').length + 2;
+  for (const line of String(text || '(none)').split('\\n')) {
+    const width = line.match(/^[ \\t]*/)[0].replace(/\\t/g, '    ').length + 2;
     const div = document.createElement('div');
     div.style.paddingLeft = width + 'ch'; div.style.textIndent = -width + 'ch';
     div.textContent = line;
