@@ -516,7 +516,8 @@ def hidden_note(section: Section) -> str:
 def _html_pairs(section: Section) -> str:
     if section.pairs is None or (section.pairs.empty and not section.hidden_pairs):
         return ""
-    table = section.pairs.to_html(index=False, border=1) if len(section.pairs) else ""
+    table = (f'<div class="wide">{section.pairs.to_html(index=False, border=1)}</div>'
+             if len(section.pairs) else "")  # scrolls inside its box, as every table does
     more = ""
     if section.hidden_pairs:
         more = (f": the {len(section.pairs):,} between rows shown above; "
