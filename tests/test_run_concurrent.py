@@ -131,7 +131,7 @@ def test_an_unreadable_lock_file_still_refuses_in_one_line(tmp_path, junk):
     folder = tmp_path / "run"
     with run_lock.run_lock(folder, "first"):
         (folder / ".lock").write_bytes(junk)
-        with pytest.raises(run_lock.ScievalsError) as caught:
-            with run_lock.run_lock(folder, "second"):
-                pass
+        with pytest.raises(run_lock.ScievalsError) as caught, \
+                run_lock.run_lock(folder, "second"):
+            pass
     assert "another `python -m scievals run` is running" in caught.value.one_line()

@@ -311,8 +311,9 @@ def models_missing(args: argparse.Namespace, settings: dict, started: str,
     for name, models in asked.items():
         lost = [m for m in models if m not in have[name]]
         if lost:
-            return (str(where), f"the {kind} has no {name} results of {', '.join(lost)}, "
-                    "which this run asked for (was the folder's config changed while it ran?)",
+            return (str(where), (f"the {kind} has no {name} results of {', '.join(lost)}, "
+                                 "which this run asked for (was the folder's config changed "
+                                 "while it ran?)"),
                     "run the same command again, one run at a time in this folder")
     return None
 

@@ -123,8 +123,8 @@ def test_a_benchmark_schema_may_not_redefine_a_data_source_key(tmp_path):
 
 @pytest.mark.parametrize(("key", "value", "expected"), [
     # issue 46 item 4: `max_mb: .nan` passed `minimum: 0` and then pruned every kept run
-    ("max_mb", float("nan"), "config: run_logs.max_mb: nan is not a finite number "
-                             "(give a finite number, e.g. the default 500)"),
+    ("max_mb", float("nan"), ("config: run_logs.max_mb: nan is not a finite number "
+                              "(give a finite number, e.g. the default 500)")),
     ("max_mb", float("inf"), "config: run_logs.max_mb: inf is not a finite number"),
     ("max_mb", -1, "config: run_logs.max_mb: -1 is less than the minimum of 0"),
     ("keep", float("nan"), "config: run_logs.keep: nan is not a finite number"),

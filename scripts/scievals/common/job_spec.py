@@ -146,8 +146,8 @@ def _blocked_folder(path: Path) -> tuple[str, str] | None:
     file (mkdir then says only "File exists"), else None."""
     for folder in reversed(path.parents):
         if folder.is_symlink() and not folder.exists():
-            return (f"the folder {folder.as_posix()} is a symbolic link to "
-                    f"{os.readlink(folder)}, which does not exist",
+            return ((f"the folder {folder.as_posix()} is a symbolic link to "
+                     f"{os.readlink(folder)}, which does not exist"),
                     f"create that folder or remove the link, {_AGAIN}")
         if folder.exists() and not folder.is_dir():
             return (f"{folder.as_posix()} is a file, not a folder",

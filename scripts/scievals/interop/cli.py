@@ -23,9 +23,8 @@ EXPORT_DIR = Path("results/export/eee")
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
-    from scievals.interop import runlogs
-
     from scievals.common.output import wrap_width
+    from scievals.interop import runlogs
 
     for line in runlogs.lines(runlogs.list_runs(args.runs_dir), wrap_width()):
         print(line)
