@@ -148,6 +148,13 @@ def test_a_guessed_spread_is_said_first_beside_the_items_the_data_hold(tmp_path)
     assert text.startswith("gating hierarchy_f1: A GUESS from an assumed spread (no pair of "
                            f"models compared on hierarchy_f1 in {folder / 'comparisons.csv'}")
     assert text.endswith(f"The last run scored 15 cases (OMIP-demo, {folder / 'summary.csv'}).")
+    # several datasets (waza's suites): the largest, said as such
+    (folder.parent / "waza").mkdir()
+    pd.DataFrame({"dataset": ["s1", "s2"], "metric": ["pass_rate"] * 2, "n": [4, 6]}).to_csv(
+        folder.parent / "waza" / "summary.csv", index=False)
+    assert plan_text("waza", 0.2, results=tmp_path).endswith(
+        f"The last run scored at most 6 tasks per dataset (2 datasets, "
+        f"{folder.parent / 'waza' / 'summary.csv'}).")
     # pass/fail guesses name their own flag; a measured spread is no guess
     assert "give --discordant" in plan_text("waza", 0.2, results=tmp_path)
     assert "GUESS" not in plan_text("gating", 0.1, results=tmp_path, sd=0.2)

@@ -148,9 +148,11 @@ def _items_scored(summary: Path, metric: str, noun: str) -> str:
     n = pd.to_numeric(rows["n"], errors="coerce")
     if not n.notna().any():
         return ""
-    best = rows.loc[n.idxmax()]
-    return (f" The last run scored {int(n.max())} {noun} ({best['dataset']}, "
-            f"{summary}).")
+    datasets = rows["dataset"].astype(str).unique()
+    if len(datasets) > 1:  # waza's suites: the largest, not a total the plan could use
+        return (f" The last run scored at most {int(n.max())} {noun} per dataset "
+                f"({len(datasets)} datasets, {summary}).")
+    return f" The last run scored {int(n.max())} {noun} ({datasets[0]}, {summary})."
 
 
 def _pairs(path: Path, metric: str) -> pd.DataFrame | None:
