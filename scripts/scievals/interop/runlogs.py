@@ -282,6 +282,9 @@ def _write(folder: Path, name: str, records: list[eee.Record], max_bytes: float 
     return entries
 
 
+_SAID_LINKS: set[str] = set()
+
+
 def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
     """The kept runs, oldest first: each ``run.json`` with its folder and size in bytes
     (a folder without a readable run.json is left out, with a log line). A symbolic link is
@@ -293,8 +296,10 @@ def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
         if not RUN_NAME.fullmatch(folder.name):
             continue
         if folder.is_symlink():
-            log.warning("run log %s left out: a symbolic link, not a run this workflow kept",
-                        folder)
+            if str(folder) not in _SAID_LINKS:  # once per process, not at every listing
+                _SAID_LINKS.add(str(folder))
+                log.warning("run log %s left out: a symbolic link, not a run this workflow "
+                            "kept", folder)
             continue
         if not folder.is_dir():
             continue
