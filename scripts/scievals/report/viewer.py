@@ -153,6 +153,7 @@ header .tabs button{margin-right:.3em}
 header .tabs button.on{font-weight:bold;background:#cfe0ff}
 .bar{margin-top:.3em}
 .bar label{margin-right:.8em;white-space:nowrap}
+.bar select{max-width:32em}
 main{display:flex;height:calc(100vh - 7.5em)}
 #list{flex:0 0 44%;overflow:auto;border-right:1px solid #ccc}
 #detail{flex:1;overflow:auto;padding:0 1em}
