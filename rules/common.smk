@@ -96,8 +96,12 @@ def next_steps():
     summary = "results/summary.csv"
     current = (os.path.exists(SAMPLES_PAGE) and os.path.exists(summary)
                and os.path.getmtime(SAMPLES_PAGE) >= os.path.getmtime(summary))
-    steps["sample viewer"] = (f"{SAMPLES_PAGE}  (open in a browser)" if current
-                              else f"{hint_command(SAMPLES_PAGE)}  (then open it)")
+    # opened on the model this run singles out (run gating --model X: #gating/X)
+    address = hints.viewer_address(SAMPLES_PAGE, workflow.dag_settings.targets,
+                                   {b: MODELS[b].llms for b in BENCHMARKS})
+    steps["sample viewer"] = (
+        (f"{SAMPLES_PAGE}  (open {address or 'it'} in a browser)" if current
+         else f"{hint_command(SAMPLES_PAGE)}  (then open {address or 'it'})"))
     # --report-after-run first makes the figures and pages the report bundles (the run's
     # target may not have), so the command works after any target; a run that writes the
     # report itself names the file it is writing.

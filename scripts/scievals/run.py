@@ -20,6 +20,7 @@ that sends nothing to a model, a bad ``--limit``) is one line before Snakemake s
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -30,12 +31,14 @@ from pathlib import Path
 from scievals import registry
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_yaml, write_text
+from scievals.common.notices import now_utc
 from scievals.common.redaction import (
     CREDENTIALS_ENV,
     export_credentials,
     holds_credentials,
     redact_data,
 )
+from scievals.common.run_lock import run_lock
 from scievals.llm.keys import KEY_ENV_NAME
 
 WORKFLOW_DIR = Path(__file__).resolve().parents[2]
@@ -154,6 +157,10 @@ def overlay(args: argparse.Namespace, config: dict) -> dict:
     if not args.model and (args.base_url or args.api_key_env):
         raise ScievalsError("--base-url/--api-key-env", "given without --model",
                             "add --model PROVIDER/MODEL")
+    if args.base_url is not None:
+        from scievals.llm.registry import base_url_parts  # pydantic: only with --base-url
+
+        base_url_parts("--base-url", args.base_url)  # before Snakemake sees it: one line
     out: dict = {}
     if getattr(args, "batch", False):  # every openai/anthropic model through its batch API
         out["llm"] = {"batch": {"every_model": True}}
@@ -220,39 +227,105 @@ def execute(args: argparse.Namespace) -> tuple[int, dict]:
         if not Path(path).is_file():
             raise ScievalsError(path, "config file not found", "check the --configfile path")
     settings = overlay(args, merged_config(args.configfile))
-    overlay_file = None
     # A base URL's credentials go to Snakemake in the environment, as a config file's do
     # (scievals.common.redaction); the overlay, and all that copies it, has http://***@host.
     in_environment = holds_credentials(settings)
     export_credentials(settings.get("models") or {})
-    if settings:
-        import yaml  # only to write an overlay (the other commands start without it)
-
-        overlay_file = OVERLAY_DIR / f"{'+'.join(names(args))}.yaml"
-        write_text(overlay_file, "# written by `python -m scievals run`; rewritten each run\n"
-                   + yaml.safe_dump(redact_data(settings), sort_keys=False))
-    command = snakemake_command(args, overlay_file)
     if args.print_command:
+        command = snakemake_command(args, _write_overlay(args, settings))
         print(" ".join(command))
         if in_environment:
             print(f"note: the --base-url credentials are not in the overlay; the command needs "
                   f"them in {CREDENTIALS_ENV} (or the full URL in your config file)",
                   file=sys.stderr)
         return 0, settings
+    # the overlay is written and read under the folder's lock: another run's can not replace
+    # it before this run's Snakemake has read it (scievals.common.run_lock)
+    with run_lock(OVERLAY_DIR, _described(args)):
+        started = now_utc()
+        code = _snakemake(snakemake_command(args, _write_overlay(args, settings)))
+    if code == 130:
+        return code, settings
+    # a dry run made nothing; another working directory's summary is not ./results'
+    if code == 0 and not (DRY_RUN | ELSEWHERE).intersection(args.extra):
+        missing = models_missing(args, settings, started)
+        if missing:
+            raise ScievalsError(*missing)
+        print_results(args, settings)
+    return code, settings
+
+
+def _write_overlay(args: argparse.Namespace, settings: dict) -> Path | None:
+    """Write the run's config overlay (credentials redacted); its path, None without one."""
+    if not settings:
+        return None
+    import yaml  # only to write an overlay (the other commands start without it)
+
+    overlay_file = OVERLAY_DIR / f"{'+'.join(names(args))}.yaml"
+    write_text(overlay_file, "# written by `python -m scievals run`; rewritten each run\n"
+               + yaml.safe_dump(redact_data(settings), sort_keys=False))
+    return overlay_file
+
+
+def _described(args: argparse.Namespace) -> str:
+    """The run in a few words, for the refusal of a second run in the folder."""
+    return " ".join(["run", *names(args), *(f"--model {m}" for m in args.model or [])])
+
+
+def _snakemake(command: list[str]) -> int:
+    """Snakemake's exit code (130 after a Ctrl-C, said in one line)."""
     process = subprocess.Popen(command)
     try:
-        code = process.wait()
+        return process.wait()
     except KeyboardInterrupt:  # Snakemake got the Ctrl-C too; let it finish its clean-up
         try:
             process.wait(timeout=60)
         except (KeyboardInterrupt, subprocess.TimeoutExpired):
             process.kill()
         print(f"interrupted: {RESUME}", file=sys.stderr)
-        return 130, settings
-    # a dry run made nothing; another working directory's summary is not ./results'
-    if code == 0 and not (DRY_RUN | ELSEWHERE).intersection(args.extra):
-        print_results(args, settings)
-    return code, settings
+        return 130
+
+
+def models_missing(args: argparse.Namespace, settings: dict, started: str,
+                   record: str | Path | None = None,
+                   summary: str | Path = "results/summary.csv") -> tuple[str, str, str] | None:
+    """(where, problem, fix) when a model this run asked for is not in what the run did,
+    else None: the run record's config (when this run wrote it) or, after a run that found
+    everything up to date (it writes no record), the summary's rows. A run that exits 0
+    without its model (another process changed its config) must not look successful."""
+    asked = {name: (settings.get(name) or {}).get("models") or [] for name in names(args)}
+    if not any(asked.values()):
+        return None
+    if record is None:
+        from scievals.report.run_manifest import MANIFEST as record  # after the run only
+    data = _read_record(record)
+    if data is not None and str(data.get("started_utc", "")) >= started:
+        config = data.get("config") or {}
+        have = {name: set((config.get(name) or {}).get("models") or []) for name in asked}
+        where, kind = record, "run record's config"
+    else:
+        from scievals.results.show import read_summary  # pandas: after the run only
+
+        rows = read_summary(summary, list(asked)) if Path(summary).is_file() else None
+        have = {name: set() if rows is None else set(
+            rows.loc[rows["benchmark"] == name, "model"].astype(str)) for name in asked}
+        where, kind = summary, "summary"
+    for name, models in asked.items():
+        lost = [m for m in models if m not in have[name]]
+        if lost:
+            return (str(where), (f"the {kind} has no {name} results of {', '.join(lost)}, "
+                                 "which this run asked for (was the folder's config changed "
+                                 "while it ran?)"),
+                    "run the same command again, one run at a time in this folder")
+    return None
+
+
+def _read_record(path: str | Path) -> dict | None:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 DRY_RUN = {"-n", "--dry-run", "--dryrun"}

@@ -119,3 +119,33 @@ def test_a_benchmark_schema_may_not_redefine_a_data_source_key(tmp_path):
     Fake.schema.write_text("type: object\nproperties:\n  source: {default: demo}\n")
     assert section_schema(Fake)["properties"]["source"]["enum"] == ["auto", "remote", "file", "demo"]
     assert section_schema(Fake)["properties"]["source"]["default"] == "demo"
+
+
+@pytest.mark.parametrize(("key", "value", "expected"), [
+    # issue 46 item 4: `max_mb: .nan` passed `minimum: 0` and then pruned every kept run
+    ("max_mb", float("nan"), ("config: run_logs.max_mb: nan is not a finite number "
+                              "(give a finite number, e.g. the default 500)")),
+    ("max_mb", float("inf"), "config: run_logs.max_mb: inf is not a finite number"),
+    ("max_mb", -1, "config: run_logs.max_mb: -1 is less than the minimum of 0"),
+    ("keep", float("nan"), "config: run_logs.keep: nan is not a finite number"),
+    ("keep", -1, "config: run_logs.keep: -1 is less than the minimum of 0"),
+])
+def test_a_size_that_is_not_a_finite_non_negative_number_is_refused(config, key, value,
+                                                                    expected):
+    bad = copy.deepcopy(config)
+    bad.setdefault("run_logs", {})[key] = value
+    with pytest.raises(ScievalsError) as info:
+        validate_config(bad)
+    assert info.value.one_line().startswith(expected)
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda c: c["abdev"].update(max_download_mb=float("inf")),
+    lambda c: c["models"]["random"].update(max_connections=float("nan")),
+    lambda c: c["bootstrap"].update(n_resamples=float("-inf")),
+])
+def test_no_number_setting_takes_nan_or_infinity(config, mutate):
+    bad = copy.deepcopy(config)
+    mutate(bad)
+    with pytest.raises(ScievalsError, match="is not a finite number"):
+        validate_config(bad)

@@ -38,3 +38,22 @@ def test_a_run_that_writes_the_report_is_told_apart():
                              "--report-after-run"]) == "results/report.html"
     assert report_after_run(["--report", "results/report.html"]) is None
     assert report_after_run(["--cores", "2", "results/summary.csv"]) is None
+
+
+def test_the_viewer_hint_opens_on_the_model_the_run_singles_out():
+    """issue 46 item 7: after `run gating --model ...` the viewer hint opened abdev/random."""
+    from scievals.common.hints import viewer_address
+
+    page = "results/report/samples.html"
+    llms = {"abdev": [], "gating": ["mine", "probe-model"], "waza": ["waza_mock"]}
+    # run puts the model given last in the section's models
+    assert viewer_address(page, ["gating"], llms) == \
+        "results/report/samples.html#gating/probe-model"
+    # the first named benchmark with an LLM, in the config's order; names %-encoded
+    assert viewer_address(page, ["waza", "abdev"], llms) == \
+        "results/report/samples.html#waza/waza_mock"
+    assert viewer_address(page, ["gating"], {"gating": ["a b/c"]}) == \
+        "results/report/samples.html#gating/a%20b%2Fc"
+    # no benchmark target (the default run), or no LLM: no address to single out
+    assert viewer_address(page, ["results/summary.csv"], llms) is None
+    assert viewer_address(page, ["abdev"], llms) is None

@@ -198,9 +198,10 @@ def test_a_job_file_that_is_gone_is_one_line_naming_it_and_the_way_out(tmp_path)
 
 def test_an_unwritable_job_folder_is_one_clear_error(tmp_path):
     (tmp_path / ".snakemake").write_text("a file where the folder would go")
+    # it says which path is in the way (issue 46 item 5), not only "cannot be written"
     with pytest.raises(SystemExit, match=r"^error: \.snakemake/scievals/jobs/\w{24}\.json: job "
-                       r"file not written: cannot be written \(.*\); check that folder of the "
-                       "run's working directory, then run the same snakemake command again$"):
+                       r"file not written: \.snakemake is a file, not a folder \(.*\); move "
+                       "that file away, then run the same snakemake command again$"):
         _spec({"p": 1})
 
 
@@ -304,3 +305,24 @@ def test_a_job_with_more_facts_than_a_command_line_carries_runs_and_reruns_on_a_
     assert changed.returncode == 0, changed.stderr[-3000:]
     assert json.loads((work / "out/seen.json").read_text())["tag"] == "b"
     assert len(list((work / SPEC_DIR).glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("blocker", ["dangling link", "file"])
+def test_a_jobs_folder_that_is_a_dangling_link_or_a_file_says_what_it_is(tmp_path, blocker):
+    """Issue 46 item 5: a jobs folder that is a symbolic link to nothing said "(File exists)"."""
+    Path(".snakemake/scievals").mkdir(parents=True)
+    if blocker == "file":
+        Path(SPEC_DIR).write_text("")
+        expected = (f"{SPEC_DIR.as_posix()} is a file, not a folder (File exists); move that "
+                    "file away, then "
+                    "run the same snakemake command again")
+    else:
+        Path(SPEC_DIR).symlink_to(tmp_path / "gone")
+        expected = (f"the folder {SPEC_DIR.as_posix()} is a symbolic link to {tmp_path}/gone, "
+                    "which does not exist (File exists); create that folder or remove the "
+                    "link, then run the same snakemake command again")
+    with pytest.raises(SystemExit) as caught:
+        _spec({"p": 1})
+    line = str(caught.value)
+    assert "\n" not in line and line.startswith("error: .snakemake/scievals/jobs/")
+    assert f": job file not written: {expected}" in line

@@ -4,6 +4,8 @@ removing the last full result, finding a run, and one line for what is wrong."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -79,7 +81,7 @@ def test_a_damaged_or_foreign_folder_is_left_out_and_a_run_is_found_by_prefix(tm
     (runs / "notes").mkdir()
     assert [r["run_id"] for r in runlogs.list_runs(runs)] == [NAMES[0]]
     assert runlogs.find_run(NAMES[0][:12], runs)["run_id"] == NAMES[0]
-    assert runlogs.find_run("latest-full", runs)["run_id"] == NAMES[0]
+    assert runlogs.find_run("latest-full", runs)["runs"] == [NAMES[0]]
     with pytest.raises(ScievalsError) as caught:
         runlogs.find_run("1999", runs)
     assert "no single kept run '1999'" in caught.value.one_line()
@@ -175,3 +177,123 @@ def test_a_log_keeps_this_runs_tables_once_and_only_what_changed(tmp_path, monke
     assert (first / run["records"][0]["aggregate"]).read_bytes() == before
     index = (results / "runs" / runlogs.VIEWER_INDEX).read_text()
     assert index.startswith("scievalsRuns([") and index.count('"run": ') == 3
+
+
+def test_a_staging_folder_of_a_dead_run_goes_and_a_live_ones_stays(tmp_path, monkeypatch):
+    """issue 46 item 4: `kill -9` while a log is staged left `.<id>.partial` forever."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results"
+    runs = results / "runs"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    host = runlogs.socket.gethostname()
+    stale = runs / f".{NAMES[0]}.partial"
+    live = runs / f".{NAMES[1]}.partial"
+    for folder, pid in [(stale, int(dead.stdout)), (live, os.getpid())]:
+        (folder / "data").mkdir(parents=True)
+        (folder / "data" / "x.json").write_bytes(b"x" * 1000)
+        (folder / runlogs.OWNER_FILE).write_text(json.dumps({"pid": pid, "host": host}))
+    # one without an owner (a version that wrote none): stale after an hour untouched
+    old = runs / f".{NAMES[2]}.partial"
+    old.mkdir()
+    (old / "run.json").write_text("{}")
+    two_hours_ago = time.time() - 7200
+    os.utime(old / "run.json", (two_hours_ago, two_hours_ago))
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    fresh = runs / f".{NAMES[3]}.partial"
+    fresh.mkdir()
+    _score_table(results, "a", 0.3)
+    kept = runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 5, "max_mb": 10},
+                                                       "models": {}})
+    assert kept is not None and (kept / runlogs.RUN_FILE).is_file()
+    assert not stale.exists() and not old.exists()
+    assert live.is_dir() and fresh.is_dir()  # a live run's (or one just begun) is not touched
+    assert not (kept / runlogs.OWNER_FILE).exists()
+    # ... and a run that keeps nothing new cleans up too
+    live_owner = json.loads((live / runlogs.OWNER_FILE).read_text())
+    (live / runlogs.OWNER_FILE).write_text(json.dumps({**live_owner, "pid": int(dead.stdout)}))
+    assert runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 0}}) is None
+    assert not live.exists()
+
+
+def test_a_symlink_in_the_runs_folder_neither_stops_pruning_nor_is_followed(tmp_path):
+    """issue 46 item 4: a run-like symlink made pruning fail at every later run."""
+    runs = tmp_path / "runs"
+    elsewhere = _run(tmp_path / "elsewhere", NAMES[0], limited=True, size=2_000_000)
+    runs.mkdir()
+    (runs / NAMES[0]).symlink_to(elsewhere, target_is_directory=True)
+    (runs / "20261128T040009Z-00000f").symlink_to(tmp_path / "gone")  # dangling, run-like
+    for name in NAMES[1:4]:
+        _run(runs, name, limited=True, size=400_000)
+    # 3 real runs of 0.4 MB, max 1 MB: the oldest real run goes (1.2 -> 0.8 MB); the link
+    # is neither counted (its 2 MB would have removed every unprotected run) nor removed
+    assert runlogs.prune(runs, {"keep": 20, "max_mb": 1}) == [NAMES[1]]
+    assert [r["run_id"] for r in runlogs.list_runs(runs)] == NAMES[2:4]
+    assert (runs / NAMES[0]).is_symlink() and (elsewhere / runlogs.RUN_FILE).is_file()
+
+
+def test_a_log_is_kept_and_said_so_when_pruning_fails(tmp_path, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    results = tmp_path / "results"
+    _score_table(results, "a", 0.3)
+
+    def broken(*args):
+        raise PermissionError(13, "Permission denied", "results/runs/old")
+
+    monkeypatch.setattr(runlogs, "prune", broken)
+    kept = runlogs.keep_run(results, ["abdev"], None, {"run_logs": {"keep": 5, "max_mb": 10},
+                                                       "models": {}})
+    assert kept is not None and (kept / runlogs.RUN_FILE).is_file()
+    assert f"{kept} was kept, but pruning the older runs" in caplog.text
+
+
+def test_logs_names_models_as_the_results_do_and_wraps_on_a_terminal(tmp_path):
+    """issue 46 item 7: `logs` printed 359-character lines, one `fake [minimal_cot]` per
+    record."""
+    runs = tmp_path / "runs"
+    folder = _run(runs, NAMES[0], limited=False)
+    run = json.loads((folder / runlogs.RUN_FILE).read_text())
+    conditions = [f"{c}_{s}" for c in ("minimal", "standard", "rich") for s in ("direct", "cot")]
+    run["records"] = [{**run["records"][0], "model": "a-rather-long-model-name", "condition": c,
+                       "label": f"a-rather-long-model-name [{c}]", "conditions": [c]}
+                      for c in conditions] + [
+        {**run["records"][0], "model": f"baseline_{i}", "condition": "baseline",
+         "label": f"baseline_{i} [baseline]", "conditions": ["baseline"]} for i in range(6)]
+    (folder / runlogs.RUN_FILE).write_text(json.dumps(run))
+    [one_line] = runlogs.lines(runlogs.list_runs(runs))[1:]
+    assert one_line.endswith("gating: a-rather-long-model-name (6 conditions), baseline_0, "
+                             "baseline_1, baseline_2, baseline_3, baseline_4, baseline_5")
+    wrapped = runlogs.lines(runlogs.list_runs(runs), width=99)[1:]
+    assert len(wrapped) == 1 and "\n" in wrapped[0]
+    shown = wrapped[0].splitlines()
+    assert all(len(line) <= 99 for line in shown) and len(shown) == 2
+    assert all(line.startswith("    ") for line in shown[1:])
+    assert " ".join(shown).split() == one_line.split()  # the same words, wrapped
+
+
+def test_latest_full_is_the_last_complete_result_gathered_from_the_runs(tmp_path):
+    """issue 46 item 7: after a full run and `snakemake gating`, `--run latest-full` exported
+    the one-benchmark run (1 record), not the last complete result."""
+    runs = tmp_path / "runs"
+    _run(runs, NAMES[0], limited=False, benchmark="abdev")  # a full run: abdev and gating
+    full = json.loads((runs / NAMES[0] / runlogs.RUN_FILE).read_text())
+    full["records"].append({**full["records"][0], "benchmark": "gating", "model": "g"})
+    (runs / NAMES[0] / runlogs.RUN_FILE).write_text(json.dumps(full))
+    _run(runs, NAMES[1], limited=False, benchmark="gating")  # then gating alone (model m)
+    _run(runs, NAMES[2], limited=True, benchmark="abdev")  # then a smoke run
+    whole = runlogs.find_run("latest-full", runs)
+    # abdev/m and gating/g from the first run, gating/m from the second; the smoke run's
+    # abdev/m is not a full result, so the first run's stands
+    assert sorted((r["benchmark"], r["model"], Path(r["folder"]).name)
+                  for r in whole["records"]) == [("abdev", "m", NAMES[0]),
+                                                 ("gating", "g", NAMES[0]),
+                                                 ("gating", "m", NAMES[1])]
+    assert whole["runs"] == NAMES[:2] and not whole["limited"]
+    assert runlogs.find_run("latest", runs)["run_id"] == NAMES[2]
+    only_limited = tmp_path / "only-limited"
+    _run(only_limited, NAMES[0], limited=True)
+    with pytest.raises(ScievalsError, match="no single kept run 'latest-full'"):
+        runlogs.find_run("latest-full", only_limited)

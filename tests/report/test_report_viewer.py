@@ -496,9 +496,68 @@ def test_unknown_links_back_conditions_and_tree_indentation(tmp_path):
     # the side by side names the condition; the expected tree keeps its indentation
     visited = visit(page.as_uri() + "#compare/gating/a/b/c1/g-item", tmp_path / "p3",
                     settle_s=1.0, probe="[document.querySelector('#detail h2').textContent,"
-                    " getComputedStyle(document.querySelector('#detail pre.keep')).whiteSpace,"
-                    " document.querySelector('#detail pre.keep').textContent]")
+                    " [...document.querySelector('#detail pre').children]"
+                    ".map(d => d.textContent)]")
     assert not visited.errors, visited.errors
-    title, white_space, tree = visited.probe
+    title, tree = visited.probe
     assert title.startswith("gating / g-item: a (A) vs b (B), condition c1")
-    assert white_space == "pre" and tree == "All\n  Live  [L/D]"
+    assert tree == ["All", "  Live  [L/D]"]
+
+
+# Per pane: [its width, its content's width, per line [its text, the left edge of each
+# screen line it takes, from the pane's left]]: what a person sees.
+PANES = """[...document.querySelectorAll('#detail pre')].map(p => [p.clientWidth, p.scrollWidth,
+  [...p.children].map(d => { const r = document.createRange(); const t = d.firstChild;
+    r.setStart(t, Math.max(0, t.data.search(/\\S/))); r.setEnd(t, t.length);  // the words
+    const left = p.getBoundingClientRect().left;
+    const tops = new Map();  // one rect per screen line (spaces may add rects on a line)
+    for (const b of r.getClientRects()) if (b.width > 0 && !tops.has(Math.round(b.top)))
+      tops.set(Math.round(b.top), b.left - left);
+    return [d.textContent, [...tops.values()]]; })])"""
+
+
+@pytest.mark.slow
+def test_long_lines_wrap_in_every_pane_and_keep_their_indentation(tmp_path):
+    """issue 46 item 7: the Expected panes cut long lines at the right; reply A wrapped and
+    lost the tree's indentation."""
+    _chromium()
+    long_gate = "    " + "CD45RA+CCR7+ naive T cells " * 6  # far wider than a pane
+    tree = f"All\n  T cells  [CD3]\n{long_gate}\n  B cells"
+    items = [_item(model=m, item="g", condition="c", expected=tree, reply=tree)
+             for m in ("a", "b")]
+    page = _page(tmp_path, items)
+    visited = visit(page.as_uri() + "#compare/gating/a/b/c/g", tmp_path / "p", settle_s=1.0,
+                    probe=PANES)
+    assert not visited.errors, visited.errors
+    panes = visited.probe
+    assert len(panes) >= 3  # Expected, Reply A, Reply B (then input, rationales)
+    for client_width, scroll_width, lines in panes[:3]:
+        assert scroll_width <= client_width  # nothing hidden past the right edge
+        assert [line[0] for line in lines] == tree.split("\n")  # leading spaces kept
+        (_, [all_x]), (_, [t_x]), (_, long_x), (_, [b_x]) = lines
+        step = (t_x - all_x) / 2  # one space of indentation, in pixels
+        assert step > 3 and b_x == pytest.approx(t_x, abs=1)
+        # the long line starts at its own indentation (4 spaces), wraps onto more screen
+        # lines, and each wrapped part starts 2 spaces further in: its level stays visible
+        assert long_x[0] == pytest.approx(all_x + 4 * step, abs=1.5)
+        assert len(long_x) >= 2
+        assert all(x == pytest.approx(all_x + 6 * step, abs=1.5) for x in long_x[1:])
+    screenshot = tmp_path / "wrapped.png"
+    screenshot.write_bytes(visited.screenshot)
+
+
+def test_an_autogkb_reply_shows_its_fields_in_the_expected_order_and_form():
+    """issue 46 item 7: a field list beside raw JSON in another field order."""
+    from scievals.autogkb.samples import reply_text
+
+    annotations = [{"Drug(s)": "fluvastatin", "Gene": "CYP2C9"}]  # the model's own order
+    same_form = "#1\n  Gene: CYP2C9\n  Drug(s): fluvastatin"  # FIELDS' order, as expected
+    assert annotations_text(annotations) == same_form
+    # a baseline (no raw text): its annotations as the expected ones are drawn
+    assert reply_text({"annotations": annotations, "raw_text": None}) == same_form
+    # an LLM: what it parses to, then its raw reply unchanged
+    raw = '[{"Drug(s)": "fluvastatin", "Gene": "CYP2C9"}]'
+    assert reply_text({"annotations": annotations, "raw_text": raw}) == (
+        f"Parsed annotations:\n{same_form}\n\nRaw reply:\n{raw}")
+    # nothing parsed: the raw reply alone
+    assert reply_text({"annotations": None, "raw_text": "no JSON here"}) == "no JSON here"

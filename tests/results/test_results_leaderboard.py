@@ -343,3 +343,38 @@ def test_a_limited_section_says_so_and_names_the_kept_full_run(tmp_path, monkeyp
             f"scievals logs; export it with python -m scievals export eee --run {run.name})"
             ) in text
     assert leaderboard_markdown(sections(summary())).count("LIMITED RUN") == 0
+
+
+def test_every_table_scrolls_in_its_box_and_no_code_gets_backticks(tmp_path):
+    """issue 46 item 7: the paired comparisons were cut at the right, and the report's prose
+    style drew a literal backtick around every <code> of the leaderboard."""
+    import re
+
+    parts = sections(_three_arms(), comparisons=_pairs(0.3, 0.01, 0.2))
+    for html in (leaderboard_html(parts), leaderboard_fragment(parts)):
+        tables = html.count("<table")
+        assert tables >= 2  # the headline table and the paired comparisons
+        assert len(re.findall(r'<div class="wide"><table', html)) == tables
+    # in Chromium, inside a page styled as the Snakemake report's prose (Tailwind typography
+    # puts content: "`" before and after each code element)
+    from report.browser import find_chromium, visit
+
+    if not find_chromium():
+        pytest.skip("no chromium on PATH (tests/report/test_report_browser.py says how to "
+                    "install it)")
+    page = tmp_path / "report.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><style>.prose code::before,.prose code::after'
+        '{content:"`"} body{width:600px}</style></head><body><div class="prose">'
+        + leaderboard_fragment(parts) + "</div></body></html>")
+    probe = ("[[...document.querySelectorAll('code')].map(c => [getComputedStyle(c, '::before')"
+             ".content, getComputedStyle(c, '::after').content]),"
+             " [...document.querySelectorAll('details')].map(d => (d.open = true)),"
+             " [...document.querySelectorAll('table')].map(t => getComputedStyle("
+             "t.parentElement).overflowX + ' ' + (t.parentElement.getBoundingClientRect()"
+             ".right <= 600 + 8))]")
+    visited = visit(page.as_uri(), tmp_path / "profile", settle_s=0.5, probe=probe)
+    assert not visited.errors, visited.errors
+    codes, _, boxes = visited.probe
+    assert codes and all(c == ["none", "none"] for c in codes)
+    assert boxes and all(b == "auto true" for b in boxes)  # each box scrolls, within the page

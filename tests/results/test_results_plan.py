@@ -126,3 +126,35 @@ def test_unbounded_metric_without_a_run_asks_for_sd(tmp_path):
     with pytest.raises(ScievalsError, match="no upper bound"):
         plan_text("autogkb", 5, metric="score", results=tmp_path)
     assert "about" in plan_text("autogkb", 5, metric="score", results=tmp_path, sd=20)
+
+
+def test_a_guessed_spread_is_said_first_beside_the_items_the_data_hold(tmp_path):
+    """issue 46 item 7: "about 51 cases" from the default spread said it was a guess only in
+    a parenthesis at the end, and not that the embedded data have 15 cases."""
+    text = plan_text("gating", 0.1, results=tmp_path)
+    assert text.startswith("gating hierarchy_f1: A GUESS from an assumed spread (no "
+                           "comparisons.csv: the default 0.25 x range 1; give --sd, or run "
+                           "two models to measure it): about ")
+    assert "The last run" not in text  # no run, nothing to say about its data
+    # the default run: one gating model, so a comparisons.csv with no pair for the metric,
+    # and a summary of 15 cases per condition
+    folder = tmp_path / "gating"
+    folder.mkdir()
+    (folder / "comparisons.csv").write_text("metric,n,ci_low,ci_high,method\n")
+    pd.DataFrame({"dataset": ["OMIP-demo"] * 3, "metric": ["hierarchy_f1", "hierarchy_f1",
+                                                            "structure_accuracy"],
+                  "n": [15, 12, 40]}).to_csv(folder / "summary.csv", index=False)
+    text = plan_text("gating", 0.1, results=tmp_path)
+    assert text.startswith("gating hierarchy_f1: A GUESS from an assumed spread (no pair of "
+                           f"models compared on hierarchy_f1 in {folder / 'comparisons.csv'}")
+    assert text.endswith(f"The last run scored 15 cases (OMIP-demo, {folder / 'summary.csv'}).")
+    # several datasets (waza's suites): the largest, said as such
+    (folder.parent / "waza").mkdir()
+    pd.DataFrame({"dataset": ["s1", "s2"], "metric": ["pass_rate"] * 2, "n": [4, 6]}).to_csv(
+        folder.parent / "waza" / "summary.csv", index=False)
+    assert plan_text("waza", 0.2, results=tmp_path).endswith(
+        f"The last run scored at most 6 tasks per dataset (2 datasets, "
+        f"{folder.parent / 'waza' / 'summary.csv'}).")
+    # pass/fail guesses name their own flag; a measured spread is no guess
+    assert "give --discordant" in plan_text("waza", 0.2, results=tmp_path)
+    assert "GUESS" not in plan_text("gating", 0.1, results=tmp_path, sd=0.2)

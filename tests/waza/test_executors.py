@@ -131,10 +131,10 @@ def test_agent_runs_feed_every_grader(tmp_path, run_and_grade):
         " expected_actions: [list, write]}}\n"
         "  - {name: beh, type: behavior, config: {max_tool_calls: 2, required_tools: [write]}}\n"
         "  - {name: file, type: file, config: {must_exist: [README.md]}}\n")
-    agent = _agent(tmp_path, {"s/scripted/t/run1/turn0": _tool("list", path="."),
-                              "s/scripted/t/run1/turn1": _tool("write", path="README.md",
+    agent = _agent(tmp_path, {"suite/scripted/t/run1/turn0": _tool("list", path="."),
+                              "suite/scripted/t/run1/turn1": _tool("write", path="README.md",
                                                                content="# hi"),
-                              "s/scripted/t/run1/turn2": "Wrote README.md"})
+                              "suite/scripted/t/run1/turn2": "Wrote README.md"})
     # graded after the run from the recorded workspace (README.md rebuilt for the file grader)
     outcome = run_and_grade(load_suite(suite_dir), "scripted", executor=AgentExecutor(agent))
     run = outcome["tasks"][0]["runs"][0]
@@ -164,9 +164,9 @@ def _one_task_suite(tmp_path, config: str):
 def test_failed_runs_are_retried_up_to_max_attempts(tmp_path, run_and_grade):
     suite_dir = _one_task_suite(tmp_path, "{trials_per_task: 2, max_attempts: 3}")
     # run 1: attempt 1 fails, attempt 2 passes; run 2: all three attempts fail
-    agent = _agent(tmp_path, {"s/a/t/run1/turn0": "no", "s/a/t/run1/attempt2/turn0": "ok",
-                              "s/a/t/run2/turn0": "no", "s/a/t/run2/attempt2/turn0": "no",
-                              "s/a/t/run2/attempt3/turn0": "nope"})
+    agent = _agent(tmp_path, {"suite/a/t/run1/turn0": "no", "suite/a/t/run1/attempt2/turn0": "ok",
+                              "suite/a/t/run2/turn0": "no", "suite/a/t/run2/attempt2/turn0": "no",
+                              "suite/a/t/run2/attempt3/turn0": "nope"})
     outcome = run_and_grade(load_suite(suite_dir), "a", executor=AgentExecutor(agent))
     first, second = outcome["tasks"][0]["runs"]
     assert (first["status"], first["attempts"], first["final_output"]) == ("passed", 2, "ok")
@@ -243,8 +243,8 @@ def test_trigger_engine_errors_count_as_wrong(run_and_grade):
 
 def test_skill_invoked_by_the_agent_counts_as_triggered(tmp_path, run_and_grade):
     skills = find_skills([DEMO_DIR / "suites" / "code-explainer"])
-    # loads the skill for "Explain ..." prompts only
-    replies = {f"code-explainer-eval/a/trigger{i}/turn0": _tool("skill", skill="code-explainer")
+    # loads the skill for "Explain ..." prompts only (case ids start with the suite folder)
+    replies = {f"code-explainer/a/trigger{i}/turn0": _tool("skill", skill="code-explainer")
                for i in (0, 1)}
     replies["*"] = "Sure."
     agent = _agent(tmp_path, replies, skills=skills)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -17,18 +18,38 @@ from .conftest import ROOT, copy_workflow
 pytestmark = pytest.mark.slow
 
 
+def _env(workdir):
+    return dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit",
+                PYTHONPATH=os.pathsep.join([str(workdir / "scripts"), str(ROOT / "tests")]))
+
+
 def _scievals(workdir, *args, timeout=900):
-    env = dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit",
-               PYTHONPATH=os.pathsep.join([str(workdir / "scripts"), str(ROOT / "tests")]))
-    return subprocess.run([sys.executable, "-m", "scievals", *args], cwd=workdir, env=env,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run([sys.executable, "-m", "scievals", *args], cwd=workdir,
+                          env=_env(workdir), capture_output=True, text=True, timeout=timeout,
+                          check=False)
 
 
 def test_run_gating_with_a_model_and_a_limit_scores_two_cases_per_condition(tmp_path):
     workdir = copy_workflow(tmp_path / "scievals")
     with FakeLLMServer() as server:
-        proc = _scievals(workdir, "run", "gating", "--model", "openai/fake",
-                         "--base-url", server.openai_base_url, "--limit", "2", "--cores", "2")
+        first = subprocess.Popen(
+            [sys.executable, "-m", "scievals", "run", "gating", "--model", "openai/fake",
+             "--base-url", server.openai_base_url, "--limit", "2", "--cores", "2"],
+            cwd=workdir, env=_env(workdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        # issue 46 item 3: a second run in the folder while the first holds it is refused in
+        # one line before it writes anything (it used to rewrite the first one's overlay, so
+        # the first exited 0 with the second's model)
+        lock = workdir / ".scievals" / "run" / ".lock"
+        deadline = time.monotonic() + 120
+        while not (lock.is_file() and lock.read_text()) and first.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.1)
+        second = _scievals(workdir, "run", "gating", "--model", "mock/beta", "--limit", "2")
+        assert second.returncode == 1 and second.stderr.count("\n") == 1, second.stderr
+        assert f"(pid {first.pid}: run gating --model openai/fake) is running" in second.stderr
+        out, err = first.communicate(timeout=900)
+        proc = subprocess.CompletedProcess(first.args, first.returncode, out, err)
         assert proc.returncode == 0, proc.stderr[-4000:]
         # 2 cases x 3 contexts x 2 strategies = 12 chat requests, not 15 x 6 = 90.
         assert server.count == 12

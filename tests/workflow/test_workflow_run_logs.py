@@ -89,7 +89,8 @@ def test_two_runs_leave_two_logs_and_the_second_leaves_the_first_alone(two_runs)
     assert listing.returncode == 0
     lines = listing.stdout.splitlines()
     assert lines[1].split()[2] == "full" and lines[2].split()[2] == "limited"
-    assert "gating: fake [minimal_cot]" in lines[2]
+    # named as the results name them: the model, with how many conditions it ran (issue 46)
+    assert lines[2].endswith("gating: fake (6 conditions), marker_baseline")
 
 
 def test_the_leaderboard_says_it_shows_the_smoke_run_and_where_the_full_one_is(two_runs):
@@ -172,15 +173,19 @@ def test_the_viewer_opens_either_run_and_compares_them(two_runs, tmp_path):
 
     # either run alone
     for run, n in ((runs[0], 15), (runs[1], 2)):
-        visited = visit(page + fragment(f"run:{run}", "gating", "marker_baseline [baseline]"),
+        visited = visit(page + fragment(f"run:{run}", "gating", "marker_baseline"),
                         tmp_path / f"p-{run}", settle_s=1.5, probe=probe)
         assert not visited.errors, visited.errors
         assert visited.probe[1] == f"{n} of {n} items"
-    assert visited.probe[2] == ["current results", f"{runs[0]} (full)", f"{runs[1]} (limited)"]
+    # each run labelled with its benchmarks and models (issue 46 item 7)
+    current, full, limited = visited.probe[2]
+    assert current == "current results"
+    assert full.startswith(f"{runs[0]} (full) abdev: ") and len(full) <= 110
+    assert limited == f"{runs[1]} (limited) gating: fake, marker_baseline"
     # side by side: the baseline is deterministic, so the 2 cases both runs scored pair with
     # a difference of 0
     visited = visit(page + fragment("compare", f"run:{runs[0]}", f"runb:{runs[1]}", "gating",
-                                    "marker_baseline [baseline]", "marker_baseline [baseline]"),
+                                    "marker_baseline", "marker_baseline"),
                     tmp_path / "pair", settle_s=1.5, clicks=("css:#items tbody tr",),
                     probe=probe)
     assert not visited.errors, visited.errors

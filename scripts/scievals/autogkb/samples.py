@@ -1,7 +1,8 @@
 """autogkb's items for the report's sample viewer: one per (article, condition, sample).
 
 The input is the prompt (the article's evidence or full text and the task), the reply the
-raw text (a baseline's annotations), the expected answer the article's curated
+annotations parsed from it above the raw text (a baseline's annotations), drawn as the
+expected ones are (:func:`reply_text`), the expected answer the article's curated
 annotations (one block per annotation, the fields the scorer compares), the metrics the
 article's row of its ``per_case.csv``, the score its ``one_to_one_score`` (0-100), and the
 parse error where the reply could not be read.
@@ -35,6 +36,17 @@ def annotations_text(annotations) -> str:
     return "\n\n".join(blocks)
 
 
+def reply_text(record: dict) -> str:
+    """The reply as the viewer shows it beside the expected annotations: their fields in
+    the same order and form (a baseline's annotations; an LLM's as parsed, above its raw
+    text, which follows unchanged), so the two panes read line by line alike."""
+    raw, annotations = record.get("raw_text"), record.get("annotations")
+    parsed = annotations_text(annotations) if annotations else ""
+    if raw and parsed:
+        return f"Parsed annotations:\n{parsed}\n\nRaw reply:\n{raw}"
+    return raw or parsed or pretty(annotations)
+
+
 def samples(root: str | Path, model: str) -> list[Sample]:
     root = Path(root)
     cases = {c["case_id"]: c for c in read_cases(root / CASES)} \
@@ -42,11 +54,10 @@ def samples(root: str | Path, model: str) -> list[Sample]:
 
     def describe(record: dict) -> tuple[str, str, str]:
         case = cases.get(record["case_id"])
+        reply = reply_text(record)
         if case is None:
-            return (f"(article not in {CASES})", record.get("raw_text")
-                    or pretty(record.get("annotations")), f"(article not in {CASES})")
-        return (build_prompt(case), record.get("raw_text") or pretty(record.get("annotations")),
-                annotations_text(case.get("truth")))
+            return (f"(article not in {CASES})", reply, f"(article not in {CASES})")
+        return build_prompt(case), reply, annotations_text(case.get("truth"))
 
     return prediction_samples(
         root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),

@@ -10,6 +10,7 @@ the registry (``scievals.registry``), which passes itself in here.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -68,7 +69,17 @@ def schema_file(path: str | Path) -> dict:
     return copy.deepcopy(_schema_file(path, stat.st_mtime_ns, stat.st_size))
 
 
-_DefaultingValidator = _with_defaults(Draft202012Validator)
+def _finite_number(checker, instance) -> bool:
+    """JSON has no NaN or infinity, but YAML does (``.nan``, ``.inf``): a number key holding
+    one would compare false with every bound (``max_mb: .nan`` passed ``minimum: 0`` and then
+    pruned every kept run), so no setting of any schema takes one."""
+    return Draft202012Validator.TYPE_CHECKER.is_type(instance, "number") \
+        and math.isfinite(instance)
+
+
+_DefaultingValidator = validators.extend(
+    _with_defaults(Draft202012Validator),
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("number", _finite_number))
 
 
 def _key_path(error: jsonschema.ValidationError, prefix: str) -> str:
@@ -87,6 +98,10 @@ def _describe(error: jsonschema.ValidationError) -> tuple[str, str]:
         return (f"unknown key(s) {extra}", f"allowed keys: {allowed}")
     if validator == "enum":
         return (f"{error.instance!r} is not allowed", f"allowed values: {schema['enum']}")
+    if validator == "type" and isinstance(error.instance, float) \
+            and not math.isfinite(error.instance):
+        return (f"{error.instance} is not a finite number", "give a finite number"
+                + (f", e.g. the default {schema['default']}" if "default" in schema else ""))
     if validator == "type":
         return (f"{error.instance!r} is not of type {schema['type']}", "fix the value's type")
     if validator == "required":

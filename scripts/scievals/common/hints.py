@@ -39,3 +39,18 @@ def snakemake_command(*words: str, configfiles: Sequence[str | os.PathLike] = ()
     if configfiles:
         command += ["--configfile", *(_as_typed(Path(f).absolute(), here) for f in configfiles)]
     return " ".join(command)
+
+
+def viewer_address(page: str, targets: Sequence[str],
+                   llms: dict[str, Sequence[str]]) -> str | None:
+    """The sample viewer's address opened on the model a run of one or several benchmarks
+    singles out (``python -m scievals run gating --model ...`` puts that model last in the
+    section's models): ``results/report/samples.html#gating/<model>``; None for a run that
+    named no benchmark or ran no LLM (the viewer opens on its first model then).
+    ``llms``: each enabled benchmark's LLMs, in the config's order."""
+    from scievals.common.sample_links import item_link  # one definition of the address
+
+    for benchmark, models in llms.items():
+        if benchmark in targets and models:
+            return str(Path(page).parent / item_link(benchmark, models[-1]))
+    return None

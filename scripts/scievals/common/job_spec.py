@@ -137,8 +137,22 @@ def unwritable(path: str | os.PathLike, exc: OSError) -> str:
     """One line for a job file ``path`` that could not be written: the file, the cause (disk
     full, permission, read-only; the system's words in brackets) and the fix."""
     other = ("cannot be written", f"check that folder of the run's working directory, {_AGAIN}")
-    cause, fix = _WRITE_FAILURES.get(exc.errno, other)
+    cause, fix = _blocked_folder(Path(path)) or _WRITE_FAILURES.get(exc.errno, other)
     return f"{Path(path).as_posix()}: job file not written: {cause} ({exc.strerror or exc}); {fix}"
+
+
+def _blocked_folder(path: Path) -> tuple[str, str] | None:
+    """(cause, fix) when a folder on the way to ``path`` is a symbolic link to nothing or a
+    file (mkdir then says only "File exists"), else None."""
+    for folder in reversed(path.parents):
+        if folder.is_symlink() and not folder.exists():
+            return ((f"the folder {folder.as_posix()} is a symbolic link to "
+                     f"{os.readlink(folder)}, which does not exist"),
+                    f"create that folder or remove the link, {_AGAIN}")
+        if folder.exists() and not folder.is_dir():
+            return (f"{folder.as_posix()} is a file, not a folder",
+                    f"move that file away, {_AGAIN}")
+    return None
 
 
 def redacted_param(value: Any) -> Any:

@@ -29,15 +29,14 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 import sys
-import textwrap
 import threading
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from scievals.common.io import write_json, write_text
+from scievals.common.output import wrap_width, wrapped
 
 log = logging.getLogger(__name__)
 
@@ -241,13 +240,11 @@ def report(status: str, since: str = "", benchmarks: list[str] | None = None,
         lines = said_lines(said)
         print(f"\nscievals: {len(lines)} notice(s) about this run "
               f"(also in {out_json}):", file=stream)
-        # wrapped to a terminal's width; a log file or pipe keeps one line per notice (grep)
-        width = max(40, shutil.get_terminal_size((100, 24)).columns - 1) \
-            if stream.isatty() else None
+        # wrapped on a terminal (at most 100 columns); a log file or pipe keeps one line per
+        # notice (grep)
+        width = wrap_width(stream)
         for line in lines:
-            print(textwrap.fill(line, width, initial_indent="  - ", subsequent_indent="    ",
-                                break_long_words=False, break_on_hyphens=False)
-                  if width else f"  - {line}", file=stream)
+            print(wrapped(line, width, "  - ", "    "), file=stream)
     if status == "error" and interrupted and not errors:
         print(f"\nscievals: {RESUME_INTERRUPTED}", file=stream)
     elif status == "error":  # the last lines: what failed, not where the (stale) results are

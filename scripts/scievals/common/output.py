@@ -13,8 +13,34 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
+
+# The widest a wrapped line gets on a terminal, however wide the window: long lines are hard
+# to read (issue 46 item 7 found 312-359 character notices and `logs` lines).
+MAX_COLUMNS = 100
+
+
+def wrap_width(stream=None) -> int | None:
+    """Columns to wrap text for ``stream`` at (the terminal's, at most :data:`MAX_COLUMNS`),
+    or None when it is no terminal: a log file or a pipe keeps one line per item (grep)."""
+    stream = stream or sys.stdout
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):  # a closed or stand-in stream
+        return None
+    return max(40, min(shutil.get_terminal_size((MAX_COLUMNS, 24)).columns, MAX_COLUMNS) - 1)
+
+
+def wrapped(text: str, width: int | None, indent: str = "", subsequent: str = "") -> str:
+    """``text`` wrapped at ``width`` (as it is when None), words and paths never split."""
+    if width is None:
+        return indent + text
+    return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=subsequent,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

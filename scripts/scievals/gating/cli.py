@@ -62,18 +62,18 @@ def cmd_score(args) -> int:
 
     from scievals.gating.semantic import load_scorer
 
-    semantic = None
+    case = load_case_file(args.truth)
+    raw = _read_prediction(args.pred)
+    parsed = parse_prediction(raw)
+    if parsed.error == TOO_DEEP:
+        raise ScievalsError(args.pred, TOO_DEEP, DEEP_FIX)
+    semantic = None  # the inputs first: a bad file is its one line, with no note before it
     if args.semantic is not False:  # computed when available, unless --no-semantic
         semantic, reason = load_scorer()
         if semantic is None and args.semantic:
             raise ScievalsError("gating score --semantic", reason)
         if semantic is None:
             print(f"note: {reason}", file=sys.stderr)
-    case = load_case_file(args.truth)
-    raw = _read_prediction(args.pred)
-    parsed = parse_prediction(raw)
-    if parsed.error == TOO_DEEP:
-        raise ScievalsError(args.pred, TOO_DEEP, DEEP_FIX)
     scores = evaluate(parsed.hierarchy if parsed.ok else None, Truth.from_case(case),
                       details=args.details, semantic=semantic)
     text = raw if isinstance(raw, str) else None

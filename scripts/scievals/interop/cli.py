@@ -23,9 +23,10 @@ EXPORT_DIR = Path("results/export/eee")
 
 
 def cmd_logs(args: argparse.Namespace) -> int:
+    from scievals.common.output import wrap_width
     from scievals.interop import imported_store, runlogs
 
-    for line in runlogs.lines(runlogs.list_runs(args.runs_dir)):
+    for line in runlogs.lines(runlogs.list_runs(args.runs_dir), wrap_width()):
         print(line)
     for line in imported_store.imported_lines(args.imported_dir):  # kept imports, by id
         print(line)
@@ -65,9 +66,9 @@ def latest_records(results: Path, organization: str) -> list:
 
 def run_records(run: dict) -> list[tuple[str, dict, list[dict]]]:
     """(repo path, aggregate, instance rows) of each record a kept run holds."""
-    folder = Path(run["folder"])
     out = []
     for entry in run.get("records", []):
+        folder = Path(entry.get("folder") or run["folder"])  # latest-full gathers runs
         path = folder / entry["aggregate"]
         try:
             aggregate = json.loads(path.read_text(encoding="utf-8"))
@@ -77,7 +78,7 @@ def run_records(run: dict) -> list[tuple[str, dict, list[dict]]]:
                 with open(path, encoding="utf-8") as handle:
                     rows = [json.loads(line) for line in handle if line.strip()]
         except (OSError, ValueError) as exc:
-            raise ScievalsError(path, f"kept run {run['run_id']} is damaged "
+            raise ScievalsError(path, f"kept run {folder.name} is damaged "
                                 f"({type(exc).__name__}: {exc})",
                                 "export another run (python -m scievals logs)") from None
         out.append((entry["aggregate"], aggregate, rows))
@@ -98,7 +99,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.run:
         run = runlogs.find_run(args.run, args.runs_dir)
         pairs = run_records(run)
-        source = f"kept run {run['run_id']}"
+        source = (f"kept run {run['run_id']}" if "runs" not in run else
+                  f"the last complete result, from kept run(s) {', '.join(run['runs'])}")
     else:
         records = latest_records(Path(args.results), args.organization)
         pairs = [(str(r.aggregate_path), r.aggregate, r.instances) for r in records]
@@ -147,7 +149,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", default=str(EXPORT_DIR),
                         help=f"folder to write data/... into (default {EXPORT_DIR})")
     parser.add_argument("--run", help="a kept run (id or prefix from `python -m scievals "
-                        "logs`, latest, latest-full) instead of the latest results")
+                        "logs`, or latest) instead of the latest results; latest-full: the "
+                        "last complete result, the newest full record of each benchmark and "
+                        "model the kept runs hold")
     parser.add_argument("--organization", default="scievals",
                         help="source_organization_name of the records (default scievals)")
     parser.add_argument("--results", default="results", help=argparse.SUPPRESS)

@@ -28,9 +28,12 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import re
 import secrets
 import shutil
+import socket
+import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +42,7 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, sha256_text, write_json, write_text
+from scievals.common.output import wrapped
 from scievals.common.tables import read_result_table
 from scievals.common.workflow import RESERVED_PARTS
 from scievals.interop import eee
@@ -111,10 +115,11 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
     was nothing to keep: no score table, ``run_logs.keep: 0``, or only records a kept run
     holds already (a re-run that only made a report, say)."""
     settings = {**DEFAULTS, **dict((config or {}).get("run_logs") or {})}
-    if not settings["keep"]:
-        return None
     results = Path(results_dir)
     runs = results / "runs"
+    remove_stale_staging(runs)
+    if not settings["keep"]:
+        return None
     keys = run_keys(results, benchmark_names, in_run)
     if not keys:
         return None
@@ -146,9 +151,10 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
                                      .get("n_resamples") or 0))
     models = dict((config or {}).get("models") or {})
     records = eee.build_records(summary, samples, models, facts, keys)
-    staging = runs / f".{name}.partial"
+    staging = runs / f".{name}{STAGING_SUFFIX}"
     shutil.rmtree(staging, ignore_errors=True)
     try:
+        write_json(staging / OWNER_FILE, {"pid": os.getpid(), "host": socket.gethostname()})
         entries = _write(staging, name, records, max_bytes, settings)
         write_json(staging / RUN_FILE, {
             "run_id": name, "recorded_utc": now.isoformat(timespec="seconds"),
@@ -156,12 +162,68 @@ def keep_run(results_dir: str | Path = "results", benchmark_names: Iterable[str]
             "benchmarks": sorted({b for b, _ in keys}),
             "models": sorted({m for _, m in keys}),
             "records": entries, "run_record": record})
+        (staging / OWNER_FILE).unlink()
         staging.rename(runs / name)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    prune(runs, settings)
-    write_viewer_index(runs)
+    try:  # the log is kept now: bookkeeping that fails after this never says otherwise
+        prune(runs, settings)
+        write_viewer_index(runs)
+    except OSError as exc:
+        log.warning("run logs: %s was kept, but pruning the older runs or the viewer's run "
+                    "index failed: %s", runs / name, exc)
     return runs / name
+
+
+STAGING_SUFFIX = ".partial"
+OWNER_FILE = ".owner.json"  # in a staging folder: the process writing it
+# A staging folder untouched this long is stale whoever wrote it (another host's, one of a
+# version without an owner file): writing the largest log measured takes seconds.
+STALE_AFTER_S = 3600
+
+
+def remove_stale_staging(runs_dir: Path, now: float | None = None) -> list[str]:
+    """Remove the staging folders (``.<id>.partial``) of runs that died while writing their
+    log (``kill -9``), never another live run's: one is stale when the process its owner
+    file names is gone from this host, or when nothing in it changed for an hour. Their
+    names."""
+    removed = []
+    for folder in sorted(runs_dir.glob(f".*{STAGING_SUFFIX}")) if runs_dir.is_dir() else []:
+        if folder.is_symlink() or not folder.is_dir() or not _stale(folder, now):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed.append(folder.name)
+    if removed:
+        log.info("run logs: removed %d unfinished log(s) of runs that stopped while writing "
+                 "them: %s", len(removed), ", ".join(removed))
+    return removed
+
+
+def _stale(folder: Path, now: float | None) -> bool:
+    try:
+        owner = json.loads((folder / OWNER_FILE).read_text(encoding="utf-8"))
+        if owner.get("host") == socket.gethostname() and not _alive(int(owner["pid"])):
+            return True
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass  # no owner said: by age alone
+    try:
+        newest = max([folder.lstat().st_mtime,
+                      *(p.lstat().st_mtime for p in folder.rglob("*"))])
+    except OSError:  # removed meanwhile (its run finished)
+        return False
+    return (time.time() if now is None else now) - newest > STALE_AFTER_S
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0  # another user's live process (or a pid no process can have)
+    return True
 
 
 def _read_manifest(path: str | Path) -> dict:
@@ -220,13 +282,26 @@ def _write(folder: Path, name: str, records: list[eee.Record], max_bytes: float 
     return entries
 
 
+_SAID_LINKS: set[str] = set()
+
+
 def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
     """The kept runs, oldest first: each ``run.json`` with its folder and size in bytes
-    (a folder without a readable run.json is left out, with a log line)."""
+    (a folder without a readable run.json is left out, with a log line). A symbolic link is
+    not a kept run, whatever it points to: the runs are what the workflow wrote, so pruning
+    removes only those and a link is never followed out of results/runs."""
     runs_dir = Path(runs_dir)
     out = []
     for folder in sorted(runs_dir.iterdir()) if runs_dir.is_dir() else []:
-        if not folder.is_dir() or not RUN_NAME.fullmatch(folder.name):
+        if not RUN_NAME.fullmatch(folder.name):
+            continue
+        if folder.is_symlink():
+            if str(folder) not in _SAID_LINKS:  # once per process, not at every listing
+                _SAID_LINKS.add(str(folder))
+                log.warning("run log %s left out: a symbolic link, not a run this workflow "
+                            "kept", folder)
+            continue
+        if not folder.is_dir():
             continue
         try:
             data = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
@@ -239,7 +314,8 @@ def list_runs(runs_dir: str | Path = RUNS_DIR) -> list[dict]:
             log.warning("run log %s left out: no readable %s (%s)", folder, RUN_FILE, exc)
             continue
         data["folder"] = str(folder)
-        data["bytes"] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+        data["bytes"] = sum(p.lstat().st_size for p in folder.rglob("*")
+                            if p.is_file() and not p.is_symlink())
         out.append(data)
     return out
 
@@ -277,7 +353,11 @@ def prune(runs_dir: Path, settings: Mapping) -> list[str]:
             break
         if run["run_id"] in safe:
             continue
-        shutil.rmtree(run["folder"])
+        try:
+            shutil.rmtree(run["folder"])
+        except OSError as exc:  # one run that can not go (permissions) stops no other
+            log.warning("run logs: %s could not be removed (%s)", run["folder"], exc)
+            continue
         removed.append(run["run_id"])
         count -= 1
         total -= run["bytes"]
@@ -287,27 +367,40 @@ def prune(runs_dir: Path, settings: Mapping) -> list[str]:
 
 
 def write_viewer_index(runs_dir: Path) -> None:
-    """``index.js``: the kept runs' records for the sample viewer's run picker."""
-    entries = []
+    """``index.js``: the kept runs for the sample viewer's run picker, one entry per run,
+    benchmark and model, named as the current results name it (``fake``, its conditions
+    beside it), its records' viewer files as the entry's ``parts``."""
+    entries: dict[tuple[str, str, str], dict] = {}
     for run in list_runs(runs_dir):
         for entry in run.get("records", []):
-            entries.append({
-                "run": run["run_id"], "limited": entry.get("limited", False),
-                "benchmark": entry["benchmark"],
-                "model": entry["label"],
-                "key": entry["viewer_key"], "n": entry["items"],
-                "file": f"{run['run_id']}/{entry['viewer']}",
-                "conditions": entry.get("conditions", []),
-                "score_name": entry.get("score_name", "")})
-    write_text(runs_dir / VIEWER_INDEX, f"{RUNS_CALLBACK}({embedded_json(entries)});\n")
+            model = str(entry["model"])
+            key = (run["run_id"], entry["benchmark"], model)
+            if key not in entries:
+                entries[key] = {
+                    "run": run["run_id"], "limited": False, "benchmark": entry["benchmark"],
+                    "model": model, "key": "/".join(key), "n": 0, "parts": [],
+                    "conditions": [], "score_name": entry.get("score_name", "")}
+            shown = entries[key]
+            shown["limited"] = shown["limited"] or bool(entry.get("limited", False))
+            shown["n"] += entry["items"]
+            shown["parts"].append({"key": entry["viewer_key"],
+                                   "file": f"{run['run_id']}/{entry['viewer']}"})
+            shown["conditions"] = sorted({*shown["conditions"],
+                                          *entry.get("conditions", [])})
+    write_text(runs_dir / VIEWER_INDEX,
+               f"{RUNS_CALLBACK}({embedded_json(list(entries.values()))});\n")
 
 
 def find_run(ref: str, runs_dir: str | Path = RUNS_DIR) -> dict:
-    """A kept run by id (or a unique prefix of it), ``latest`` or ``latest-full``."""
+    """A kept run by id (or a unique prefix of it), ``latest`` or ``latest-full``
+    (:func:`latest_full`: the last complete result, gathered from the runs that hold it)."""
     runs = list_runs(runs_dir)
     if ref == "latest-full":
-        runs = [r for r in runs if not r.get("limited")]
-    matches = runs[-1:] if ref in ("latest", "latest-full") else [
+        whole = latest_full(runs)
+        if whole is not None:
+            return whole
+        runs = []
+    matches = runs[-1:] if ref == "latest" else [
         r for r in runs if r["run_id"].startswith(ref)]
     if len(matches) != 1:
         known = ", ".join(r["run_id"] for r in runs[-5:]) or "none kept yet"
@@ -317,17 +410,55 @@ def find_run(ref: str, runs_dir: str | Path = RUNS_DIR) -> dict:
     return matches[0]
 
 
-def lines(runs: list[dict]) -> list[str]:
-    """``python -m scievals logs``: one line per kept run, newest last."""
+def run_models(run: dict) -> dict[str, list[str]]:
+    """benchmark -> its models in a kept run, named as the current results name them: the
+    model, and how many conditions it ran when more than one (``fake (6 conditions)``), not
+    one ``fake [minimal_cot]`` per record."""
+    conditions: dict[str, dict[str, set[str]]] = {}
+    for entry in run.get("records", []):
+        model = str(entry["model"])
+        found = conditions.setdefault(entry["benchmark"], {}).setdefault(model, set())
+        found.update(str(c) for c in entry.get("conditions") or [entry.get("condition") or ""])
+    return {bench: [m if len(c - {""}) <= 1 else f"{m} ({len(c - {''})} conditions)"
+                    for m, c in models.items()] for bench, models in conditions.items()}
+
+
+def latest_full(runs: list[dict]) -> dict | None:
+    """The last complete result as one run-like record (None without a full record): for
+    each benchmark and model, the full (not limited) records of the newest run holding any.
+    A log keeps only what changed, so after a full run a one-benchmark run (or a re-run that
+    changed one model) holds a part of the result; the rest stays in the older runs. Each
+    record carries its run's ``folder``; ``run_id`` names the runs gathered."""
+    newest: dict[tuple[str, str], tuple[dict, list[dict]]] = {}
+    for run in runs:  # oldest first: a newer run's records replace an older one's
+        full: dict[tuple[str, str], list[dict]] = {}
+        for entry in run.get("records", []):
+            if not entry.get("limited"):
+                full.setdefault((entry["benchmark"], entry["model"]), []).append(entry)
+        for key, entries in full.items():
+            newest[key] = (run, entries)
+    if not newest:
+        return None
+    records, used = [], []
+    for run, entries in newest.values():
+        records += [{**entry, "folder": run["folder"]} for entry in entries]
+        if run["run_id"] not in used:
+            used.append(run["run_id"])
+    used.sort()
+    return {"run_id": f"latest-full ({', '.join(used)})", "folder": runs[-1]["folder"],
+            "limited": False, "records": records, "runs": used,
+            "benchmarks": sorted({r["benchmark"] for r in records})}
+
+
+def lines(runs: list[dict], width: int | None = None) -> list[str]:
+    """``python -m scievals logs``: one line per kept run, newest last (wrapped at ``width``
+    with the continuation indented, for a terminal)."""
     if not runs:
         return ["no kept runs in results/runs/ (every successful workflow run keeps one)"]
     out = [f"{'run':<24} {'recorded (UTC)':<20} {'kind':<8} {'MB':>6}  benchmarks: models"]
     for run in runs:
-        models: dict[str, list[str]] = {}
-        for entry in run.get("records", []):
-            models.setdefault(entry["benchmark"], []).append(entry["label"])
-        what = "; ".join(f"{b}: {', '.join(dict.fromkeys(m))}" for b, m in models.items())
-        out.append(f"{run['run_id']:<24} {run.get('recorded_utc', '')[:19]:<20} "
-                   f"{'limited' if run.get('limited') else 'full':<8} "
-                   f"{run['bytes'] / 1e6:>6.2f}  {what}")
+        what = "; ".join(f"{b}: {', '.join(m)}" for b, m in run_models(run).items())
+        out.append(wrapped(f"{run['run_id']:<24} {run.get('recorded_utc', '')[:19]:<20} "
+                           f"{'limited' if run.get('limited') else 'full':<8} "
+                           f"{run['bytes'] / 1e6:>6.2f}  {what}", width, "", " " * 4))
     return out

@@ -175,6 +175,7 @@ class RequestRejected(Exception):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.schema_sent = False  # the rejected request carried a JSON schema
 
 
 class ModelAPI(Protocol):

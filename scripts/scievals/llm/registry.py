@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
-from scievals.common.errors import ScievalsError, pydantic_error
-from scievals.common.redaction import restore_url
+from scievals.common.errors import ScievalsError, pydantic_error, visible
+from scievals.common.redaction import redact_text, restore_url
 from scievals.llm.base import ModelSpec
 from scievals.llm.keys import DEFAULT_KEY_ENV
 
@@ -53,6 +53,8 @@ def model_spec(name: str, config: dict) -> ModelSpec:
             f"provider {spec.provider} has no batch API",
             "remove batch: (only provider openai or anthropic sends batches)",
         )
+    if spec.base_url is not None:
+        base_url_parts(f"config: models.{name}.base_url", spec.base_url)
     if spec.responses is not None and spec.provider != "mock":
         raise ScievalsError(
             f"config: models.{name}.responses",
@@ -91,21 +93,25 @@ def api_key(spec: ModelSpec) -> str | None:
     return value
 
 
-def _host_port(spec: ModelSpec) -> tuple[str, int]:
-    parts = urlsplit(spec.base_url or "")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ScievalsError(
-            f"config: models.{spec.name}.base_url",
-            f"{spec.shown_url!r} is not an http(s) URL",
-            "write it like http://localhost:8000/v1",
-        )
+def base_url_parts(where: str, url: str) -> tuple[str, int]:
+    """(host, port) of a base URL, or one ScievalsError naming ``where``: whatever
+    ``urlsplit`` refuses (``http://[::1``, a port that is no number or out of range) or an
+    URL that is not http(s) with a host. The config check, ``run --base-url`` and the
+    preflight all ask here, so a malformed URL is one line wherever it is given."""
+    shown = visible(redact_text(url), keep="")
+    fix = "write it like http://localhost:8000/v1; an IPv6 host in brackets: http://[::1]:8000/v1"
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        raise ScievalsError(
-            f"config: models.{spec.name}.base_url", f"{spec.shown_url!r} has a bad port"
-        ) from None
-    return parts.hostname, port
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ScievalsError(where, f"{shown!r} is not a URL ({exc})", fix) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ScievalsError(where, f"{shown!r} is not an http(s) URL", fix)
+    return parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def _host_port(spec: ModelSpec) -> tuple[str, int]:
+    return base_url_parts(f"config: models.{spec.name}.base_url", spec.base_url or "")
 
 
 def check_reachable(spec: ModelSpec, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> None:

@@ -55,7 +55,7 @@ from scievals.llm.cache import ResponseCache, cache_key, key_material
 from scievals.llm.parsing import is_truncated
 from scievals.llm.progress import Progress
 from scievals.llm.providers import create_api, provider_class
-from scievals.llm.providers._sdk_errors import redact
+from scievals.llm.providers._sdk_errors import redact, server_text
 from scievals.llm.registry import api_key, key_env
 from scievals.llm.retry import call_with_retries
 from scievals.llm.settings import LLMSettings
@@ -108,7 +108,7 @@ def _where(spec: ModelSpec) -> str:
 
 def _rejected(spec: ModelSpec, exc: RequestRejected, secret: str | None) -> ScievalsError:
     where = _where(spec)
-    message = redact(str(exc), secret)
+    message = server_text(redact(str(exc), secret))
     var = key_env(spec)
     if exc.status in (401, 403):
         fix = (
@@ -123,6 +123,11 @@ def _rejected(spec: ModelSpec, exc: RequestRejected, secret: str | None) -> Scie
             f"not found ({message})",
             f"check models.{spec.name}.model ({spec.model!r}) and base_url",
         )
+    if exc.schema_sent:  # the server may not take the benchmark's JSON schema
+        return ScievalsError(
+            where, f"request with a JSON schema rejected ({message})",
+            f'set models.{spec.name}.structured_output: "off" if the server does not take '
+            f"one (docs/llm.md); else check models.{spec.name}.model and params")
     return ScievalsError(
         where, f"request rejected ({message})", f"check models.{spec.name}.model and params"
     )
@@ -277,7 +282,7 @@ class _Batch:
                 self.aborted = True  # set before the gate opens for the next request
                 raise
             except TransientError as exc:
-                error = redact(str(exc), self.secret)
+                error = server_text(redact(str(exc), self.secret))
                 attempts = getattr(exc, "attempts", self.settings.max_attempts)
                 log.warning("%s failed after %d attempts: %s", where, attempts, error)
                 self.settle(

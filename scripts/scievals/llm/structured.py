@@ -11,9 +11,10 @@ length or number constraints; recursion only as ``{"$ref": "#"}`` (a tree of gat
   takes no recursive schema, so ``{"$ref": "#"}`` is unrolled to :data:`ANTHROPIC_DEPTH` levels.
 
 ``structured_output`` per model: ``auto`` (default) sends the schema, and a server that rejects
-it (HTTP 400 naming the parameter) gets the request once more without it, from then on without
-it, and a notice at the end of the run; ``on`` sends it and a rejection fails the request as
-any 400 does; ``off`` never sends it. The reply is parsed and validated by the benchmark as
+it (HTTP 400 naming the parameter, or any 400 that the same request without it does not get)
+gets the request once more without it, from then on without it, and a notice at the end of
+the run; ``on`` sends it and a rejection fails the request as any 400 does, naming
+``structured_output: "off"`` as the fix; ``off`` never sends it. The reply is parsed and validated by the benchmark as
 before: a server may accept the parameter and ignore it, and ``max_tokens`` can cut a
 conforming reply short.
 """

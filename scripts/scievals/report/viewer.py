@@ -153,6 +153,7 @@ header .tabs button{margin-right:.3em}
 header .tabs button.on{font-weight:bold;background:#cfe0ff}
 .bar{margin-top:.3em}
 .bar label{margin-right:.8em;white-space:nowrap}
+.bar select{max-width:32em}
 main{display:flex;height:calc(100vh - 7.5em)}
 #list{flex:0 0 44%;overflow:auto;border-right:1px solid #ccc}
 #detail{flex:1;overflow:auto;padding:0 1em}
@@ -169,7 +170,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .columns>div{flex:1;min-width:0}
 pre{white-space:pre-wrap;word-break:break-word;background:#fafafa;border:1px solid #ddd;
 padding:.5em;max-height:45vh;overflow:auto;font-size:.82em}
-pre.keep{white-space:pre;word-break:normal}
+pre{tab-size:4}
+pre>div{min-height:1.2em}
 .bad{color:#b00020;font-weight:bold}
 .pos{color:#0a6b2d}.neg{color:#b00020}
 #status{margin-left:1em;color:#555}
@@ -200,11 +202,18 @@ function entry(run, benchmark, model) {
 // HTML report say, shows the current results only).
 const RUNS_BASE = RUNS_INDEX.replace(/index\\.js$/, '');
 const RUN_LIMITED = {};
+const RUN_MODELS = {};  // run -> benchmark -> its models, for the run menu's labels
 window.scievalsRuns = function (entries) {
   for (const e of entries) {
     if (entry(e.run, e.benchmark, e.model)) continue;
-    INDEX.push(Object.assign({}, e, {file: RUNS_BASE + e.file}));
+    // one entry per model, its records' files as parts (an index of an older version: one
+    // entry per record, its own file)
+    const parts = (e.parts || [{key: e.key, file: e.file}])
+      .map(p => ({key: p.key, file: RUNS_BASE + p.file}));
+    INDEX.push(Object.assign({}, e, {parts: parts, file: parts[0].file}));
     RUN_LIMITED[e.run] = RUN_LIMITED[e.run] || e.limited;
+    const models = (RUN_MODELS[e.run] = RUN_MODELS[e.run] || {});
+    (models[e.benchmark] = models[e.benchmark] || []).push(e.model);
   }
 };
 function loadRuns() {
@@ -216,24 +225,38 @@ function loadRuns() {
     document.head.appendChild(s);
   });
 }
+// A kept run in the menu: its id, full or limited, and its benchmarks with their models.
+const RUN_LABEL_CHARS = 110;
 function runLabel(run) {
-  return run === '' ? 'current results' : run + (RUN_LIMITED[run] ? ' (limited)' : ' (full)');
+  if (run === '') return 'current results';
+  const what = Object.entries(RUN_MODELS[run] || {})
+    .map(([b, models]) => b + ': ' + models.join(', ')).join('; ');
+  const label = run + (RUN_LIMITED[run] ? ' (limited) ' : ' (full) ') + what;
+  return label.length > RUN_LABEL_CHARS ? label.slice(0, RUN_LABEL_CHARS - 1) + '\u2026'
+    : label;
+}
+function loadFile(key, file) {
+  if (DATA[key]) return Promise.resolve(DATA[key]);
+  return new Promise((resolve, reject) => {
+    const first = !WAITING[key];
+    (WAITING[key] = WAITING[key] || []).push(resolve);
+    if (!first) return;
+    const s = document.createElement('script');
+    s.src = file;
+    s.onerror = () => reject(new Error('could not load ' + file +
+      ' (the page reads its items from the folder beside it)'));
+    document.head.appendChild(s);
+  });
 }
 function load(e) {
   if (!e) return Promise.resolve([]);
   if (DATA[e.key]) return Promise.resolve(DATA[e.key]);
   const block = el('data-' + INDEX.indexOf(e));
   if (block) { DATA[e.key] = JSON.parse(block.textContent); return Promise.resolve(DATA[e.key]); }
-  return new Promise((resolve, reject) => {
-    const first = !WAITING[e.key];
-    (WAITING[e.key] = WAITING[e.key] || []).push(resolve);
-    if (!first) return;
-    const s = document.createElement('script');
-    s.src = e.file;
-    s.onerror = () => reject(new Error('could not load ' + e.file +
-      ' (the page reads its items from the folder beside it)'));
-    document.head.appendChild(s);
-  });
+  if (!e.parts) return loadFile(e.key, e.file);
+  // a kept run's model: its records (one per condition) together
+  return Promise.all(e.parts.map(p => loadFile(p.key, p.file)))
+    .then(lists => (DATA[e.key] = [].concat(...lists)));
 }
 function fmt(v, digits) {
   if (v === null || v === undefined || v === '') return '-';
@@ -504,11 +527,21 @@ function mark(row) {
   for (const r of el('items').querySelectorAll('tr.selected')) r.classList.remove('selected');
   if (row) row.classList.add('selected');
 }
-function pre(title, text, cls) {
+// Long lines wrap inside the pane (nothing is cut at its right edge) and keep their
+// indentation: each line is a block whose wrapped part is indented two more than the
+// line's own leading spaces (kept in the text, so a copy keeps them), so a tree's levels
+// (the expected tree beside a reply) stay readable in a narrow pane.
+function pre(title, text) {
   const box = document.createElement('div');
   const h = document.createElement('h3'); h.textContent = title;
-  const p = document.createElement('pre'); p.textContent = text || '(none)';
-  if (cls) p.className = cls;
+  const p = document.createElement('pre');
+  for (const line of String(text || '(none)').split('\\n')) {
+    const width = line.match(/^[ \\t]*/)[0].replace(/\\t/g, '    ').length + 2;
+    const div = document.createElement('div');
+    div.style.paddingLeft = width + 'ch'; div.style.textIndent = -width + 'ch';
+    div.textContent = line;
+    p.appendChild(div);
+  }
   box.append(h, p); return box;
 }
 function columns(...boxes) {
@@ -540,7 +573,7 @@ function show(item) {
     ['tokens in / out', fmt(item.tokens_in) + ' / ' + fmt(item.tokens_out)],
     ['cost (USD)', fmt(item.cost_usd, 6)], ['latency (s)', fmt(item.latency_s, 2)]];
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', item.expected, 'keep'), pre('Reply', item.reply)));
+  d.appendChild(columns(pre('Expected', item.expected), pre('Reply', item.reply)));
   d.appendChild(factTable(Object.entries(item.metrics).map(([n, v]) => [n, fmt(v, 4)])));
   d.appendChild(pre('Input / prompt', item.input));
   d.appendChild(pre('Rationale', item.rationale));
@@ -563,7 +596,7 @@ function showPair(r) {
     rows.push([n, fmt(a, 4), fmt(b, 4), both ? fmt(b - a, 4) : '-']);
   }
   d.appendChild(factTable(rows));
-  d.appendChild(columns(pre('Expected', r.A.expected, 'keep'),
+  d.appendChild(columns(pre('Expected', r.A.expected),
                         pre('Reply A: ' + r.A.model, r.A.reply),
                         pre('Reply B: ' + r.B.model, r.B.reply)));
   d.appendChild(pre('Input / prompt', r.A.input));

@@ -189,7 +189,8 @@ def format_comparison(result: Comparison, label_a: str, label_b: str) -> str:
             lines.append(f"\n{int(of_whole.sum())} row(s) {label} belong to models "
                          f"{'removed' if side == 0 else 'added'} (counted above, not listed).")
     if not result.bookkeeping.empty:
-        lines.append(f"\nBookkeeping, not results ({', '.join(sorted(BOOKKEEPING_METRICS))}):")
+        named = sorted(set(result.bookkeeping["metric"]))  # the ones that differ here
+        lines.append(f"\nBookkeeping, not results ({', '.join(named)}):")
         lines.append(_table(result.bookkeeping))
     if result.provenance:
         lines.append("\nProvenance differences:")

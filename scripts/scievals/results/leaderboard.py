@@ -559,7 +559,8 @@ def hidden_note(section: Section) -> str:
 def _html_pairs(section: Section) -> str:
     if section.pairs is None or (section.pairs.empty and not section.hidden_pairs):
         return ""
-    table = section.pairs.to_html(index=False, border=1) if len(section.pairs) else ""
+    table = (f'<div class="wide">{section.pairs.to_html(index=False, border=1)}</div>'
+             if len(section.pairs) else "")  # scrolls inside its box, as every table does
     more = ""
     if section.hidden_pairs:
         more = (f": the {len(section.pairs):,} between rows shown above; "
@@ -600,6 +601,8 @@ def leaderboard_markdown(parts: list[Section], source: str = "results/summary.cs
 # fragment): styles scoped to its box, wide tables scroll inside it.
 # Snakemake 9's landing page centres a tall description vertically (its top could not be
 # scrolled to) and keeps it 32 rem narrow: the two :has() rules undo that around this box.
+# Every table sits in a .wide box that scrolls sideways (headline tables and the folded
+# paired comparisons alike).
 FRAGMENT_STYLE = (
     "div.items-center:has(.scievals-leaderboard){align-items:flex-start;"
     "justify-content:flex-start}"
@@ -607,6 +610,9 @@ FRAGMENT_STYLE = (
     ".scievals-leaderboard{max-width:100%}"
     ".scievals-leaderboard h2{font-size:1.05em;margin:1em 0 .3em}"
     ".scievals-leaderboard p{margin:.3em 0}"
+    # the report's prose style draws a backtick before and after every <code>: a literal
+    # Markdown backtick to the reader (issue 46)
+    ".scievals-leaderboard code::before,.scievals-leaderboard code::after{content:none}"
     ".scievals-leaderboard .wide{max-width:100%;overflow-x:auto}"
     ".scievals-leaderboard table{border-collapse:collapse;font-size:.8em}"
     ".scievals-leaderboard td,.scievals-leaderboard th{padding:2px 6px;text-align:right;"

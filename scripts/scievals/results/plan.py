@@ -39,6 +39,7 @@ import pandas as pd
 
 from scievals import registry
 from scievals.common.errors import ScievalsError
+from scievals.common.output import wrap_width, wrapped
 from scievals.stats.intervals import metric_range
 from scievals.stats.paired import sign_flip_mdd_factor
 from scievals.stats.planning import (
@@ -93,8 +94,9 @@ def _plan(args: argparse.Namespace) -> int:
         return 0
     if args.benchmark is None:
         raise ScievalsError("plan", "no benchmark", "name one, or give logs with --from")
-    print(plan_text(args.benchmark, args.diff, args.metric, Path(args.results), args.sd,
-                    args.discordant, args.samples))
+    text = plan_text(args.benchmark, args.diff, args.metric, Path(args.results), args.sd,
+                     args.discordant, args.samples)
+    print(wrapped(text, wrap_width()))
     return 0
 
 
@@ -133,13 +135,43 @@ def plan_text(benchmark: str, diff: float, metric: str | None = None,
                                          metric)
         n = items_for_mean(diff, spread)
         test = f"sign-flip, sd of per-item differences {spread:.3g} ({source})"
+    # a default spread is a guess: said first, not in a parenthesis after the number
+    # (issue 46 item 7), with what would measure it
+    lead = ""
+    if kind != "set" and DEFAULT_MARK in source:
+        flag = "--discordant" if kind == "pass_fail" else "--sd"
+        lead = (f"A GUESS from an assumed spread ({source}; give {flag}, or run two models "
+                "to measure it): ")
+        test = test[:test.rindex(" (")]  # the source is said in the lead
+    have = _items_scored(results / benchmark / "summary.csv", metric, noun)
     if n is None:
-        return (f"{benchmark} {metric}: a difference of {diff:g} is not detectable with "
-                f"80 % power at any n up to {MAX_ITEMS} {noun} ({test}).")
-    cost = "" if samples is None else f"; at {samples} samples per item: {n * samples} " \
-        "requests per arm and prompt condition"
-    return (f"{benchmark} {metric}: about {n} {noun} detect a true difference of {diff:g} "
-            f"with 80 % power at the 5 % level ({test}){cost}.")
+        return (f"{benchmark} {metric}: {lead}a difference of {diff:g} is not detectable with "
+                f"80 % power at any n up to {MAX_ITEMS} {noun} ({test}).{have}")
+    cost = "" if samples is None else (f"; at {samples} samples per item: {n * samples} "
+                                       "requests per arm and prompt condition")
+    return (f"{benchmark} {metric}: {lead}about {n} {noun} detect a true difference of "
+            f"{diff:g} with 80 % power at the 5 % level ({test}){cost}.{have}")
+
+
+DEFAULT_MARK = "the default"  # in the source of a spread no run measured
+
+
+def _items_scored(summary: Path, metric: str, noun: str) -> str:
+    """" The last run scored N <noun> (dataset)." from the benchmark's summary ("" without
+    one): the plan's number beside what the data at hand hold."""
+    try:
+        frame = pd.read_csv(summary, usecols=["dataset", "metric", "n"])
+    except (OSError, ValueError):
+        return ""
+    rows = frame[frame["metric"] == metric]
+    n = pd.to_numeric(rows["n"], errors="coerce")
+    if not n.notna().any():
+        return ""
+    datasets = rows["dataset"].astype(str).unique()
+    if len(datasets) > 1:  # waza's suites: the largest, not a total the plan could use
+        return (f" The last run scored at most {int(n.max())} {noun} per dataset "
+                f"({len(datasets)} datasets, {summary}).")
+    return f" The last run scored {int(n.max())} {noun} ({datasets[0]}, {summary})."
 
 
 def within_item(scores: Path, metric: str) -> tuple[float, float] | None:
@@ -271,12 +303,13 @@ def _sd(pairs, sd, metric, span, path) -> tuple[float, str]:
             raise ScievalsError(path, f"every pair of {metric} has the same difference on "
                                 "every item (copies of one model): an observed spread of 0 "
                                 "is no estimate", "give --sd, or run two different models")
+    why = ("no comparisons.csv" if not path.exists() else
+           f"no pair of models compared on {metric} in {path}" if pairs is None
+           else "no pair with 6 or more items")
     if not math.isfinite(span):
-        why = "no comparisons.csv" if pairs is None else "no pair with 6 or more items"
         raise ScievalsError("--sd", f"{why}, and {metric} has no upper bound to scale a "
                             "default spread by", "give --sd (the sd of per-item differences)")
-    why = "no comparisons.csv" if pairs is None else "no pair with 6 or more items"
-    return DEFAULT_SD * span, f"{why}: the default {DEFAULT_SD} x range {span:g}"
+    return DEFAULT_SD * span, f"{why}: {DEFAULT_MARK} {DEFAULT_SD} x range {span:g}"
 
 
 def _discordant(pairs, discordant) -> tuple[float, str]:
@@ -287,4 +320,4 @@ def _discordant(pairs, discordant) -> tuple[float, str]:
         a, b = pairs["value_a"].to_numpy(float), pairs["value_b"].to_numpy(float)
         share = float(np.nanmedian(a * (1 - b) + b * (1 - a)))
         return share, f"from the last run's pass rates, median of {len(pairs)} pairs"
-    return DEFAULT_DISCORDANT, "the default"
+    return DEFAULT_DISCORDANT, DEFAULT_MARK

@@ -271,7 +271,9 @@ def run_suite(suite: Suite, model: str, *, executor: Executor | None = None,
     trials = trials or int(suite.config.get("trials_per_task") or 1)
     options = options or GraderOptions()
     check_required_skills(suite)
-    prefix = f"{suite.name}/{model}"
+    # the suite's folder name, the one name the config, the tables and the viewer use (its
+    # eval.yaml `name:` stays the results file's eval_name, as in waza's own files)
+    prefix = f"{suite.directory.name}/{model}"
     selected = _selected(suite, task_filter, tags)
     records, triggers = _pass(suite, selected, executor, trials, prefix, options, threads,
                               trigger_limit=limit)
@@ -342,7 +344,8 @@ def predict_job(suite_dir: str, model: str, config: dict, out: str,
         usage = summarize_usage(executor.agent.spec, executor.agent.responses,
                                 wall_s=time.perf_counter() - started)
         # the suite's one terminal line (its agent turns are batches of one request)
-        log.info("%s %s: %s", model, suite.name, usage_line(usage), extra={"terminal": True})
+        log.info("%s %s: %s", model, suite.directory.name, usage_line(usage),
+                 extra={"terminal": True})
         if usage_path:
             write_usage(usage_path, usage)
     return recorded

@@ -78,12 +78,23 @@ class SdkClientAPI:
                 reply = await self.call(self.with_schema(kwargs, request.json_schema))
                 return reply.model_copy(update={"structured_output": "sent"})
             except RequestRejected as exc:
-                if self.spec.structured_output != "auto" or not structured.rejects_parameter(exc):
+                if exc.status == 400:
+                    exc.schema_sent = True  # the error line then names structured_output
+                if self.spec.structured_output != "auto" or exc.status != 400:
                     raise
-                if self.structured_refused is None:
+                if structured.rejects_parameter(exc):
                     log.warning("%s: the server rejected structured output (%s); asking again "
                                 "without it", self.spec.name, exc)
-                self.structured_refused = str(exc)
+                    self.structured_refused = str(exc)
+                else:
+                    # a 400 that names no parameter (about `strict`, say) may still be the
+                    # schema's: the same request without it tells (issue 46)
+                    reply = await self.call(kwargs)  # its own 400 is the prompt's, not ours
+                    log.warning("%s: the server rejected the request with a JSON schema (%s) "
+                                "and answered it without; asking without it from now on",
+                                self.spec.name, exc)
+                    self.structured_refused = str(exc)
+                    return reply.model_copy(update={"structured_output": "refused"})
         reply = await self.call(kwargs)
         return reply.model_copy(update={"structured_output": "refused"})
 

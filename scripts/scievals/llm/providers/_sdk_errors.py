@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
+from scievals.common.errors import visible
 from scievals.common.redaction import redact_text
 from scievals.llm.base import RequestRejected, TransientError
 from scievals.llm.retry import is_retryable_status, parse_retry_after
@@ -24,8 +25,15 @@ def _server_message(exc: Exception) -> str:
             message = error.get("message")
         elif isinstance(error, str):
             message = error
-    text = str(message or getattr(exc, "message", None) or exc)
-    return text[:MAX_MESSAGE_CHARS]
+    return server_text(str(message or getattr(exc, "message", None) or exc))
+
+
+def server_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """A server's text as it may reach a terminal or a log: on one line, with every control
+    and hidden character escaped (a hostile server's clear-screen or window-title escapes,
+    CR LF that split the line) and cut to ``limit`` characters."""
+    shown = visible(text, keep="")
+    return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
 def redact(text: str, secret: str | None) -> str:
