@@ -46,6 +46,7 @@ from scievals.llm.base import (
     RequestRejected,
     TransientError,
 )
+from scievals.llm import spend
 from scievals.llm.cache import ResponseCache, cache_key, key_material
 from scievals.llm.parsing import is_truncated
 from scievals.llm.progress import Progress
@@ -54,7 +55,7 @@ from scievals.llm.providers._sdk_errors import redact
 from scievals.llm.registry import api_key, key_env
 from scievals.llm.retry import call_with_retries
 from scievals.llm.settings import LLMSettings
-from scievals.llm.usage import UsageSummary, summarize_usage, usage_line
+from scievals.llm.usage import UsageSummary, response_cost, summarize_usage, usage_line
 
 log = logging.getLogger("scievals.llm")
 
@@ -161,6 +162,7 @@ class _Batch:
         self.aborted = False
         self.progress: Progress | None = None
         self.cache_failures: list[str] = []  # replies answered but not cached (OSError)
+        self.ledger: spend.Ledger | None = None  # the cost ceiling's, when one is set
         cls = provider_class(spec)  # ScievalsError for baselines
         leaders: dict[str, int] = {}
         for i, request in enumerate(samples):
@@ -194,6 +196,8 @@ class _Batch:
 
     async def send_all(self) -> None:
         self.secret = api_key(self.spec)
+        self.ledger = spend.ledger_for(self.spec, self.settings.max_cost_usd,
+                                       self.settings.spend_ledger)
         api = create_api(self.spec, self.secret)
         gate = asyncio.Semaphore(self.spec.max_connections)
         try:
@@ -207,6 +211,8 @@ class _Batch:
             raise failures.exceptions[0] from failures
         finally:
             await api.aclose()
+        if self.ledger is not None and self.ledger.refused:
+            raise self.ledger.stop_error(self.spec)  # what arrived is cached already
 
     def cache_write_failed(self, exc: OSError) -> None:
         """Keep the reply; the failures are said once, at the end of the batch."""
@@ -250,14 +256,23 @@ class _Batch:
         async with gate:
             if self.aborted:  # another request was rejected: send nothing more
                 return
+            reserved = 0.0
+            if self.ledger is not None:  # the cost ceiling (scievals.llm.spend)
+                reserved = spend.request_estimate(self.spec, job.request, job.params)
+                if not self.ledger.reserve(reserved):
+                    return
             try:
                 reply, attempts = await call_with_retries(
                     attempt, self.settings.max_attempts, self.settings.max_wait_s, label=where
                 )
             except RequestRejected:
                 self.aborted = True  # set before the gate opens for the next request
+                if self.ledger is not None:
+                    self.ledger.settle(reserved, 0.0)
                 raise
             except TransientError as exc:
+                if self.ledger is not None:
+                    self.ledger.settle(reserved, 0.0)
                 error = redact(str(exc), self.secret)
                 attempts = getattr(exc, "attempts", self.settings.max_attempts)
                 log.warning("%s failed after %d attempts: %s", where, attempts, error)
@@ -265,6 +280,8 @@ class _Batch:
                     job.index, _response(job.request, job.key, error=error, attempts=attempts)
                 )
                 return
+            if self.ledger is not None:
+                self.ledger.settle(reserved, response_cost(self.spec, reply))
         # Stored before anything else happens, so a kill from here on loses nothing.
         # In a worker thread: file system calls release the GIL, the event loop goes on.
         # Another run may have stored this request first: its reply is the one kept.
@@ -328,6 +345,7 @@ async def run_batch_async(
     check_failures(spec, final, settings, scope, label)
     check_truncated(spec, final, scope, label)
     check_structured(spec, final, scope, label)
+    check_dropped(spec, final, scope, label)
     return BatchResult(responses=final, usage=usage)
 
 
@@ -395,6 +413,23 @@ def check_structured(spec: ModelSpec, responses: list[LLMResponse], scope: str,
                             "requests": len(responses)})
 
 
+def check_dropped(spec: ModelSpec, responses: list[LLMResponse], scope: str,
+                  label: str) -> None:
+    """One notice when the server refused sampling parameters (a reasoning model) and the
+    requests went without them (scievals.llm.reasoning)."""
+    dropped = [r for r in responses if r.dropped_params]
+    if not dropped:
+        return
+    names = sorted({name for r in dropped for name in r.dropped_params})
+    message = (f"{spec.name}: the server refused {', '.join(names)}, so {len(dropped)} of "
+               f"{len(responses)} requests went without it ({label}); their replies are "
+               f"cached under the request as configured. Remove it from models.{spec.name}."
+               "params to send it no more (docs/llm.md#reasoning-models)")
+    notices.record("sampling_refused", scope.split("/")[0], message,
+                   details={"model": spec.name, "label": label, "dropped": names,
+                            "requests": len(dropped)})
+
+
 def run_batch(
     spec: ModelSpec,
     requests: list[LLMRequest],
@@ -440,6 +475,12 @@ def record(
         "cache_hit": response.cache_hit,
         "attempts": response.attempts,
         "error": response.error,
+        # only where there is something to say, so other models' records stay as they were
+        **{name: value for name, value in (
+            ("thinking", response.thinking), ("dropped_params", response.dropped_params),
+            ("reasoning_tokens", response.usage.reasoning_tokens),
+            ("cached_tokens_in", response.usage.cached_in),
+            ("cache_write_tokens_in", response.usage.cache_write_in)) if value},
     }
 
 

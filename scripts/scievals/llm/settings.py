@@ -37,6 +37,14 @@ class LLMSettings(BaseModel):
     max_failure_rate: float = Field(default=0.25, ge=0, le=1, description="Share of a batch's "
                                     "LLM requests that may fail after retries before the "
                                     "model's prediction job fails (all failing always fails).")
+    max_cost_usd: float | None = Field(default=None, gt=0, description="Cost ceiling in USD "
+                                       "over every job's requests (the spend ledger): a request "
+                                       "that could pass it is not sent and the job stops in "
+                                       "one line; raise it to resume. Needs the models' "
+                                       "prices. docs/llm.md#cost-ceiling")
+    spend_ledger: Path | None = Field(default=None, description="File the jobs add their "
+                                      "spending to for max_cost_usd; unset: "
+                                      "logs/llm_spend.json.")
 
     @classmethod
     def from_config(cls, section: dict | None, where: str = "config: llm") -> LLMSettings:

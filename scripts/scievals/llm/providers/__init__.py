@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.llm import structured
+from scievals.llm import reasoning, structured
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -57,6 +57,8 @@ class SdkClientAPI:
     # The server's 400 once it rejected the structured-output parameter (auto): later requests
     # of this client go without it.
     structured_refused: str | None = None
+    # Sampling parameters the server refused (a reasoning model): later requests go without.
+    refused_sampling: frozenset[str] = frozenset()
 
     def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
         raise NotImplementedError
@@ -69,13 +71,33 @@ class SdkClientAPI:
         """One SDK call with the request's fields."""
         raise NotImplementedError
 
+    async def call_sampling(self, kwargs: dict) -> ProviderReply:
+        """:meth:`call`, without the sampling parameters the server refuses (scievals.llm.
+        reasoning): learned from an earlier 400, or from this request's, then asked once more."""
+        dropped = [name for name in reasoning.sent_sampling(kwargs)
+                   if name in self.refused_sampling]
+        kwargs = reasoning.without(kwargs, dropped)
+        try:
+            reply = await self.call(kwargs)
+        except RequestRejected as exc:
+            refused = reasoning.refused_parameters(exc, kwargs)
+            if not refused:
+                raise
+            if not set(refused) <= self.refused_sampling:
+                log.warning("%s: the server refused %s (%s); asking again without",
+                            self.spec.name, ", ".join(refused), exc)
+                self.refused_sampling |= set(refused)
+            dropped += refused
+            reply = await self.call(reasoning.without(kwargs, refused))
+        return reply.model_copy(update={"dropped_params": dropped}) if dropped else reply
+
     async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
         kwargs = self.request_kwargs(request, params)
         if not structured.sends(self.spec, request):
-            return await self.call(kwargs)
+            return await self.call_sampling(kwargs)
         if self.structured_refused is None:
             try:
-                reply = await self.call(self.with_schema(kwargs, request.json_schema))
+                reply = await self.call_sampling(self.with_schema(kwargs, request.json_schema))
                 return reply.model_copy(update={"structured_output": "sent"})
             except RequestRejected as exc:
                 if self.spec.structured_output != "auto" or not structured.rejects_parameter(exc):
@@ -84,7 +106,7 @@ class SdkClientAPI:
                     log.warning("%s: the server rejected structured output (%s); asking again "
                                 "without it", self.spec.name, exc)
                 self.structured_refused = str(exc)
-        reply = await self.call(kwargs)
+        reply = await self.call_sampling(kwargs)
         return reply.model_copy(update={"structured_output": "refused"})
 
     @staticmethod

@@ -28,6 +28,14 @@ def _server_message(exc: Exception) -> str:
     return text[:MAX_MESSAGE_CHARS]
 
 
+def _server_param(exc: Exception) -> str | None:
+    """The parameter an error body names (OpenAI's ``error.param``), if any."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    param = error.get("param") if isinstance(error, dict) else None
+    return param if isinstance(param, str) else None
+
+
 def redact(text: str, secret: str | None) -> str:
     """``text`` with the API key and any URL credentials replaced by ``***`` (some servers
     echo the key in errors; a connection error may name the URL)."""
@@ -45,7 +53,7 @@ def translate(exc: Exception, sdk: ModuleType, secret: str | None = None) -> Exc
         message = redact(f"HTTP {status}: {_server_message(exc)}", secret)
         if is_retryable_status(status):
             return TransientError(message, parse_retry_after(exc.response.headers))
-        return RequestRejected(message, status)
+        return RequestRejected(message, status, _server_param(exc))
     if isinstance(exc, sdk.APITimeoutError):
         return TransientError("request timed out")
     if isinstance(exc, sdk.APIConnectionError):

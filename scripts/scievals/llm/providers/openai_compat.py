@@ -55,6 +55,8 @@ class OpenAICompatAPI(SdkClientAPI):
             kwargs["seed"] = params.seed
         if params.stop:
             kwargs["stop"] = params.stop
+        if params.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = params.reasoning_effort
         return kwargs
 
     def with_schema(self, kwargs: dict, json_schema: dict) -> dict:
@@ -79,18 +81,39 @@ class OpenAICompatAPI(SdkClientAPI):
         if not choices:
             raise TransientError("reply has no choices")
         choice = choices[0]
-        usage = getattr(response, "usage", None)
         return ProviderReply(
             text=message_text(choice.message.content if choice.message else None),
-            usage=Usage(
-                tokens_in=(usage.prompt_tokens or 0) if usage else 0,
-                tokens_out=(usage.completion_tokens or 0) if usage else 0,
-            ),
+            thinking=reasoning_text(choice.message),
+            usage=usage_of(getattr(response, "usage", None)),
             stop_reason=choice.finish_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
             response_model=getattr(response, "model", None),
             system_fingerprint=getattr(response, "system_fingerprint", None),
         )
+
+
+def usage_of(usage: Any) -> Usage:
+    """Tokens of a chat completion: the cached part of the prompt
+    (``prompt_tokens_details.cached_tokens``) and the reasoning part of the completion
+    (``completion_tokens_details.reasoning_tokens``), where the server reports them."""
+    if usage is None:
+        return Usage()
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    completion = getattr(usage, "completion_tokens_details", None)
+    return Usage(tokens_in=usage.prompt_tokens or 0, tokens_out=usage.completion_tokens or 0,
+                 cached_in=(getattr(prompt, "cached_tokens", None) or 0) if prompt else 0,
+                 reasoning_tokens=(getattr(completion, "reasoning_tokens", None) or 0)
+                 if completion else 0)
+
+
+def reasoning_text(message: Any) -> str | None:
+    """The thinking a server returns beside the answer (vLLM and DeepSeek:
+    ``reasoning_content``; some servers: ``reasoning``), kept apart from the answer."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def message_text(content: Any) -> str:
