@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 from types import ModuleType
 from typing import Any
@@ -30,6 +31,16 @@ PROVIDERS = {
 
 # SDK package -> pip requirement (lower bounds tested with this code).
 SDK_REQUIREMENTS = {"openai": "openai>=1.40", "anthropic": "anthropic>=0.34"}
+
+
+def http_client(sdk: ModuleType, spec: ModelSpec) -> Any:
+    """The SDK's own aiohttp transport (``DefaultAioHttpClient``, the SDKs' ``aiohttp``
+    extra) when aiohttp is installed, else None (the SDK's default httpx transport). The
+    aiohttp one takes about half the client CPU per request (docs/performance.md); proxies
+    from the environment apply to both."""
+    if not hasattr(sdk, "DefaultAioHttpClient") or importlib.util.find_spec("aiohttp") is None:
+        return None
+    return sdk.DefaultAioHttpClient(timeout=spec.timeout_s)
 
 
 def require_sdk(package: str, spec: ModelSpec) -> ModuleType:

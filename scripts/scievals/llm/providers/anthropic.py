@@ -27,7 +27,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import SdkClientAPI, require_sdk
+from scievals.llm.providers import SdkClientAPI, http_client, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -91,6 +91,7 @@ class AnthropicAPI(SdkClientAPI):
             base_url=spec.base_url or OFFICIAL_BASE_URL,  # never ANTHROPIC_BASE_URL implicitly
             max_retries=0,  # the runner retries, once
             timeout=spec.timeout_s,
+            http_client=http_client(self._sdk, spec),
         )
 
     def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
