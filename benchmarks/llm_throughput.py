@@ -21,6 +21,9 @@ an interpreter of a separate venv holding the peers (never project dependencies)
     /work/venv-peers/bin/pip install lm-eval==0.4.13 inspect_ai==0.3.285
     python benchmarks/llm_throughput.py --peers /work/venv-peers/bin/python --latency 0.02
 
+``--against DIR`` adds another checkout's ``scripts/`` (``git archive <commit> scripts | tar
+-x -C DIR``) as ``scievals-before``, in the same rounds.
+
 It prints each framework's median CPU-seconds from outside (the child's user + system time:
 interpreter start, imports and requests) and from inside (import, then the requests alone),
 and scievals' ratio to lm-eval's; the target is <= 0.5x (exit code 1 when missed).
@@ -51,17 +54,20 @@ KEY_VAR = "SCIEVALS_BENCH_FAKE_KEY"
 ROOT = Path(__file__).resolve().parents[1]
 CLIENT = Path(__file__).with_name("llm_peer_client.py")
 FRAMEWORKS = ("scievals", "lm-eval", "inspect")
+# --against: another checkout's scievals, measured as one more framework ("before")
+BEFORE = "scievals-before"
 TARGET_VS_LM_EVAL = 0.5
 
 
-def client_cpu(kind: str, python: str, url: str, n: int, tmp: str) -> dict:
+def client_cpu(kind: str, python: str, url: str, n: int, tmp: str,
+               scripts: Path = ROOT / "scripts") -> dict:
     """One client process's CPU: outside (user + system of the child) and its own split."""
     # a scrubbed environment: no keys, no proxies, no user site; HOME a scratch folder
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": tmp, "LANG": "C.UTF-8",
            "PYTHONNOUSERSITE": "1", "NO_PROXY": "*", "INSPECT_LOG_DIR": tmp,
            "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     if kind == "scievals":
-        env["PYTHONPATH"] = str(ROOT / "scripts")
+        env["PYTHONPATH"] = str(scripts)
     args = [python, str(CLIENT), kind, url, str(n)]
     if kind == "scievals":
         args.append(tempfile.mkdtemp(dir=tmp))
@@ -77,11 +83,17 @@ def client_cpu(kind: str, python: str, url: str, n: int, tmp: str) -> dict:
 
 def side_by_side(args) -> int:
     """``--peers``: the client CPU of scievals, lm-eval and inspect_ai, alternated."""
-    figures: dict[str, list[dict]] = {kind: [] for kind in FRAMEWORKS}
+    kinds = FRAMEWORKS + ((BEFORE,) if args.against else ())
+    figures: dict[str, list[dict]] = {kind: [] for kind in kinds}
     with FakeServerProcess(latency_s=args.latency) as server, \
             tempfile.TemporaryDirectory() as tmp:
         for _ in range(args.rounds):
-            for kind in FRAMEWORKS:
+            for kind in kinds:
+                if kind == BEFORE:
+                    figures[kind].append(client_cpu("scievals", sys.executable,
+                                                    server.openai_base_url, args.requests,
+                                                    tmp, Path(args.against)))
+                    continue
                 python = sys.executable if kind == "scievals" else args.peers
                 figures[kind].append(client_cpu(kind, python, server.openai_base_url,
                                                 args.requests, tmp))
@@ -90,10 +102,10 @@ def side_by_side(args) -> int:
           f"cpus={os.cpu_count()} load average {load}")
     median = {kind: {key: statistics.median(f[key] for f in runs) for key in runs[0]}
               for kind, runs in figures.items()}
-    for kind in FRAMEWORKS:
+    for kind in kinds:
         m = median[kind]
         runs = ", ".join(f"{f['outside_cpu_s']:.2f}" for f in figures[kind])
-        print(f"{kind:9s} CPU-s outside {m['outside_cpu_s']:.2f} (runs: {runs}); inside: "
+        print(f"{kind:15s} CPU-s outside {m['outside_cpu_s']:.2f} (runs: {runs}); inside: "
               f"import {m['import_cpu_s']:.2f}, {args.requests} requests "
               f"{m['requests_cpu_s']:.2f}")
     ratio = median["scievals"]["outside_cpu_s"] / median["lm-eval"]["outside_cpu_s"]
@@ -115,6 +127,8 @@ def main() -> int:
     parser.add_argument("--peers", metavar="PYTHON", help="interpreter of a venv with lm-eval "
                         "and inspect_ai: measure client CPU side by side instead")
     parser.add_argument("--rounds", type=int, default=5, help="--peers: alternated rounds")
+    parser.add_argument("--against", metavar="SCRIPTS", help="--peers: the scripts/ folder of "
+                        "another checkout (git archive <commit> scripts), measured beside")
     args = parser.parse_args()
     if args.peers:
         return side_by_side(args)

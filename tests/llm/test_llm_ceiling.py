@@ -116,3 +116,27 @@ def test_estimates_follow_the_documented_rule():
     assert spend.estimate_tokens("abcdefghi") == 3
     [request] = make_requests(1, prefix="x" * 7)  # "xxxxxxx0": 8 characters, 2 tokens
     assert spend.prompt_tokens(request) == 2
+
+
+def test_the_spend_command_shows_and_resets_the_ledger(tmp_path, capsys, monkeypatch):
+    from scievals.cli import main
+
+    ledger = tmp_path / "spend.json"
+    config = tmp_path / "config.yaml"
+    config.write_text(f"llm: {{max_cost_usd: 2.5, spend_ledger: {ledger}}}\n")
+    spend.Ledger(ledger, ceiling=2.5).settle(0.0, 0.125)  # one request of 0.125 USD spent
+    assert main(["llm", "spend", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.strip() == (
+        f"ledger {ledger}: 0.1250 USD spent on 1 request(s), 0.0000 USD reserved in flight; "
+        "ceiling 2.5 USD")
+    ledger.write_text("{broken")  # an unreadable ledger can still be reset
+    assert main(["llm", "spend", "--reset", "--config", str(config)]) == 0
+    assert spend.read_ledger(ledger) == {"spent_usd": 0.0, "requests": 0, "reserved": {}}
+
+
+def test_a_bad_ceiling_is_refused_by_the_config_check():
+    from scievals.llm.settings import LLMSettings
+
+    with pytest.raises(ScievalsError, match=r"config: llm\.max_cost_usd") as info:
+        LLMSettings.from_config({"max_cost_usd": -1})
+    assert "\n" not in str(info.value)

@@ -94,15 +94,11 @@ class Ledger:
 
     @contextmanager
     def _state(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            try:
-                state = read_ledger(self.path)
-                yield state
-                write_text(self.path, json.dumps(state, indent=1, sort_keys=True) + "\n")
-            finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+        """The ledger's state under its lock, written back when the block ends."""
+        with _locked(self.path):
+            state = read_ledger(self.path)
+            yield state
+            _write(self.path, state)
 
     def reserve(self, usd: float) -> bool:
         """Reserve ``usd`` for a request about to be sent; False (and nothing more from this
@@ -150,6 +146,34 @@ class Ledger:
             "answered requests are cached and not paid again: raise llm.max_cost_usd and "
             "re-run to resume",
         )
+
+
+@contextmanager
+def _locked(path: Path):
+    """An exclusive flock on ``<ledger>.lock`` for the block (every job takes the same)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _write(path: Path, state: dict) -> None:
+    write_text(path, json.dumps(state, indent=1, sort_keys=True) + "\n")
+
+
+def reset_ledger(path: str | os.PathLike) -> float:
+    """Start the ledger again from 0 (under its lock, an unreadable one too); what it held."""
+    path = Path(path)
+    with _locked(path):
+        try:
+            spent = read_ledger(path)["spent_usd"]
+        except ScievalsError:
+            spent = 0.0
+        _write(path, {"spent_usd": 0.0, "requests": 0, "reserved": {}})
+    return spent
 
 
 def read_ledger(path: str | os.PathLike) -> dict:
