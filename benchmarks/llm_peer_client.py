@@ -21,11 +21,10 @@ def scievals_client(url: str, n: int, cache_dir: str) -> list[str]:
     import os
     from pathlib import Path
 
+    import openai  # noqa: F401  the SDK the provider imports when its client is made
     from scievals.llm.base import LLMRequest, Message, ModelSpec
     from scievals.llm.runner import run_batch
     from scievals.llm.settings import LLMSettings
-
-    import openai  # noqa: F401  the SDK the provider imports when its client is made
     imported = time.process_time()
     os.environ["SCIEVALS_BENCH_FAKE_KEY"] = "fake-benchmark-key"
     spec = ModelSpec(name="bench", provider="openai", model="fake-model", base_url=url,

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from llm_helpers import KEY_VAR, FAKE_KEY, make_requests, openai_spec
+from llm_helpers import FAKE_KEY, KEY_VAR, make_requests, openai_spec
 from scievals.common.errors import ScievalsError
 from scievals.llm import spend
 from scievals.llm.base import GenerateParams
@@ -34,7 +34,7 @@ def child(server, tmp_path: Path, ceiling: float, n: int = 10) -> subprocess.Com
     return subprocess.run(
         [sys.executable, str(CHILD), server.openai_base_url, str(tmp_path / "cache"),
          str(tmp_path / "spend.json"), str(ceiling), str(n)],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False)
 
 
 def test_the_ceiling_stops_the_job_in_one_line_and_raising_it_resumes(server, tmp_path):
@@ -98,7 +98,7 @@ def test_cache_hits_cost_nothing_and_an_unpriced_model_is_refused(server, settin
 def test_a_dead_jobs_reservation_is_dropped_and_a_bad_ledger_is_one_line(tmp_path):
     path = tmp_path / "spend.json"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True).stdout.strip()
+                          capture_output=True, text=True, check=True).stdout.strip()
     import socket
     import time
     path.write_text(json.dumps({"spent_usd": 0.1, "requests": 1, "reserved": {

@@ -117,8 +117,8 @@ def test_anthropic_refusing_temperature_with_thinking_is_asked_again_without_it(
 @pytest.mark.parametrize(("message", "param", "status", "kwargs", "expected"), [
     ("HTTP 400: Unsupported parameter: 'temperature' is not supported with this model.",
      "temperature", 400, {"temperature": 0, "top_p": 1}, ["temperature"]),
-    ("HTTP 400: Unsupported value: 'temperature' does not support 0 with this model. Only the "
-     "default (1) value is supported.", None, 400, {"temperature": 0}, ["temperature"]),
+    (("HTTP 400: Unsupported value: 'temperature' does not support 0 with this model. Only "
+      "the default (1) value is supported."), None, 400, {"temperature": 0}, ["temperature"]),
     ("HTTP 400: `top_p` may only be set to 1 when thinking is enabled.", None, 400,
      {"extra_body": {"temperature": 0, "top_p": 0.9}}, ["top_p"]),
     # a 400 about the prompt that happens to say the word; a parameter not sent; another status

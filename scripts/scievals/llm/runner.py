@@ -37,6 +37,7 @@ from pydantic import BaseModel
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_text
+from scievals.llm import spend
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -46,7 +47,6 @@ from scievals.llm.base import (
     RequestRejected,
     TransientError,
 )
-from scievals.llm import spend
 from scievals.llm.cache import ResponseCache, cache_key, key_material
 from scievals.llm.parsing import is_truncated
 from scievals.llm.progress import Progress
