@@ -43,8 +43,9 @@ def test_the_ceiling_stops_the_job_in_one_line_and_raising_it_resumes(server, tm
     [line] = stopped.stderr.strip().splitlines()  # one line, no traceback
     assert line.endswith(
         f"ERROR scievals: model 'fake-gpt': llm.max_cost_usd (0.25 USD) reached: 0.1500 USD "
-        f"spent (ledger {tmp_path / 'spend.json'}), 5 request(s) not sent (answered requests "
-        "are cached and not paid again: raise llm.max_cost_usd and re-run to resume)")
+        f"spent (ledger {tmp_path / 'spend.json'}); the job sent nothing more (5 request(s) "
+        "of this batch unsent) (answered requests are cached and not paid again: raise "
+        "llm.max_cost_usd and re-run to resume)")
     assert server.prompts() == [f"q{i}" for i in range(5)]
     assert json.loads((tmp_path / "spend.json").read_text())["spent_usd"] == pytest.approx(0.15)
 

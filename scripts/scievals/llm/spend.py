@@ -142,7 +142,8 @@ class Ledger:
         return ScievalsError(
             f"model {spec.name!r}",
             f"llm.max_cost_usd ({self.ceiling:g} USD) reached: {self.spent():.4f} USD spent "
-            f"(ledger {self.path}), {self.refused} request(s) not sent",
+            f"(ledger {self.path}); the job sent nothing more ({self.refused} request(s) of "
+            "this batch unsent)",
             "answered requests are cached and not paid again: raise llm.max_cost_usd and "
             "re-run to resume",
         )
