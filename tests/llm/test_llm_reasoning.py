@@ -36,6 +36,8 @@ def test_a_refused_temperature_is_dropped_after_one_retry_and_said_once(
     assert all(r.error is None and r.text == f"reply: q{i}"
                for i, r in enumerate(result.responses))
     assert all(r.dropped_params == ["temperature"] for r in result.responses)
+    # the thinking is kept apart: the answer the parser reads is the reply alone
+    assert all(r.thinking == "thought " * 50 for r in result.responses)
     per_prompt = {p: server.prompts().count(p) for p in set(server.prompts())}
     assert set(per_prompt) == {f"q{i}" for i in range(6)}
     assert max(per_prompt.values()) <= 2  # at most one retry per request

@@ -368,7 +368,8 @@ class FakeLLMServer:
                                               "signature": "sig"})
                 usage["output_tokens"] += n
                 usage["output_tokens_details"] = {"thinking_tokens": n}
-            else:
+            else:  # the thinking text as vLLM and DeepSeek return it
+                payload["choices"][0]["message"]["reasoning_content"] = "thought " * n
                 usage["completion_tokens"] += n
                 usage["total_tokens"] += n
                 usage["completion_tokens_details"] = {"reasoning_tokens": n}
