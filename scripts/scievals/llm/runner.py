@@ -37,7 +37,7 @@ from pydantic import BaseModel
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_text
-from scievals.llm import spend
+from scievals.llm import estimate, spend
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -313,6 +313,10 @@ async def run_batch_async(
     started = time.perf_counter()
     samples = expand_samples(spec, requests)
     batch = _Batch(spec, samples, settings, scope, label)
+    collector = estimate.active()
+    if collector is not None:  # an estimate (scievals.llm.estimate): nothing sent or written
+        final = collector.answer(spec, batch, label)
+        return BatchResult(responses=final, usage=summarize_usage(spec, final))
     done = sum(r is not None for r in batch.responses)
     log.info(
         "%s: %d responses, %d from cache, %d to request (cache %s at %s)",
