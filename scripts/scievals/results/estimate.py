@@ -26,8 +26,8 @@ from scievals.workflow_config import merged_config, validated
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "estimate", help="requests and cost a run would send to its LLMs (nothing is sent)")
-    parser.add_argument("benchmark", nargs="*", choices=[[], *registry.NAMES],
-                        metavar="BENCHMARK", help="benchmarks (default: every enabled one)")
+    parser.add_argument("benchmark", nargs="*", metavar="BENCHMARK",
+                        help=f"{', '.join(registry.NAMES)} (default: every enabled one)")
     parser.add_argument("--configfile", action="append", default=[], metavar="FILE",
                         help="your config files, merged over config/config.yaml in order")
     parser.set_defaults(func=_main)
