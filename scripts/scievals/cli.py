@@ -23,6 +23,7 @@ COMMAND_MODULES = [b.cli for b in registry.REGISTRY] + [
     "scievals.results.history_cli",
     "scievals.results.show",
     "scievals.results.plan",
+    "scievals.results.estimate",
     "scievals.interop.importing",
     "scievals.interop.cli",
     "scievals.run",

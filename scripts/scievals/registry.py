@@ -127,6 +127,13 @@ class Benchmark:
     # leaderboard then shows every dataset in one table, with this column and a pooled row
     # per model, instead of one table per dataset.
     dataset_column: str | None = None
+    # Estimates before sending (``python -m scievals estimate``, scievals.llm.estimate): the
+    # "module:function" making the benchmark's LLM predictions from (cases, ModelSpec,
+    # config), and its curated case file with the "module:function" reading it. None: not
+    # estimated (waza: an agent's turns depend on its replies).
+    llm_predictions: str | None = None
+    cases_file: str | None = None
+    read_cases: str | None = None
 
     def ranges(self) -> dict:
         """The declared metric ranges (empty: every metric unbounded), extended to the rows
@@ -264,6 +271,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         # comparisons: the default (per_case.csv, a per-item mean per headline metric)
         item_noun="cases",
         metric_ranges="scievals.gating.metrics:METRIC_RANGES",
+        llm_predictions="scievals.gating.predict:llm_predictions",
+        cases_file="data/curated/gating/cases.jsonl",
+        read_cases="scievals.gating.cases:read_cases",
     ),
     Benchmark(
         name="autogkb",
@@ -290,6 +300,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         # comparisons: the default (per_case.csv, a per-item mean per headline metric)
         item_noun="articles",
         metric_ranges="scievals.autogkb.metrics:METRIC_RANGES",
+        llm_predictions="scievals.autogkb.predict:llm_predictions",
+        cases_file="data/curated/autogkb/cases.jsonl",
+        read_cases="scievals.autogkb.curate:read_cases",
     ),
     Benchmark(
         name="waza",

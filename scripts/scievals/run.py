@@ -40,6 +40,7 @@ from scievals.common.redaction import (
 )
 from scievals.common.run_lock import run_lock
 from scievals.llm.keys import KEY_ENV_NAME
+from scievals.workflow_config import merged_config
 
 WORKFLOW_DIR = Path(__file__).resolve().parents[2]
 OVERLAY_DIR = Path(".scievals") / "run"
@@ -54,21 +55,6 @@ def model_name(model_id: str) -> str:
         raise ScievalsError("--model", f"{model_id!r} gives no usable model name",
                             "use PROVIDER/MODEL, e.g. openai/gpt-4o-mini")
     return name
-
-
-def merged_config(configfiles: list[str]) -> dict:
-    """config/config.yaml with the user's config files merged over it (as Snakemake does)."""
-    def merge(base: dict, over: dict) -> dict:
-        for key, value in over.items():
-            base[key] = (merge(dict(base[key]), value)
-                         if isinstance(value, dict) and isinstance(base.get(key), dict)
-                         else value)
-        return base
-
-    config = read_yaml(WORKFLOW_DIR / "config" / "config.yaml") or {}
-    for path in configfiles:
-        config = merge(config, read_yaml(path) or {})
-    return config
 
 
 def _model(given: str, args: argparse.Namespace, entries: dict) -> tuple[str, dict | None]:
@@ -243,7 +229,8 @@ def execute(args: argparse.Namespace) -> tuple[int, dict]:
     # it before this run's Snakemake has read it (scievals.common.run_lock)
     with run_lock(OVERLAY_DIR, _described(args)):
         started = now_utc()
-        code = _snakemake(snakemake_command(args, _write_overlay(args, settings)))
+        overlay_file = _write_overlay(args, settings)
+        code = _snakemake(snakemake_command(args, overlay_file))
     if code == 130:
         return code, settings
     # a dry run made nothing; another working directory's summary is not ./results'
@@ -252,6 +239,8 @@ def execute(args: argparse.Namespace) -> tuple[int, dict]:
         if missing:
             raise ScievalsError(*missing)
         print_results(args, settings)
+    elif code == 0 and DRY_RUN.intersection(args.extra):
+        print_estimate(args, overlay_file)
     return code, settings
 
 
@@ -326,6 +315,22 @@ def _read_record(path: str | Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def print_estimate(args: argparse.Namespace, overlay_file: Path | None) -> None:
+    """After a dry run: what the run would send to its LLMs and cost (nothing is sent;
+    scievals.results.estimate), from the curated cases as they are now."""
+    # after a dry run only: the estimate imports the benchmarks' prediction code
+    from scievals.results.estimate import estimate_run, table
+    from scievals.workflow_config import validated
+
+    files = [*args.configfile, *([str(overlay_file)] if overlay_file else [])]
+    batches, skipped = estimate_run(validated(merged_config(files)), names(args))
+    if batches:
+        print(f"\nscievals: LLM requests of this run, estimated (nothing sent):\n"
+              f"{table(batches)}")
+    for line in skipped:
+        print(line)
 
 
 DRY_RUN = {"-n", "--dry-run", "--dryrun"}

@@ -67,3 +67,18 @@ def read_config_file(path: str | Path) -> dict:
                                     f"quote it: '{key}'")
             stack.append((f"{where}.{key}" if where else str(key), item))
     return data
+
+
+def merged_config(configfiles: list[str]) -> dict:
+    """config/config.yaml with the user's config files merged over it (as Snakemake does)."""
+    def merge(base: dict, over: dict) -> dict:
+        for key, value in over.items():
+            base[key] = (merge(dict(base[key]), value)
+                         if isinstance(value, dict) and isinstance(base.get(key), dict)
+                         else value)
+        return base
+
+    config = read_yaml(CONFIG_DIR / "config.yaml") or {}
+    for path in configfiles:
+        config = merge(config, read_yaml(path) or {})
+    return config

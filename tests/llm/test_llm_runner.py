@@ -95,7 +95,9 @@ def test_anthropic_request_takes_system_separately(server, fake_key, settings):
     request = server.requests[0]
     assert request["path"] == "/v1/messages"
     body = request["body"]
-    assert body["system"] == "be brief"
+    # the system prompt (the instruction every case shares) marked for the prompt cache
+    assert body["system"] == [{"type": "text", "text": "be brief",
+                               "cache_control": {"type": "ephemeral"}}]
     assert body["messages"] == [{"role": "user", "content": "q0"}]
     assert body["max_tokens"] == 55 and body["stop_sequences"] == ["END"]
     assert "seed" not in body

@@ -89,6 +89,11 @@ class _Handler(BaseHTTPRequestHandler):
             fault = "400"
             owner.error_messages.setdefault(
                 400, f"Unrecognized request argument supplied: {refused[0]}")
+        sampling = [p for p in owner.refused_sampling if isinstance(body, dict) and p in body]
+        if sampling and not fault:  # a reasoning model (scievals.llm.reasoning)
+            self._send_sampling_refusal(sampling[0], anthropic)
+            owner._done()
+            return
         try:
             if owner.latency_s:
                 time.sleep(owner.latency_s)
@@ -138,6 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
             half = len(text) // 2
             payload["choices"][0]["message"]["content"] = [
                 {"type": "text", "text": text[:half]}, {"type": "text", "text": text[half:]}]
+        owner._reasoning_and_cache(payload, body, anthropic)
         if kind == "error200" and not anthropic:
             payload["error"] = {"message": "upstream overloaded (scripted)", "type": "server_error"}
         data = json.dumps(payload).encode()
@@ -155,6 +161,17 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_raw(
             200, data, "application/json", {"x-request-id": request_id, "request-id": request_id}
         )
+
+    def _send_sampling_refusal(self, param: str, anthropic: bool) -> None:
+        """The 400 a reasoning model answers a sampling parameter with (each provider's)."""
+        if anthropic:
+            payload = {"type": "error", "error": {"type": "invalid_request_error", "message":
+                       f"`{param}` may only be set to 1 when thinking is enabled."}}
+        else:
+            payload = {"error": {"message": f"Unsupported parameter: '{param}' is not "
+                                 "supported with this model.", "type": "invalid_request_error",
+                                 "param": param, "code": "unsupported_parameter"}}
+        self._send_raw(400, json.dumps(payload).encode(), "application/json")
 
     def _send_error(self, status: int, message: str, anthropic: bool, headers=None) -> None:
         if anthropic:
@@ -192,7 +209,10 @@ def _words(text: str) -> int:
 
 
 def _prompt_words(body: dict) -> int:
-    total = _words(str(body.get("system") or ""))
+    system = body.get("system") or ""
+    if isinstance(system, list):  # Anthropic content blocks (cache_control marks)
+        system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
+    total = _words(str(system))
     for message in body.get("messages") or []:
         content = message.get("content")
         if isinstance(content, list):
@@ -259,6 +279,14 @@ class FakeLLMServer:
         # when set: responder(request body, prompt) -> the reply text (a model that answers by
         # temperature and seed, or a follow-up turn differently: the body holds the conversation)
         self.responder: Callable[[dict, str], str] | None = None
+        # a reasoning model: refuses these sampling fields (400 in the provider's shape) and
+        # thinks thinking_tokens tokens ("thought " repeated) before each answer
+        self.refused_sampling: set[str] = set()
+        self.thinking_tokens = 0
+        # a provider prompt cache: a system prompt seen before is read from it (OpenAI:
+        # automatically; Anthropic: when marked with cache_control), counted in words
+        self.prompt_cache = False
+        self._cached_systems: set[str] = set()
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -344,6 +372,42 @@ class FakeLLMServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             queue = self.script.get(prompt)
             return queue.pop(0) if queue else None
+
+    def _reasoning_and_cache(self, payload: dict, body: dict, anthropic: bool) -> None:
+        """Add thinking and prompt-cache usage to a reply, in each provider's shape."""
+        usage = payload["usage"]
+        if self.thinking_tokens:
+            n = self.thinking_tokens
+            if anthropic:
+                payload["content"].insert(0, {"type": "thinking", "thinking": "thought " * n,
+                                              "signature": "sig"})
+                usage["output_tokens"] += n
+                usage["output_tokens_details"] = {"thinking_tokens": n}
+            else:  # the thinking text as vLLM and DeepSeek return it
+                payload["choices"][0]["message"]["reasoning_content"] = "thought " * n
+                usage["completion_tokens"] += n
+                usage["total_tokens"] += n
+                usage["completion_tokens_details"] = {"reasoning_tokens": n}
+        if not self.prompt_cache:
+            return
+        system = body.get("system") if anthropic else next(
+            (m.get("content") for m in body.get("messages", []) if m.get("role") == "system"),
+            None)
+        marked = anthropic and isinstance(system, list) and any(
+            isinstance(b, dict) and "cache_control" in b for b in system)
+        if isinstance(system, list):
+            system = " ".join(b.get("text", "") for b in system if isinstance(b, dict))
+        if not system or (anthropic and not marked):
+            return
+        words = _words(system)
+        with self._lock:
+            seen = system in self._cached_systems
+            self._cached_systems.add(system)
+        if anthropic:  # input_tokens then counts only what is neither written nor read
+            usage["input_tokens"] -= words
+            usage["cache_read_input_tokens" if seen else "cache_creation_input_tokens"] = words
+        elif seen:
+            usage["prompt_tokens_details"] = {"cached_tokens": words}
 
     def _done(self) -> None:
         with self._lock:

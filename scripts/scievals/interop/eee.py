@@ -43,7 +43,7 @@ from jsonschema import Draft7Validator
 from scievals import __version__
 from scievals import registry
 from scievals.common.io import write_jsonl, write_text
-from scievals.llm.usage_rows import BATCH_METRICS, USAGE_METRICS
+from scievals.llm.usage_rows import BATCH_METRICS, USAGE_METRICS, USAGE_METRICS_IF_ANY
 from scievals.stats.intervals import metric_range
 
 SCHEMA_VERSION = "0.3.0"
@@ -55,8 +55,10 @@ NOT_CARRIED = ("not carried by the Every Eval Ever schema: paired differences be
 ARM = re.compile(r"^(?P<model>.+?) \[(?P<arm>[^\]]+)\]$")
 # Metrics where smaller is better (the others: larger is better).
 LOWER_IS_BETTER = ("hallucination_rate*", "task_failure_rate", "within_task_score_sd",
-                   "tokens_in", "tokens_out", "cost_usd", "failed_requests", "latency*")
-USAGE = frozenset(USAGE_METRICS) | frozenset(BATCH_METRICS) | {"latency_mean_s"}
+                   "tokens_in", "tokens_out", "cost_usd", "failed_requests", "latency*",
+                   "reasoning_tokens", "cached_tokens_in", "cache_write_tokens_in")
+USAGE = (frozenset(USAGE_METRICS) | frozenset(USAGE_METRICS_IF_ANY) | frozenset(BATCH_METRICS)
+         | {"latency_mean_s"})
 BOOTSTRAP_METHODS = ("percentile", "bca", "bootstrap")
 # A model whose developer the registry does not say (a local server's "llama3.1:8b").
 LOCAL_DEVELOPER = "local"

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from scievals.common.redaction import redact_text
 
 Provider = Literal["anthropic", "openai", "baseline", "mock"]
 Route = Literal["realtime", "batch"]
+# OpenAI's reasoning_effort values (the SDK's ReasoningEffort).
+ReasoningEffort = Literal["none", "minimal", "low", "medium", "high", "xhigh"]
+# Parameters added after the cache-key recipe was fixed: left out of the key while unset, so
+# every request configured as before keeps its key (scievals.llm.cache.key_material).
+KEY_IF_SET = ("reasoning_effort", "thinking_budget")
+# Anthropic's smallest thinking budget.
+MIN_THINKING_BUDGET = 1024
 
 
 class GenerateParams(BaseModel):
@@ -22,6 +29,25 @@ class GenerateParams(BaseModel):
     top_p: float | None = Field(default=None, ge=0, le=1)
     seed: int | None = None
     stop: list[str] | None = None
+    reasoning_effort: ReasoningEffort | None = Field(
+        default=None, description="OpenAI reasoning models: how much to think (sent as "
+        "reasoning_effort; other providers ignore it). docs/llm.md#reasoning-models")
+    thinking_budget: int | None = Field(
+        default=None, ge=MIN_THINKING_BUDGET, description="Anthropic: extended thinking with "
+        "this many tokens at most (sent as thinking: {type: enabled, budget_tokens}); must be "
+        "below max_tokens, which counts them. docs/llm.md#reasoning-models")
+
+    @model_validator(mode="after")
+    def _budget_below_max_tokens(self) -> GenerateParams:
+        if self.thinking_budget is not None and self.thinking_budget >= self.max_tokens:
+            raise ValueError(f"thinking_budget ({self.thinking_budget}) must be below "
+                             f"max_tokens ({self.max_tokens}), which counts the thinking")
+        return self
+
+    def key_dump(self) -> dict:
+        """The parameters as they enter the cache key (:data:`KEY_IF_SET` only when set)."""
+        unset = {name for name in KEY_IF_SET if getattr(self, name) is None}
+        return self.model_dump(exclude=unset)
 
 
 class ModelSpec(BaseModel):
@@ -56,6 +82,18 @@ class ModelSpec(BaseModel):
                                             description="USD per million input tokens.")
     price_out_per_mtok: float | None = Field(default=None, ge=0,
                                              description="USD per million output tokens.")
+    price_cached_in_per_mtok: float | None = Field(
+        default=None, ge=0, description="USD per million input tokens read from the provider's "
+        "prompt cache (OpenAI cached_tokens, Anthropic cache_read_input_tokens); unset: "
+        "price_in_per_mtok. docs/llm.md#prompt-caching")
+    price_cache_write_per_mtok: float | None = Field(
+        default=None, ge=0, description="Anthropic: USD per million input tokens written to "
+        "the prompt cache (cache_creation_input_tokens); unset: price_in_per_mtok.")
+    # None (unset) means on: a filled-in default would change every model's job params
+    prompt_cache: bool | None = Field(
+        default=None, description="Anthropic: mark the system prompt (the instruction every "
+        "case shares) with cache_control, so repeats are billed at the cache-read rate; "
+        "unset: on. Not part of the response cache key. docs/llm.md#prompt-caching")
     responses: dict[str, str] | None = Field(
         default=None, description="mock provider only: case_id -> scripted reply, '*' -> default.")
     structured_output: Literal["auto", "on", "off"] = Field(
@@ -109,8 +147,16 @@ class LLMRequest(BaseModel):
 
 
 class Usage(BaseModel):
+    """Tokens of one reply. ``tokens_in`` counts every input token, cached or not (for
+    Anthropic the sum of its three input counts); ``cached_in`` of them were read from the
+    provider's prompt cache and ``cache_write_in`` written to it (Anthropic).
+    ``reasoning_tokens`` are part of ``tokens_out`` (billed as output, never in the text)."""
+
     tokens_in: int = 0
     tokens_out: int = 0
+    reasoning_tokens: int = 0
+    cached_in: int = 0
+    cache_write_in: int = 0
 
 
 class LLMResponse(BaseModel):
@@ -132,6 +178,8 @@ class LLMResponse(BaseModel):
     structured_output: str | None = None  # see ProviderReply
     route: Route = "realtime"  # see ProviderReply
     batch_failures: int = 0  # times this run's batches reported the request failed or expired
+    thinking: str | None = None  # see ProviderReply
+    dropped_params: list[str] | None = None  # see ProviderReply
 
 
 class ProviderReply(BaseModel):
@@ -151,6 +199,12 @@ class ProviderReply(BaseModel):
     # How the answer came: one request (realtime) or through the provider's batch API (batch,
     # priced at batch_price_factor). Stored in the cache entry, not in its key.
     route: Route = "realtime"
+    # A reasoning model's thinking text (Anthropic thinking blocks, a server's
+    # reasoning_content): kept for the record, never in ``text``, which the parser reads.
+    thinking: str | None = None
+    # Sampling parameters the server refused (HTTP 400 naming them), so the request went
+    # again without them (scievals.llm.reasoning); None: sent as configured.
+    dropped_params: list[str] | None = None
 
     def response(self, request: LLMRequest, latency_s: float, **fields) -> LLMResponse:
         """The :class:`LLMResponse` to ``request`` carrying this reply; ``fields`` adds the
@@ -172,10 +226,12 @@ class TransientError(Exception):
 class RequestRejected(Exception):
     """A failure another attempt cannot fix (401/403, 400, 404, 422...): the batch stops."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None,
+                 param: str | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.schema_sent = False  # the rejected request carried a JSON schema
+        self.param = param  # the parameter the server's error names (OpenAI's error.param)
 
 
 class ModelAPI(Protocol):

@@ -60,7 +60,7 @@ def key_material(
         # password keeps the cache; the entry never holds them
         "base_url": (spec.shown_url or "").rstrip("/") or None,
         "messages": [m.model_dump() for m in request.messages],
-        "params": params.model_dump(),
+        "params": params.key_dump(),
         "sample_index": request.sample_index,
         "scope": scope,
     }

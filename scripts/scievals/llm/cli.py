@@ -40,6 +40,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     stats.set_defaults(func=_stats)
     clear.set_defaults(func=_clear)
 
+    ledger = sub.add_parser("spend", help="the cost ceiling's ledger: spent, in flight, "
+                            "ceiling (docs/llm.md#cost-ceiling)")
+    ledger.add_argument("--reset", action="store_true", help="start counting again from 0")
+    ledger.add_argument("--config", default=DEFAULT_CONFIG, help=f"config file ({DEFAULT_CONFIG})")
+    ledger.set_defaults(func=_spend)
+
 
 def _load_config(path: str) -> dict:
     config = read_yaml(path) or {}
@@ -69,6 +75,25 @@ def _cache_dir(args: argparse.Namespace) -> Path:
     if Path(args.config).exists():
         return LLMSettings.from_config(_load_config(args.config).get("llm")).cache_dir
     return LLMSettings().cache_dir
+
+
+def _spend(args: argparse.Namespace) -> int:
+    from scievals.llm import spend  # fcntl and the ledger only for this command
+
+    section = _load_config(args.config).get("llm") if Path(args.config).exists() else None
+    settings = LLMSettings.from_config(section, where=f"{args.config}: llm")
+    path = Path(settings.spend_ledger or spend.DEFAULT_LEDGER)
+    if args.reset:
+        spent = spend.reset_ledger(path)
+        print(f"ledger {path}: reset (it held {spent:.4f} USD)")
+        return 0
+    state = spend.read_ledger(path)
+    in_flight = sum(entry["usd"] for entry in state["reserved"].values())
+    ceiling = ("no ceiling (llm.max_cost_usd unset)" if settings.max_cost_usd is None
+               else f"ceiling {settings.max_cost_usd:g} USD")
+    print(f"ledger {path}: {state['spent_usd']:.4f} USD spent on {state['requests']} "
+          f"request(s), {in_flight:.4f} USD reserved in flight; {ceiling}")
+    return 0
 
 
 def _human(n: int) -> str:

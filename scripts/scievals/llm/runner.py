@@ -41,6 +41,7 @@ from pydantic import BaseModel
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.io import canonical_json, read_jsonl, sha256_text, write_text
+from scievals.llm import estimate, spend
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -59,7 +60,7 @@ from scievals.llm.providers._sdk_errors import redact, server_text
 from scievals.llm.registry import api_key, key_env
 from scievals.llm.retry import call_with_retries
 from scievals.llm.settings import LLMSettings
-from scievals.llm.usage import UsageSummary, summarize_usage, usage_line
+from scievals.llm.usage import UsageSummary, response_cost, summarize_usage, usage_line
 
 log = logging.getLogger("scievals.llm")
 
@@ -173,6 +174,7 @@ class _Batch:
         self.aborted = False
         self.progress: Progress | None = None
         self.cache_failures: list[str] = []  # replies answered but not cached (OSError)
+        self.ledger: spend.Ledger | None = None  # the cost ceiling's, when one is set
         cls = provider_class(spec)  # ScievalsError for baselines
         leaders: dict[str, int] = {}
         for i, request in enumerate(samples):
@@ -206,6 +208,8 @@ class _Batch:
 
     async def send_all(self) -> None:
         self.secret = api_key(self.spec)
+        self.ledger = spend.ledger_for(self.spec, self.settings.max_cost_usd,
+                                       self.settings.spend_ledger)
         api = create_api(self.spec, self.secret)
         try:
             if not self.realtime and uses_batch(self.spec, self.settings):  # batch API
@@ -219,6 +223,8 @@ class _Batch:
                 await self.send_realtime(api, self.pending)
         finally:
             await api.aclose()
+        if self.ledger is not None and self.ledger.refused:
+            raise self.ledger.stop_error(self.spec)  # what arrived is cached already
 
     async def send_realtime(self, api, jobs: list[_Job]) -> None:
         gate = asyncio.Semaphore(self.spec.max_connections)
@@ -274,14 +280,23 @@ class _Batch:
         async with gate:
             if self.aborted:  # another request was rejected: send nothing more
                 return
+            reserved = 0.0
+            if self.ledger is not None:  # the cost ceiling (scievals.llm.spend)
+                reserved = spend.request_estimate(self.spec, job.request, job.params)
+                if not self.ledger.reserve(reserved):
+                    return
             try:
                 reply, attempts = await call_with_retries(
                     attempt, self.settings.max_attempts, self.settings.max_wait_s, label=where
                 )
             except RequestRejected:
                 self.aborted = True  # set before the gate opens for the next request
+                if self.ledger is not None:
+                    self.ledger.settle(reserved, 0.0)
                 raise
             except TransientError as exc:
+                if self.ledger is not None:
+                    self.ledger.settle(reserved, 0.0)
                 error = server_text(redact(str(exc), self.secret))
                 attempts = getattr(exc, "attempts", self.settings.max_attempts)
                 log.warning("%s failed after %d attempts: %s", where, attempts, error)
@@ -289,6 +304,8 @@ class _Batch:
                     job.index, _response(job.request, job.key, error=error, attempts=attempts)
                 )
                 return
+            if self.ledger is not None:
+                self.ledger.settle(reserved, response_cost(self.spec, reply))
         # Stored before anything else happens, so a kill from here on loses nothing.
         # In a worker thread: file system calls release the GIL, the event loop goes on.
         # Another run may have stored this request first: its reply is the one kept.
@@ -322,6 +339,10 @@ async def run_batch_async(
     samples = expand_samples(spec, requests)
     batch = _Batch(spec, samples, settings, scope, label)
     batch.realtime = realtime
+    collector = estimate.active()
+    if collector is not None:  # an estimate (scievals.llm.estimate): nothing sent or written
+        final = collector.answer(spec, batch, label)
+        return BatchResult(responses=final, usage=summarize_usage(spec, final))
     done = sum(r is not None for r in batch.responses)
     log.info(
         "%s: %d responses, %d from cache, %d to request (cache %s at %s)",
@@ -354,6 +375,7 @@ async def run_batch_async(
     check_failures(spec, final, settings, scope, label)
     check_truncated(spec, final, scope, label)
     check_structured(spec, final, scope, label)
+    check_dropped(spec, final, scope, label)
     return BatchResult(responses=final, usage=usage)
 
 
@@ -421,6 +443,23 @@ def check_structured(spec: ModelSpec, responses: list[LLMResponse], scope: str,
                             "requests": len(responses)})
 
 
+def check_dropped(spec: ModelSpec, responses: list[LLMResponse], scope: str,
+                  label: str) -> None:
+    """One notice when the server refused sampling parameters (a reasoning model) and the
+    requests went without them (scievals.llm.reasoning)."""
+    dropped = [r for r in responses if r.dropped_params]
+    if not dropped:
+        return
+    names = sorted({name for r in dropped for name in r.dropped_params})
+    message = (f"{spec.name}: the server refused {', '.join(names)}, so {len(dropped)} of "
+               f"{len(responses)} requests went without it ({label}); their replies are "
+               f"cached under the request as configured. Remove it from models.{spec.name}."
+               "params to send it no more (docs/llm.md#reasoning-models)")
+    notices.record("sampling_refused", scope.split("/")[0], message,
+                   details={"model": spec.name, "label": label, "dropped": names,
+                            "requests": len(dropped)})
+
+
 def run_batch(
     spec: ModelSpec,
     requests: list[LLMRequest],
@@ -470,6 +509,12 @@ def record(
         "attempts": response.attempts,
         "error": response.error,
         "route": response.route,
+        # only where there is something to say, so other models' records stay as they were
+        **{name: value for name, value in (
+            ("thinking", response.thinking), ("dropped_params", response.dropped_params),
+            ("reasoning_tokens", response.usage.reasoning_tokens),
+            ("cached_tokens_in", response.usage.cached_in),
+            ("cache_write_tokens_in", response.usage.cache_write_in)) if value},
     }
 
 

@@ -41,6 +41,14 @@ class LLMSettings(BaseModel):
     batch: BatchSettings = Field(default_factory=BatchSettings, description="The providers' "
                                  "batch APIs (models' batch: true, run --batch): size limits, "
                                  "polling, deadline and retries. docs/llm.md, Batch mode.")
+    max_cost_usd: float | None = Field(default=None, gt=0, description="Cost ceiling in USD "
+                                       "over every job's requests (the spend ledger): a request "
+                                       "that could pass it is not sent and the job stops in "
+                                       "one line; raise it to resume. Needs the models' "
+                                       "prices. docs/llm.md#cost-ceiling")
+    spend_ledger: Path | None = Field(default=None, description="File the jobs add their "
+                                      "spending to for max_cost_usd; unset: "
+                                      "logs/llm_spend.json.")
 
     @classmethod
     def from_config(cls, section: dict | None, where: str = "config: llm") -> LLMSettings:

@@ -11,8 +11,8 @@ keeps the latency it had when it was fetched); ``wall_s`` is this run's time.
 from __future__ import annotations
 
 import os
+import statistics
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from scievals.common.io import write_json
@@ -37,12 +37,18 @@ class UsageSummary(BaseModel):
     retries: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+    # parts of tokens_out / tokens_in (scievals.llm.base.Usage)
+    reasoning_tokens: int = 0
+    cached_in: int = 0
+    cache_write_in: int = 0
     cost_usd: float | None = None
     new_tokens_in: int = 0
     new_tokens_out: int = 0
     new_cost_usd: float | None = None
     price_in_per_mtok: float | None = None
     price_out_per_mtok: float | None = None
+    price_cached_in_per_mtok: float | None = None
+    price_cache_write_per_mtok: float | None = None
     latency: LatencyStats = Field(default_factory=LatencyStats)
     # Distinct model ids and system fingerprints the provider returned (the run record's).
     response_models: list[str] = Field(default_factory=list)
@@ -54,24 +60,46 @@ class UsageSummary(BaseModel):
     batch_failures: int = 0
 
 
-def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int) -> float | None:
-    """USD from the registry's prices per million tokens; None when the model is unpriced."""
-    if spec.price_in_per_mtok is None or spec.price_out_per_mtok is None:
+def cost_usd(spec: ModelSpec, tokens_in: int, tokens_out: int, cached_in: int = 0,
+             cache_write_in: int = 0) -> float | None:
+    """USD from the registry's prices per million tokens; None when the model is unpriced.
+
+    ``cached_in`` and ``cache_write_in`` are parts of ``tokens_in`` priced at the cached
+    rates (each the input price when unset); reasoning tokens are part of ``tokens_out``."""
+    price_in, price_out = spec.price_in_per_mtok, spec.price_out_per_mtok
+    if price_in is None or price_out is None:
         return None
-    return (tokens_in * spec.price_in_per_mtok + tokens_out * spec.price_out_per_mtok) / 1e6
+    cached = price_in if spec.price_cached_in_per_mtok is None else spec.price_cached_in_per_mtok
+    write = (price_in if spec.price_cache_write_per_mtok is None
+             else spec.price_cache_write_per_mtok)
+    plain = tokens_in - cached_in - cache_write_in
+    return (plain * price_in + cached_in * cached + cache_write_in * write
+            + tokens_out * price_out) / 1e6
+
+
+def response_cost(spec: ModelSpec, response: LLMResponse) -> float | None:
+    """USD of one answered response (None: unpriced), a batch answer at
+    ``batch_price_factor``."""
+    usage = response.usage
+    cost = cost_usd(spec, usage.tokens_in, usage.tokens_out, usage.cached_in,
+                    usage.cache_write_in)
+    if cost is None or response.route == "realtime":
+        return cost
+    return cost * spec.batch_price_factor
 
 
 def responses_cost(spec: ModelSpec, responses: list[LLMResponse]) -> float | None:
-    """USD of ``responses`` (answered ones), a batch answer at ``batch_price_factor``."""
-    total = 0.0
-    for route, factor in (("realtime", 1.0), ("batch", spec.batch_price_factor)):
-        taken = [r for r in responses if r.route == route]
-        cost = cost_usd(spec, sum(r.usage.tokens_in for r in taken),
-                        sum(r.usage.tokens_out for r in taken))
-        if cost is None:
-            return None
-        total += factor * cost
-    return total
+    """USD of ``responses`` (answered ones), each at its route's price (None: unpriced)."""
+    if spec.price_in_per_mtok is None or spec.price_out_per_mtok is None:
+        return None
+    return sum(response_cost(spec, r) for r in responses)
+
+
+def _percentile(values: list[float], q: int) -> float:
+    """numpy's default (linear) percentile, without importing numpy for two numbers."""
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
 
 
 def usage_line(usage: UsageSummary) -> str:
@@ -91,15 +119,16 @@ def summarize_usage(
     """Account for ``responses`` (callers may concatenate several batches of one model)."""
     ok = [r for r in responses if r.error is None]
     fresh = [r for r in ok if not r.cache_hit]
-    tokens_in = sum(r.usage.tokens_in for r in ok)
-    tokens_out = sum(r.usage.tokens_out for r in ok)
-    new_in = sum(r.usage.tokens_in for r in fresh)
-    new_out = sum(r.usage.tokens_out for r in fresh)
-    latencies = np.array([r.latency_s for r in ok], dtype=float)
-    if latencies.size:
-        p50, p95 = np.percentile(latencies, [50, 95])
+    tokens = {name: sum(getattr(r.usage, name) for r in ok)
+              for name in ("tokens_in", "tokens_out", "reasoning_tokens", "cached_in",
+                           "cache_write_in")}
+    new = {name: sum(getattr(r.usage, name) for r in fresh)
+           for name in ("tokens_in", "tokens_out")}
+    latencies = [float(r.latency_s) for r in ok]
+    if latencies:
         latency = LatencyStats(
-            mean_s=float(latencies.mean()), p50_s=float(p50), p95_s=float(p95), wall_s=wall_s
+            mean_s=statistics.fmean(latencies), p50_s=_percentile(latencies, 50),
+            p95_s=_percentile(latencies, 95), wall_s=wall_s
         )
     else:
         latency = LatencyStats(wall_s=wall_s)
@@ -113,14 +142,15 @@ def summarize_usage(
         cache_misses=len(responses) - hits,
         errors=len(responses) - len(ok),
         retries=sum(max(r.attempts - 1, 0) for r in responses if not r.cache_hit),
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
+        **tokens,
         cost_usd=responses_cost(spec, ok),
-        new_tokens_in=new_in,
-        new_tokens_out=new_out,
+        new_tokens_in=new["tokens_in"],
+        new_tokens_out=new["tokens_out"],
         new_cost_usd=responses_cost(spec, fresh),
         price_in_per_mtok=spec.price_in_per_mtok,
         price_out_per_mtok=spec.price_out_per_mtok,
+        price_cached_in_per_mtok=spec.price_cached_in_per_mtok,
+        price_cache_write_per_mtok=spec.price_cache_write_per_mtok,
         latency=latency,
         response_models=sorted({r.response_model for r in ok if r.response_model}),
         system_fingerprints=sorted({r.system_fingerprint for r in ok if r.system_fingerprint}),

@@ -23,13 +23,24 @@ USAGE_METRICS = {
     "latency_mean_s": "latency.mean_s",
 }
 
+# Rows only for a model that used them (a reasoning model, a provider's prompt cache), so the
+# tables of every other model keep their rows. Reasoning tokens are part of tokens_out and
+# of the cost; cached and cache-written input tokens are parts of tokens_in, priced at their
+# own rates (docs/llm.md).
+USAGE_METRICS_IF_ANY = {
+    "reasoning_tokens": "reasoning_tokens",
+    "cached_tokens_in": "cached_in",
+    "cache_write_tokens_in": "cache_write_in",
+}
+
 
 # Rows that say how this run got its replies, not what the replies were: a re-run served
 # from the cache changes them and nothing else, so they are no result (``compare`` lists them
 # apart and never fails on them; the history records no entry for them alone). Latency is
 # the provider's speed on the day, not the model's answers: bookkeeping as well.
-BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s", "batch_answers",
-                                 "batch_failures"})
+# The provider's prompt cache likewise: whether a prefix was still cached is the day's state.
+BOOKKEEPING_METRICS = frozenset({"cache_hits", "latency_mean_s", "cached_tokens_in",
+                                 "cache_write_tokens_in", "batch_answers", "batch_failures"})
 
 # Rows of a job that used the batch route (scievals.llm.batch), and only of such a job: how
 # many answers came through a batch (at the batch price), and how often a batch reported a
@@ -50,8 +61,11 @@ def usage_metric_rows(summary: UsageSummary | dict) -> list[dict]:
     metrics = dict(USAGE_METRICS)
     if summary.batch_answers or summary.batch_failures:
         metrics.update(BATCH_METRICS)
-    return [{"metric": metric, "value": _field(summary, field), "n": n}
+    rows = [{"metric": metric, "value": _field(summary, field), "n": n}
             for metric, field in metrics.items()]
+    return rows + [{"metric": metric, "value": value, "n": n}
+                   for metric, field in USAGE_METRICS_IF_ANY.items()
+                   if (value := _field(summary, field))]
 
 
 def _field(summary: UsageSummary, dotted: str):

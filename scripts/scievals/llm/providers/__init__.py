@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
 from types import ModuleType
 from typing import Any
 
 from scievals.common.errors import ScievalsError
-from scievals.llm import structured
+from scievals.llm import reasoning, structured
 from scievals.llm.base import (
     GenerateParams,
     LLMRequest,
@@ -30,6 +31,16 @@ PROVIDERS = {
 
 # SDK package -> pip requirement (lower bounds tested with this code).
 SDK_REQUIREMENTS = {"openai": "openai>=1.40", "anthropic": "anthropic>=0.34"}
+
+
+def http_client(sdk: ModuleType, spec: ModelSpec) -> Any:
+    """The SDK's own aiohttp transport (``DefaultAioHttpClient``, the SDKs' ``aiohttp``
+    extra) when aiohttp is installed, else None (the SDK's default httpx transport). The
+    aiohttp one takes about half the client CPU per request (docs/performance.md); proxies
+    from the environment apply to both."""
+    if not hasattr(sdk, "DefaultAioHttpClient") or importlib.util.find_spec("aiohttp") is None:
+        return None
+    return sdk.DefaultAioHttpClient(timeout=spec.timeout_s)
 
 
 def require_sdk(package: str, spec: ModelSpec) -> ModuleType:
@@ -57,6 +68,8 @@ class SdkClientAPI:
     # The server's 400 once it rejected the structured-output parameter (auto): later requests
     # of this client go without it.
     structured_refused: str | None = None
+    # Sampling parameters the server refused (a reasoning model): later requests go without.
+    refused_sampling: frozenset[str] = frozenset()
 
     def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
         raise NotImplementedError
@@ -69,13 +82,33 @@ class SdkClientAPI:
         """One SDK call with the request's fields."""
         raise NotImplementedError
 
+    async def call_sampling(self, kwargs: dict) -> ProviderReply:
+        """:meth:`call`, without the sampling parameters the server refuses (scievals.llm.
+        reasoning): learned from an earlier 400, or from this request's, then asked once more."""
+        dropped = [name for name in reasoning.sent_sampling(kwargs)
+                   if name in self.refused_sampling]
+        kwargs = reasoning.without(kwargs, dropped)
+        try:
+            reply = await self.call(kwargs)
+        except RequestRejected as exc:
+            refused = reasoning.refused_parameters(exc, kwargs)
+            if not refused:
+                raise
+            if not set(refused) <= self.refused_sampling:
+                log.warning("%s: the server refused %s (%s); asking again without",
+                            self.spec.name, ", ".join(refused), exc)
+                self.refused_sampling |= set(refused)
+            dropped += refused
+            reply = await self.call(reasoning.without(kwargs, refused))
+        return reply.model_copy(update={"dropped_params": dropped}) if dropped else reply
+
     async def generate(self, request: LLMRequest, params: GenerateParams) -> ProviderReply:
         kwargs = self.request_kwargs(request, params)
         if not structured.sends(self.spec, request):
-            return await self.call(kwargs)
+            return await self.call_sampling(kwargs)
         if self.structured_refused is None:
             try:
-                reply = await self.call(self.with_schema(kwargs, request.json_schema))
+                reply = await self.call_sampling(self.with_schema(kwargs, request.json_schema))
                 return reply.model_copy(update={"structured_output": "sent"})
             except RequestRejected as exc:
                 if exc.status == 400:
@@ -89,13 +122,13 @@ class SdkClientAPI:
                 else:
                     # a 400 that names no parameter (about `strict`, say) may still be the
                     # schema's: the same request without it tells (issue 46)
-                    reply = await self.call(kwargs)  # its own 400 is the prompt's, not ours
+                    reply = await self.call_sampling(kwargs)  # its own 400 is the prompt's, not ours
                     log.warning("%s: the server rejected the request with a JSON schema (%s) "
                                 "and answered it without; asking without it from now on",
                                 self.spec.name, exc)
                     self.structured_refused = str(exc)
                     return reply.model_copy(update={"structured_output": "refused"})
-        reply = await self.call(kwargs)
+        reply = await self.call_sampling(kwargs)
         return reply.model_copy(update={"structured_output": "refused"})
 
     @staticmethod

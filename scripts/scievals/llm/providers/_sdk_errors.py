@@ -36,6 +36,26 @@ def server_text(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
     return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
+def _server_param(exc: Exception) -> str | None:
+    """The parameter an error body names (OpenAI's ``error.param``), if any."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    param = error.get("param") if isinstance(error, dict) else None
+    return param if isinstance(param, str) else None
+
+
+def _refused_connection(exc: BaseException) -> OSError | None:
+    """The OSError (not a timeout) at the root of ``exc``'s causes, if any: the SDKs' aiohttp
+    transport maps aiohttp's ClientConnectorError (refused, unreachable) to a connect
+    timeout."""
+    seen = 0
+    while exc.__cause__ is not None and seen < 10:
+        exc, seen = exc.__cause__, seen + 1
+    if isinstance(exc, OSError) and not isinstance(exc, TimeoutError):
+        return exc
+    return None
+
+
 def redact(text: str, secret: str | None) -> str:
     """``text`` with the API key and any URL credentials replaced by ``***`` (some servers
     echo the key in errors; a connection error may name the URL)."""
@@ -53,8 +73,11 @@ def translate(exc: Exception, sdk: ModuleType, secret: str | None = None) -> Exc
         message = redact(f"HTTP {status}: {_server_message(exc)}", secret)
         if is_retryable_status(status):
             return TransientError(message, parse_retry_after(exc.response.headers))
-        return RequestRejected(message, status)
+        return RequestRejected(message, status, _server_param(exc))
     if isinstance(exc, sdk.APITimeoutError):
+        refused = _refused_connection(exc)
+        if refused is not None:  # the aiohttp transport reports a refused connection so
+            return TransientError(f"connection failed ({type(refused).__name__})")
         return TransientError("request timed out")
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__

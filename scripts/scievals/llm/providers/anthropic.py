@@ -27,7 +27,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import SdkClientAPI, require_sdk
+from scievals.llm.providers import SdkClientAPI, http_client, require_sdk
 from scievals.llm.providers._sdk_errors import translate
 
 OFFICIAL_BASE_URL = "https://api.anthropic.com"
@@ -54,6 +54,25 @@ def sampling_mode(sdk: ModuleType) -> str:
     return "kwargs" if "temperature" in inspect.signature(create).parameters else "extra_body"
 
 
+def usage_of(usage) -> Usage:
+    """Tokens of a Message. Anthropic counts input in three parts (uncached, written to the
+    prompt cache, read from it); ``tokens_in`` is their sum, as OpenAI's prompt_tokens is.
+    Thinking tokens are in ``output_tokens``; ``output_tokens_details.thinking_tokens`` says
+    how many (SDKs that know the field)."""
+    if usage is None:
+        return Usage()
+    written = getattr(usage, "cache_creation_input_tokens", None) or 0
+    read = getattr(usage, "cache_read_input_tokens", None) or 0
+    details = getattr(usage, "output_tokens_details", None)
+    if isinstance(details, dict):  # an SDK without the type keeps the field as a dict
+        thinking = details.get("thinking_tokens") or 0
+    else:
+        thinking = getattr(details, "thinking_tokens", None) or 0
+    return Usage(tokens_in=(usage.input_tokens or 0) + written + read,
+                 tokens_out=usage.output_tokens or 0, cached_in=read, cache_write_in=written,
+                 reasoning_tokens=thinking)
+
+
 class AnthropicAPI(SdkClientAPI):
     def __init__(self, spec: ModelSpec, api_key: str | None) -> None:
         self._sdk = require_sdk("anthropic", spec)
@@ -72,6 +91,7 @@ class AnthropicAPI(SdkClientAPI):
             base_url=spec.base_url or OFFICIAL_BASE_URL,  # never ANTHROPIC_BASE_URL implicitly
             max_retries=0,  # the runner retries, once
             timeout=spec.timeout_s,
+            http_client=http_client(self._sdk, spec),
         )
 
     def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
@@ -86,7 +106,11 @@ class AnthropicAPI(SdkClientAPI):
             ],
         }
         if system:
-            kwargs["system"] = system
+            # the instruction every case shares: marked for Anthropic's prompt cache (repeats
+            # billed at the cache-read rate; a prefix below the model's minimum is not cached)
+            kwargs["system"] = (system if self.spec.prompt_cache is False else
+                                [{"type": "text", "text": system,
+                                  "cache_control": {"type": "ephemeral"}}])
         sampling = {"temperature": params.temperature}
         if params.top_p is not None:
             sampling["top_p"] = params.top_p
@@ -96,6 +120,10 @@ class AnthropicAPI(SdkClientAPI):
             kwargs["extra_body"] = sampling
         if params.stop:
             kwargs["stop_sequences"] = params.stop
+        if params.thinking_budget is not None:
+            # through extra_body: SDKs older than extended thinking refuse the keyword
+            kwargs["extra_body"] = {**kwargs.get("extra_body", {}), "thinking": {
+                "type": "enabled", "budget_tokens": params.thinking_budget}}
         return kwargs
 
     def with_schema(self, kwargs: dict, json_schema: dict) -> dict:
@@ -118,13 +146,12 @@ class AnthropicAPI(SdkClientAPI):
         if content is None:
             raise TransientError("reply has no content")
         text = "".join(block.text for block in content if getattr(block, "type", "") == "text")
-        usage = getattr(response, "usage", None)
+        thinking = "".join(block.thinking for block in content
+                           if getattr(block, "type", "") == "thinking")
         return ProviderReply(
             text=text,
-            usage=Usage(
-                tokens_in=(usage.input_tokens or 0) if usage else 0,
-                tokens_out=(usage.output_tokens or 0) if usage else 0,
-            ),
+            thinking=thinking or None,
+            usage=usage_of(getattr(response, "usage", None)),
             stop_reason=response.stop_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
             response_model=getattr(response, "model", None),  # Anthropic has no fingerprint

@@ -17,7 +17,7 @@ from scievals.llm.base import (
     TransientError,
     Usage,
 )
-from scievals.llm.providers import SdkClientAPI, require_sdk
+from scievals.llm.providers import SdkClientAPI, http_client, require_sdk
 from scievals.llm.providers._sdk_errors import MAX_MESSAGE_CHARS, translate
 
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
@@ -38,6 +38,7 @@ class OpenAICompatAPI(SdkClientAPI):
             base_url=spec.base_url or OFFICIAL_BASE_URL,
             max_retries=0,  # the runner retries, once
             timeout=spec.timeout_s,
+            http_client=http_client(self._sdk, spec),
         )
 
     def request_kwargs(self, request: LLMRequest, params: GenerateParams) -> dict:
@@ -55,6 +56,8 @@ class OpenAICompatAPI(SdkClientAPI):
             kwargs["seed"] = params.seed
         if params.stop:
             kwargs["stop"] = params.stop
+        if params.reasoning_effort is not None:
+            kwargs["reasoning_effort"] = params.reasoning_effort
         return kwargs
 
     def with_schema(self, kwargs: dict, json_schema: dict) -> dict:
@@ -83,18 +86,39 @@ class OpenAICompatAPI(SdkClientAPI):
         if not choices:
             raise TransientError("reply has no choices")
         choice = choices[0]
-        usage = getattr(response, "usage", None)
         return ProviderReply(
             text=message_text(choice.message.content if choice.message else None),
-            usage=Usage(
-                tokens_in=(usage.prompt_tokens or 0) if usage else 0,
-                tokens_out=(usage.completion_tokens or 0) if usage else 0,
-            ),
+            thinking=reasoning_text(choice.message),
+            usage=usage_of(getattr(response, "usage", None)),
             stop_reason=choice.finish_reason,
             request_id=getattr(response, "_request_id", None) or response.id,
             response_model=getattr(response, "model", None),
             system_fingerprint=getattr(response, "system_fingerprint", None),
         )
+
+
+def usage_of(usage: Any) -> Usage:
+    """Tokens of a chat completion: the cached part of the prompt
+    (``prompt_tokens_details.cached_tokens``) and the reasoning part of the completion
+    (``completion_tokens_details.reasoning_tokens``), where the server reports them."""
+    if usage is None:
+        return Usage()
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    completion = getattr(usage, "completion_tokens_details", None)
+    return Usage(tokens_in=usage.prompt_tokens or 0, tokens_out=usage.completion_tokens or 0,
+                 cached_in=(getattr(prompt, "cached_tokens", None) or 0) if prompt else 0,
+                 reasoning_tokens=(getattr(completion, "reasoning_tokens", None) or 0)
+                 if completion else 0)
+
+
+def reasoning_text(message: Any) -> str | None:
+    """The thinking a server returns beside the answer (vLLM and DeepSeek:
+    ``reasoning_content``; some servers: ``reasoning``), kept apart from the answer."""
+    for name in ("reasoning_content", "reasoning"):
+        value = getattr(message, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def message_text(content: Any) -> str:
