@@ -251,7 +251,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         prompt_modules=("scievals.gating.prompts",),
         headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
-        # comparisons: the default (per_case.csv, a per-item mean per headline metric)
+        # comparisons: per_case.csv's per-item means of the headline metrics, and the
+        # calibration metrics of its units column (a paired cluster bootstrap over cases)
+        comparisons="scievals.stats.calibration_rows:per_case_with_calibration",
         item_noun="cases",
         metric_ranges="scievals.gating.metrics:METRIC_RANGES",
     ),
@@ -277,7 +279,8 @@ REGISTRY: tuple[Benchmark, ...] = (
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.
         headline_metrics=("one_to_one_score", "score", "f1"),
-        # comparisons: the default (per_case.csv, a per-item mean per headline metric)
+        # comparisons: as gating's (per-item means, then the calibration set metrics)
+        comparisons="scievals.stats.calibration_rows:per_case_with_calibration",
         item_noun="articles",
         metric_ranges="scievals.autogkb.metrics:METRIC_RANGES",
     ),

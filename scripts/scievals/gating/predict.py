@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 BASELINES = {"marker_baseline": baseline.predict_hierarchy}
 # Bump when a baseline's predictions change: re-runs gating_predict_baseline (and scoring).
-BASELINE_VERSION = "gating-baselines-v1"
+BASELINE_VERSION = "gating-baselines-v2"  # v2: stated confidences
 BASELINE_CONDITION = "baseline"
 
 
