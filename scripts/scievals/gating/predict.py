@@ -16,6 +16,7 @@ tokens_out, latency_s, cache_hit, attempts.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterator
 
@@ -37,6 +38,7 @@ from scievals.gating.prompts import (
     STRATEGIES,
     build_request,
     condition_name,
+    confidence_settings,
 )
 from scievals.gating.records import DEEP_FIX, Duplicates, iter_lines
 from scievals.gating.task_failure import classify
@@ -80,7 +82,8 @@ def baseline_predictions(cases: list[dict], model: str) -> list[dict]:
     return records
 
 
-def reply_record(case_id: str, model: str, context: str, strategy: str, request, response) -> dict:
+def reply_record(case_id: str, model: str, context: str, strategy: str, request, response,
+                 confidence: bool = False) -> dict:
     """A prediction record from one LLM response (parsed, classified)."""
     text = response.text
     parsed = parse_reply(text) if response.error is None else ParseResult(
@@ -90,7 +93,7 @@ def reply_record(case_id: str, model: str, context: str, strategy: str, request,
     failure = ("truncated" if repaired and not parsed.ok
                else classify(text, parsed.ok, response.error))
     return _record(
-        case_id, model, condition_name(context, strategy), parsed,
+        case_id, model, condition_name(context, strategy, confidence), parsed,
         context=context, strategy=strategy, sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
@@ -110,19 +113,20 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     records: list[dict] = []
     all_responses = []
     by_condition = {}
-    for context in contexts:
-        for strategy in strategies:
-            condition = condition_name(context, strategy)
-            requests = [build_request(case, context, strategy) for case in cases]
-            log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
-                     extra={"terminal": False})  # the batch's own line says it on the terminal
-            result = run_batch(spec, requests, settings, scope="gating", label=condition)
-            by_request = {r.case_id: r for r in requests}
-            for response in result.responses:
-                records.append(reply_record(response.case_id, spec.name, context, strategy,
-                                            by_request[response.case_id], response))
-            all_responses += result.responses
-            by_condition[condition] = result.usage.model_dump(mode="json")
+    for context, strategy, confidence in itertools.product(
+            contexts, strategies, confidence_settings(section)):
+        condition = condition_name(context, strategy, confidence)
+        requests = [build_request(case, context, strategy, confidence) for case in cases]
+        log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
+                 extra={"terminal": False})  # the batch's own line says it on the terminal
+        result = run_batch(spec, requests, settings, scope="gating", label=condition)
+        by_request = {r.case_id: r for r in requests}
+        for response in result.responses:
+            records.append(reply_record(response.case_id, spec.name, context, strategy,
+                                        by_request[response.case_id], response,
+                                        confidence))
+        all_responses += result.responses
+        by_condition[condition] = result.usage.model_dump(mode="json")
     total = summarize_usage(spec, all_responses).model_dump(mode="json")
     return records, {"total": total, "conditions": by_condition}
 
