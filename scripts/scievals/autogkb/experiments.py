@@ -13,7 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from scievals.autogkb.metrics import DEFAULT_THRESHOLD, evaluate, normalised_rows
+from scievals.autogkb.metrics import (
+    DEFAULT_THRESHOLD,
+    Evaluation,
+    evaluate,
+    normalised_rows,
+)
 from scievals.common.experiments import Unit, stated_confidence
 
 KEY_SEPARATOR = " | "
@@ -39,7 +44,11 @@ def units(parsed: Any, item: dict, threshold: float = DEFAULT_THRESHOLD) -> list
     annotations = _annotations(parsed)
     if not annotations:
         return []
-    matched = {i for i, _j, _s in evaluate(annotations, item.get("truth") or [],
-                                            threshold).pairs}
+    return matched_units(annotations, evaluate(annotations, item.get("truth") or [], threshold))
+
+
+def matched_units(annotations: list[dict], evaluation: Evaluation) -> list[Unit]:
+    """:func:`units` from the annotations' evaluation already computed (the score step's)."""
+    matched = {i for i, _j, _s in evaluation.pairs}
     return [Unit(unit_key(a), i in matched, stated_confidence(a.get("confidence")))
             for i, a in enumerate(annotations)]

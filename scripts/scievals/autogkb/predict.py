@@ -26,9 +26,15 @@ from scievals.autogkb.data import load_articles, test_pmcids
 from scievals.autogkb.fields import KEY_ALIASES, squash
 from scievals.autogkb.metrics import FIELDS, count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
-from scievals.autogkb.prompts import PROMPT_VERSION, build_request
+from scievals.autogkb.prompts import (
+    CONFIDENCE,
+    PROMPT_VERSION,
+    build_request,
+    confidence_settings,
+)
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
+from scievals.common.experiments import Condition
 from scievals.common.io import (
     canonical_json,
     read_json,
@@ -41,6 +47,7 @@ from scievals.common.names import named_with_hints
 from scievals.llm.parsing import refuse_cut_short
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
+from scievals.llm.usage import summarize_usage
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +75,13 @@ def baseline_predictions(cases: list[dict], model: str, vocabulary: set[str]) ->
             for c in cases]
 
 
-def reply_record(case: dict, model: str, request, response) -> dict:
+def reply_record(case: dict, model: str, request, response, confidence: bool = False) -> dict:
     parsed = (parse_reply(response.text) if response.error is None
               else ParseResult("failed", error=f"model error: {response.error}"))
     parsed = refuse_cut_short(parsed, response.stop_reason, annotations=[])
     return _record(
-        case["case_id"], model, case["text_mode"], parsed, sample_index=response.sample_index,
+        case["case_id"], model, Condition(case["text_mode"], confidence).name, parsed,
+        sample_index=response.sample_index,
         prompt_version=PROMPT_VERSION,
         prompt_sha256=sha256_text(canonical_json([m.model_dump() for m in request.messages])),
         raw_text=response.text, error=response.error, tokens_in=response.usage.tokens_in,
@@ -85,15 +93,21 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
 
     settings = LLMSettings.from_config(config.get("llm"))
-    requests = [build_request(c) for c in cases]
-    result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
-                       label=f"{spec.name} [autogkb]")
-    by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
-    records = []
-    for response in result.responses:
-        case, request = by_id[response.case_id]
-        records.append(reply_record(case, spec.name, request, response))
-    return records, result.usage.model_dump(mode="json")
+    records, usages, responses = [], [], []
+    for confidence in confidence_settings(config.get("autogkb") or {}):
+        requests = [build_request(c, confidence) for c in cases]
+        label = f"{spec.name} [autogkb{'+conf' if confidence else ''}]"
+        result = run_batch(spec, requests, settings, scope=f"autogkb/{PROMPT_VERSION}",
+                           label=label)
+        by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
+        for response in result.responses:
+            case, request = by_id[response.case_id]
+            records.append(reply_record(case, spec.name, request, response, confidence))
+        usages.append(result.usage)
+        responses += result.responses
+    # one batch (the default): its summary as before; both arms: one summary of all requests
+    usage = usages[0] if len(usages) == 1 else summarize_usage(spec, responses)
+    return records, usage.model_dump(mode="json")
 
 
 def run(cases_jsonl, vocabulary_json, model_name: str, config: dict, out_jsonl,
@@ -124,11 +138,14 @@ def _own_item_problem(item: Any, index: int) -> str | None:
     written by a program, and such a value is a bug in it, not a paraphrase."""
     if not isinstance(item, dict):
         return None  # parse_annotations names it
-    unknown = [k for k in item if KEY_ALIASES.get(squash(str(k))) is None]
+    # a stated confidence is read by experiments.units (an invalid one is counted there)
+    unknown = [k for k in item if KEY_ALIASES.get(squash(str(k))) is None and k != CONFIDENCE]
     if unknown:
         return (f"item {index}: unknown key(s) {', '.join(named_with_hints(unknown, FIELDS))}; "
                 f"the fields are {list(FIELDS)}")
     for key, value in item.items():
+        if key == CONFIDENCE:
+            continue
         if isinstance(value, _NotJson):
             return (f"item {index} field {key!r}: {value} is not JSON "
                     "(write null for a missing value)")

@@ -16,12 +16,14 @@ import re
 import pandas as pd
 
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.experiments import matched_units
 from scievals.autogkb.metrics import FIELDS, METRIC_RANGES, evaluate
 from scievals.autogkb.review import article_section, render_review
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
+from scievals.stats.calibration_rows import UNITS_COLUMN, condition_items, encode
 from scievals.stats.intervals import means_by_condition
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
@@ -79,6 +81,7 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
                     "n_one_to_one": ev.n_one_to_one, "n_duplicates": ev.n_duplicates,
                     "parse_status": rec.get("parse_status") if rec else "missing",
                     "parse_error": rec.get("parse_error") if rec else None,
+                    UNITS_COLUMN: encode(matched_units(rec["annotations"], ev) if ok else []),
                 })
                 if rec is None or rec.get("sample_index", 0) == 0:
                     sections.setdefault(condition, []).append(article_section(case, rec, ev))
@@ -108,7 +111,9 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
         raise ScievalsError(predictions_jsonl, "no predictions", "run the predict step first")
     per_case, sections = score_records(cases, records, threshold)
     usage = read_json(usage_json) if usage_json else {}
-    tables = [result_rows(provenance, model, condition, items + _usage_items(usage))
+    calibration = condition_items(per_case, bootstrap)
+    tables = [result_rows(provenance, model, condition, items + _usage_items(usage)
+                          + calibration.get(condition, []))
               for condition, items in means_by_condition(per_case, TABLE_METRICS, bootstrap,
                                                     METRIC_RANGES).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
