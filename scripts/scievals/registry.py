@@ -242,6 +242,10 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("hierarchies", "True vs predicted hierarchies",
                        "scievals.gating.figures:hierarchies", ("cases", "predictions"),
                        directory=True),
+            FigureSpec("reliability", "Reliability of stated confidence",
+                       "scievals.gating.figures:reliability", ("per_case",)),
+            FigureSpec("risk_coverage", "Risk-coverage of stated confidence",
+                       "scievals.gating.figures:risk_coverage", ("per_case",)),
         ),
         report_inputs=MappingProxyType({
             "per_case": "results/gating/scores/{model}.per_case.csv",
@@ -274,7 +278,14 @@ REGISTRY: tuple[Benchmark, ...] = (
                        "scievals.autogkb.figures:model_comparison"),
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.autogkb.figures:field_similarity"),
+            FigureSpec("reliability", "Reliability of stated confidence",
+                       "scievals.autogkb.figures:reliability", ("per_case",)),
+            FigureSpec("risk_coverage", "Risk-coverage of stated confidence",
+                       "scievals.autogkb.figures:risk_coverage", ("per_case",)),
         ),
+        report_inputs=MappingProxyType({
+            "per_case": "results/autogkb/scores/{model}.per_case.csv",
+        }),
         prompt_modules=("scievals.autogkb.prompts",),
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.

@@ -111,3 +111,17 @@ def test_overstated_confidences_worse_ece_paired(scored, tmp_path):
     # the same gates are named in both files: hierarchy_f1 does not differ
     f1 = table[table["metric"] == "hierarchy_f1"].iloc[0]
     assert f1["diff"] == 0.0
+
+
+def test_reliability_and_risk_coverage_figures(scored, tmp_path):
+    from scievals.figures.calibration import arm_units
+    from scievals.gating.figures import reliability, risk_coverage
+
+    inputs = {"per_case": [str(scored[m]["per_case.csv"]) for m in ("calibrated", "overstated")]}
+    arms = arm_units(inputs["per_case"])
+    assert sorted(arms) == ["calibrated", "overstated"]
+    c, y = arms["calibrated"]
+    assert c.size == 60 and y.sum() == 30  # 24 right high + 6 right low
+    for draw, name in ((reliability, "rel.png"), (risk_coverage, "rc.png")):
+        draw(inputs, str(tmp_path / name))
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
