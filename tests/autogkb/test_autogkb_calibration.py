@@ -116,4 +116,6 @@ def test_fake_server_asks_parses_and_counts(curated_demo, tmp_path, confidences,
     table = pd.read_csv(tmp_path / "s.csv")
     assert set(table["condition"]) == {"evidence+conf"}
     row = table.set_index("metric").loc["confidence_coverage"]
-    assert row["value"] == pytest.approx(coverage) and row["n"] == 17 * 2
+    # every article has the same two annotations: its share is the coverage; n = articles
+    assert row["value"] == pytest.approx(coverage) and row["n"] == 17
+    assert row["ci_low"] <= row["value"] <= row["ci_high"] and row["ci_low"] < row["ci_high"]

@@ -76,8 +76,9 @@ def test_arm_rows_coverage_and_intervals():
             ("c", True, 0.7), ("c", True, 1.0)]
     items = {r["metric"]: r for r in C.arm_rows(C.ArmUnits.from_rows(rows),
                                                  {"n_resamples": 200, "seed": 1})}
+    # coverage per case: a 1/2, b 1, c 1 -> mean 5/6 over 3 cases
     assert items["confidence_coverage"]["value"] == pytest.approx(5 / 6)
-    assert items["confidence_coverage"]["n"] == 6 and items["calibration_brier"]["n"] == 5
+    assert items["confidence_coverage"]["n"] == 3 and items["calibration_brier"]["n"] == 5
     # Brier over the 5 stated: 0.01 + 0.04 + 0.09 + 0.09 + 0 = 0.23 / 5
     assert items["calibration_brier"]["value"] == pytest.approx(0.046)
     for item in items.values():

@@ -19,12 +19,14 @@ that state one. Definitions (docs/statistics.md, "Calibration"):
   expectation over random tie-breaking, so the order of the file does not matter);
 - ``aurc``: mean over k = 1..n of the risk (1 - precision) of the k most confident units,
   ties as above: the area under the risk-coverage curve (lower is better);
-- ``confidence_coverage``: share of all units that state a valid confidence.
+- ``confidence_coverage``: share of a case's units that state a valid confidence, averaged
+  over cases (``n`` = cases, the interval of every per-case mean: a case counts once, and an
+  arm that states every confidence gets Wilson's [lower bound, 1], not [1, 1]).
 
 Intervals: the cluster bootstrap over cases (a case's units are drawn together), percentile,
 with the spread around the point widened by sqrt(K / (K - 1)) for K cases
 (stats.intervals.cluster_variance_factor: the bootstrap's plug-in variance is (K - 1) / K of
-the truth). Paired comparisons of arms: :func:`set_metrics` gives stats.comparisons.SetMetric
+the truth), widened to hold the point and kept in [0, 1]. Paired comparisons of arms: :func:`set_metrics` gives stats.comparisons.SetMetric
 objects whose arms share the same case resamples (benchmarks/interval_coverage.py and
 docs/statistics.md give the coverage).
 """
@@ -36,8 +38,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from scievals.stats.intervals import cluster_counts, cluster_variance_factor, expanded
+from scievals.stats.intervals import (
+    cluster_counts,
+    cluster_variance_factor,
+    expanded,
+    metric_means,
+)
 
 N_BINS = 10
 SELECTIVE_SHARES = {"selective_precision@50": 0.5, "selective_precision@80": 0.8}
@@ -231,13 +239,16 @@ def case_weights(n_cases: int, bootstrap: Mapping) -> np.ndarray:
 
 def interval(point: float, dist: np.ndarray, n_cases: int) -> tuple[float, float]:
     """Percentile interval of ``dist``, its distances from ``point`` stretched by
-    sqrt(K / (K - 1)) (the cluster bootstrap's small-K shrinkage undone)."""
+    sqrt(K / (K - 1)) (the cluster bootstrap's small-K shrinkage undone), then widened to
+    hold the point (the bootstrap of a biased statistic such as the ECE sits above it) and
+    kept within [0, 1], the range of every calibration metric."""
     dist = dist[np.isfinite(dist)]
     if not math.isfinite(point) or dist.size < 2:
         return (math.nan, math.nan)
     low, high = np.quantile(dist, [0.025, 0.975])
     stretch = math.sqrt(cluster_variance_factor([n_cases]))
-    return (float(point - stretch * (point - low)), float(point + stretch * (high - point)))
+    low, high = point - stretch * (point - low), point + stretch * (high - point)
+    return (float(max(0.0, min(low, point))), float(min(1.0, max(high, point))))
 
 
 def arm_rows(units: ArmUnits, bootstrap: Mapping, source: str = "verbal",
@@ -245,18 +256,16 @@ def arm_rows(units: ArmUnits, bootstrap: Mapping, source: str = "verbal",
     """The calibration metric dicts of one arm (stats.intervals.metric_means' shape, for
     common.tables.result_rows): value, 95 % interval, ``n`` = units that state a confidence
     (all units for ``confidence_coverage``). Nothing when the arm has no unit."""
-    total = units.case.size
-    if not total:
+    if not units.case.size:
         return []
     stated = units.stated
-    rows = [{"metric": metric_name("confidence_coverage", source),
-             "value": float(stated.mean()), "n": int(total)}]
+    # coverage: a per-case share averaged over cases, with the tables' interval of a per-case
+    # mean (an all-stated arm gets Wilson's [lower, 1], not a zero-width bootstrap [1, 1])
+    shares = pd.Series(stated.astype(float)).groupby(units.case).mean()
+    rows = metric_means({metric_name("confidence_coverage", source): shares}, bootstrap,
+                        {"*": (0.0, 1.0)})
     n_cases = int(units.case.max()) + 1
     weights = case_weights(n_cases, bootstrap)[:, units.case]
-    cov_dist = (weights @ stated.astype(float)) / weights.sum(axis=1) if len(weights) else \
-        np.array([])
-    rows[0]["ci_low"], rows[0]["ci_high"] = interval(rows[0]["value"], cov_dist, n_cases)
-    rows[0]["ci_method"] = CI_METHOD
     c, y = units.confidence[stated], units.correct[stated]
     w = weights[:, stated]
     cases_stated = np.unique(units.case[stated]).size
