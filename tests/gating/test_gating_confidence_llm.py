@@ -105,3 +105,26 @@ def test_off_keeps_the_prompt_and_schema(verified_cases):
     assert "confidence" not in json.dumps(reply_schema(False))
     assert P.condition_name("minimal", "direct") == "minimal_direct"
     assert P.condition_name("minimal", "direct", True) == "minimal_direct+conf"
+
+
+@pytest.mark.parametrize("value, switches", [("off", [False]), ("on", [True]),
+                                             (["off", "on"], [False, True]),
+                                             (True, [True]), ([False, True], [False, True])])
+def test_confidence_setting(value, switches):
+    # a bare YAML on / off is read as true / false: the same switches
+    from scievals.config_validation import validate_config
+    from scievals.gating.prompts import confidence_settings
+
+    checked = validate_config({"gating": {"confidence": value}})
+    assert confidence_settings(checked["gating"]) == switches
+
+
+@pytest.mark.parametrize("value", ["maybe", 1, [], ["on", "on"]])
+def test_bad_confidence_setting_is_one_line(value):
+    from scievals.common.errors import ScievalsError
+    from scievals.config_validation import validate_config
+
+    with pytest.raises(ScievalsError) as caught:
+        validate_config({"gating": {"confidence": value}})
+    line = caught.value.one_line()
+    assert "gating.confidence" in line and "\n" not in line

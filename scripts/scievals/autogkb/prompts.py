@@ -123,6 +123,7 @@ def build_request(case: dict, confidence: bool = False) -> LLMRequest:
 
 
 def confidence_settings(section: dict) -> list[bool]:
-    """The config's ``confidence`` ("off", "on" or a list of them) as prompt switches."""
+    """The config's ``confidence`` ("off", "on" or a list of them) as prompt switches; a bare
+    YAML on / off arrives as true / false and means the same."""
     value = section.get("confidence", "off")
-    return [v == "on" for v in (value if isinstance(value, list) else [value])]
+    return [v in ("on", True) for v in (value if isinstance(value, list) else [value])]

@@ -187,7 +187,8 @@ def condition_name(context: str, strategy: str, confidence: bool = False) -> str
 
 
 def confidence_settings(section: dict) -> list[bool]:
-    """The config's ``confidence`` ("off", "on" or a list of them) as prompt switches."""
+    """The config's ``confidence`` ("off", "on" or a list of them) as prompt switches; a bare
+    YAML on / off arrives as true / false and means the same."""
     value = section.get("confidence", "off")
     values = value if isinstance(value, list) else [value]
-    return [v == "on" for v in values]
+    return [v in ("on", True) for v in values]
