@@ -37,8 +37,9 @@ from scievals.gating.reference import tables
 from scievals.gating.semantic import METRICS as SEMANTIC
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
-# v4: effective-n Wilson intervals, variance split; v5: the semantic F1 metrics
-METRICS_VERSION = "gating-metrics-v5"
+# v4: effective-n Wilson intervals, variance split; v5: the semantic F1 metrics; v6: the units
+# column and calibration rows (stats.calibration)
+METRICS_VERSION = "gating-metrics-v6"
 # Every table metric is a per-case fraction, F1 or rate (docs/statistics.md: ranges)
 METRIC_RANGES = {"*": (0.0, 1.0)}
 
