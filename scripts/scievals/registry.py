@@ -259,6 +259,10 @@ REGISTRY: tuple[Benchmark, ...] = (
             FigureSpec("hierarchies", "True vs predicted hierarchies",
                        "scievals.gating.figures:hierarchies", ("cases", "predictions"),
                        directory=True),
+            FigureSpec("reliability", "Reliability of stated confidence",
+                       "scievals.gating.figures:reliability", ("per_case",)),
+            FigureSpec("risk_coverage", "Risk-coverage of stated confidence",
+                       "scievals.gating.figures:risk_coverage", ("per_case",)),
         ),
         report_inputs=MappingProxyType({
             "per_case": "results/gating/scores/{model}.per_case.csv",
@@ -268,7 +272,9 @@ REGISTRY: tuple[Benchmark, ...] = (
         prompt_modules=("scievals.gating.prompts",),
         headline_metrics=("hierarchy_f1", "structure_accuracy", "structure_coverage",
                           "critical_gate_recall", "hallucination_rate", "depth_accuracy"),
-        # comparisons: the default (per_case.csv, a per-item mean per headline metric)
+        # comparisons: per_case.csv's per-item means of the headline metrics, and the
+        # calibration metrics of its units column (a paired cluster bootstrap over cases)
+        comparisons="scievals.stats.calibration_rows:per_case_with_calibration",
         item_noun="cases",
         metric_ranges="scievals.gating.metrics:METRIC_RANGES",
         llm_predictions="scievals.gating.predict:llm_predictions",
@@ -292,12 +298,20 @@ REGISTRY: tuple[Benchmark, ...] = (
                        "scievals.autogkb.figures:model_comparison"),
             FigureSpec("field_similarity", "Field similarity by model",
                        "scievals.autogkb.figures:field_similarity"),
+            FigureSpec("reliability", "Reliability of stated confidence",
+                       "scievals.autogkb.figures:reliability", ("per_case",)),
+            FigureSpec("risk_coverage", "Risk-coverage of stated confidence",
+                       "scievals.autogkb.figures:risk_coverage", ("per_case",)),
         ),
+        report_inputs=MappingProxyType({
+            "per_case": "results/autogkb/scores/{model}.per_case.csv",
+        }),
         prompt_modules=("scievals.autogkb.prompts",),
         # one_to_one_score ranks: duplicated predictions raise the reference's score (a
         # kept quirk, still shown) but not this one.
         headline_metrics=("one_to_one_score", "score", "f1"),
-        # comparisons: the default (per_case.csv, a per-item mean per headline metric)
+        # comparisons: as gating's (per-item means, then the calibration set metrics)
+        comparisons="scievals.stats.calibration_rows:per_case_with_calibration",
         item_noun="articles",
         metric_ranges="scievals.autogkb.metrics:METRIC_RANGES",
         llm_predictions="scievals.autogkb.predict:llm_predictions",

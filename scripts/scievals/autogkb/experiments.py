@@ -54,7 +54,14 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from scievals.autogkb.fields import ALLOWED_VALUES
-from scievals.autogkb.metrics import DEFAULT_THRESHOLD, FIELDS, evaluate, normalise, normalised_rows
+from scievals.autogkb.metrics import (
+    DEFAULT_THRESHOLD,
+    FIELDS,
+    Evaluation,
+    evaluate,
+    normalise,
+    normalised_rows,
+)
 from scievals.autogkb.prompts import REPLY_SCHEMA
 from scievals.common.experiments import Unit, stated_confidence
 
@@ -91,8 +98,12 @@ def units(parsed: Any, item: dict, threshold: float = DEFAULT_THRESHOLD) -> list
     annotations = _annotations(parsed)
     if not annotations:
         return []
-    matched = {i for i, _j, _s in evaluate(annotations, item.get("truth") or [],
-                                            threshold).pairs}
+    return matched_units(annotations, evaluate(annotations, item.get("truth") or [], threshold))
+
+
+def matched_units(annotations: list[dict], evaluation: Evaluation) -> list[Unit]:
+    """:func:`units` from the annotations' evaluation already computed (the score step's)."""
+    matched = {i for i, _j, _s in evaluation.pairs}
     return [Unit(unit_key(a), i in matched, stated_confidence(a.get("confidence")))
             for i, a in enumerate(annotations)]
 

@@ -8,7 +8,7 @@ from scievals.autogkb.metrics import FIELDS
 from scievals.autogkb.score import HEADLINE, field_metric
 from scievals.common.errors import ScievalsError
 from scievals.common.tables import read_result_table
-from scievals.figures import generic
+from scievals.figures import calibration, generic
 from scievals.figures.frames import metric_matrix, provenance_line
 from scievals.figures.plots import plot_heatmap
 
@@ -41,3 +41,13 @@ def field_similarity(inputs: Mapping[str, Sequence[str]], out: str) -> None:
     plot_heatmap(matrix, out, title="autogkb: field similarity by model (matched pairs)",
                  subtitle=provenance_line(table[table["metric"].str.startswith("field_")]),
                  colorbar_label="mean similarity", vmin=0.0, vmax=1.0)
+
+
+def reliability(inputs: Mapping[str, Sequence[str]], out: str) -> None:
+    """Reliability diagram of stated confidences per arm (scievals.figures.calibration)."""
+    calibration.reliability(inputs, out, benchmark="autogkb")
+
+
+def risk_coverage(inputs: Mapping[str, Sequence[str]], out: str) -> None:
+    """Risk-coverage curve of stated confidences per arm (scievals.figures.calibration)."""
+    calibration.risk_coverage(inputs, out, benchmark="autogkb")

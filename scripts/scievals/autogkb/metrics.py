@@ -37,8 +37,8 @@ import numpy as np
 
 # v2: duplicates take part in one-to-one once; v3: t-intervals, ci_method, sample spread
 # v4: effective-n Wilson intervals, variance split; v5: best-of-k, consensus, within-article
-# SD and agreement rows of articles answered k times
-METRICS_VERSION = "autogkb-metrics-v5"
+# SD and agreement rows of articles answered k times; v6: the units column, calibration rows
+METRICS_VERSION = "autogkb-metrics-v6"
 # one_to_one_score runs 0-100; the reference score has no upper bound (every duplicate of a
 # matching annotation counts: a file with each annotation ten times scores ~10x); precision,
 # recall, f1, parse success and field similarities 0-1 (docs/statistics.md: ranges)

@@ -17,6 +17,7 @@ tokens_in, tokens_out, latency_s, cache_hit, attempts.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 from pathlib import Path
@@ -29,7 +30,12 @@ from scievals.autogkb.experiments import feedback, item_inputs
 from scievals.autogkb.fields import KEY_ALIASES, squash
 from scievals.autogkb.metrics import FIELDS, count_duplicates
 from scievals.autogkb.parser import ParseResult, parse_annotations, parse_reply
-from scievals.autogkb.prompts import PROMPT_VERSION, build_request
+from scievals.autogkb.prompts import (
+    CONFIDENCE,
+    PROMPT_VERSION,
+    build_request,
+    confidence_settings,
+)
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.common.experiments import Condition, temperature_arms
@@ -45,6 +51,7 @@ from scievals.common.names import named_with_hints
 from scievals.llm.parsing import refuse_cut_short
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
+from scievals.llm.usage import summarize_usage
 
 log = logging.getLogger(__name__)
 
@@ -95,30 +102,31 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
 
     settings = LLMSettings.from_config(config.get("llm"))
     turns = int((config.get("autogkb") or {}).get("refine_turns") or 0)
-    requests = [build_request(c) for c in cases]
-    by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
-    temperatures = temperature_arms((config.get("autogkb") or {}).get("temperatures"))
+    section = config.get("autogkb") or {}
+    temperatures = temperature_arms(section.get("temperatures"))
+    arms = list(itertools.product(confidence_settings(section), temperatures))
     records, responses, by_condition, turn_usage = [], [], {}, {}
-    for temperature in temperatures:
-        label = f"{spec.name} [autogkb]"
-        if temperature is not None:
-            label = f"{spec.name} [autogkb @t{temperature:g}]"
+    for confidence, temperature in arms:
+        requests = [build_request(c, confidence) for c in cases]
+        by_id = {c["case_id"]: (c, r) for c, r in zip(cases, requests)}
+        shown = Condition("", confidence, temperature).name
+        label = f"{spec.name} [autogkb{shown}]"
         arm_spec = spec.at_temperature(temperature)
         result = run_batch(arm_spec, requests, settings,
                            scope=f"autogkb/{PROMPT_VERSION}", label=label)
         if turns:
             arm_records, arm_turns = refined(by_id, arm_spec, settings, result.responses, turns,
-                                             temperature)
+                                             temperature, confidence)
             records += arm_records
             turn_usage.update(arm_turns)
         for response in result.responses:
             case, request = by_id[response.case_id]
-            condition = Condition(case["text_mode"], temperature=temperature).name
+            condition = Condition(case["text_mode"], confidence, temperature).name
             if not turns:
                 records.append(reply_record(case, spec.name, request, response, condition))
             by_condition.setdefault(condition, []).append(response)
         responses += result.responses
-        if len(temperatures) == 1:
+        if len(arms) == 1:
             usage = result.usage.model_dump(mode="json")
             return records, ({**usage, "turns": turn_usage} if turns else usage)
     usage = summarize_usage(spec, responses).model_dump(mode="json")
@@ -130,7 +138,8 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
 
 
 def refined(by_id: dict, spec, settings, responses: list, turns: int,
-            temperature: float | None = None) -> tuple[list[dict], dict]:
+            temperature: float | None = None, confidence: bool = False
+            ) -> tuple[list[dict], dict]:
     """The records of turn 0 and of ``turns`` refinement turns (feedback from
     :func:`scievals.autogkb.experiments.feedback` on each article's text, never its curated
     annotations), and each later turn's usage by its condition name (``<mode>#turn<k>``)."""
@@ -139,7 +148,7 @@ def refined(by_id: dict, spec, settings, responses: list, turns: int,
     inputs = {case_id: item_inputs(case) for case_id, (case, _) in by_id.items()}
 
     def arm(mode: str) -> Condition:
-        return Condition(mode, temperature=temperature)
+        return Condition(mode, confidence, temperature)
 
     def record(request, response, turn: int) -> dict:
         case = by_id[response.case_id][0]
@@ -197,11 +206,14 @@ def _own_item_problem(item: Any, index: int) -> str | None:
     written by a program, and such a value is a bug in it, not a paraphrase."""
     if not isinstance(item, dict):
         return None  # parse_annotations names it
-    unknown = [k for k in item if KEY_ALIASES.get(squash(str(k))) is None]
+    # a stated confidence is read by experiments.units (an invalid one is counted there)
+    unknown = [k for k in item if KEY_ALIASES.get(squash(str(k))) is None and k != CONFIDENCE]
     if unknown:
         return (f"item {index}: unknown key(s) {', '.join(named_with_hints(unknown, FIELDS))}; "
                 f"the fields are {list(FIELDS)}")
     for key, value in item.items():
+        if key == CONFIDENCE:
+            continue
         if isinstance(value, _NotJson):
             return (f"item {index} field {key!r}: {value} is not JSON "
                     "(write null for a missing value)")

@@ -7,6 +7,7 @@ rule, and the wording is part of the LLM cache key.
 
 from __future__ import annotations
 
+import copy
 import json
 
 from scievals.autogkb.fields import ALLOWED_VALUES, FIELD_HELP
@@ -49,12 +50,31 @@ EXAMPLE = {
 }
 
 
-def build_prompt(case: dict) -> str:
+# confidence: "on" (issue 42): every annotation also states how sure the model is; "off"
+# (the default) leaves the prompt and schema, and so the cached requests, as they were.
+CONFIDENCE = "confidence"
+CONFIDENCE_FIELD = {
+    "type": "number",
+    "description": "Probability (0 to 1) that a curator's annotation of this article matches "
+                   "this one.",
+}
+_CONFIDENCE_TASK = (
+    'Add to every object one more key, "confidence": a number from 0 to 1, your probability '
+    "that a ClinPGx curator's annotation of this article matches this one. Be calibrated: of "
+    "the annotations you give 0.7, about 7 in 10 should match a curated one.\n\n"
+)
+
+
+def build_prompt(case: dict, confidence: bool = False) -> str:
     fields = "\n".join(f"- \"{f}\": {FIELD_HELP[f]}" for f in FIELDS)
     allowed = "\n".join(f"- \"{f}\": " + ", ".join(f"\"{v}\"" for v in values) + ", or null"
                         for f, values in ALLOWED_VALUES.items())
+    example = {**EXAMPLE, CONFIDENCE: 0.8} if confidence else EXAMPLE
     task = _TASK.format(n=len(FIELDS), fields=fields, allowed=allowed,
-                        example=json.dumps(EXAMPLE, indent=2))
+                        example=json.dumps(example, indent=2))
+    if confidence:
+        last = "Give only the JSON list"
+        task = task.replace(last, _CONFIDENCE_TASK + last)
     header = f"## Article {case['case_id']}"
     if case.get("title"):
         header += f": {case['title']}"
@@ -82,8 +102,28 @@ REPLY_SCHEMA = {
 }
 
 
-def build_request(case: dict) -> LLMRequest:
+def reply_schema(confidence: bool = False) -> dict:
+    """:data:`REPLY_SCHEMA`, with a required ``confidence`` number on every annotation when
+    ``confidence``."""
+    if not confidence:
+        return REPLY_SCHEMA
+    schema = copy.deepcopy(REPLY_SCHEMA)
+    schema["name"] = "variant_annotations_with_confidence"
+    item = schema["schema"]["properties"]["annotations"]["items"]
+    item["properties"][CONFIDENCE] = dict(CONFIDENCE_FIELD)
+    item["required"].append(CONFIDENCE)
+    return schema
+
+
+def build_request(case: dict, confidence: bool = False) -> LLMRequest:
     return LLMRequest(case_id=case["case_id"],
                       messages=[Message(role="system", content=SYSTEM),
-                                Message(role="user", content=build_prompt(case))],
-                      json_schema=REPLY_SCHEMA)
+                                Message(role="user", content=build_prompt(case, confidence))],
+                      json_schema=reply_schema(confidence))
+
+
+def confidence_settings(section: dict) -> list[bool]:
+    """The config's ``confidence`` ("off", "on" or a list of them) as prompt switches; a bare
+    YAML on / off arrives as true / false and means the same."""
+    value = section.get("confidence", "off")
+    return [v in ("on", True) for v in (value if isinstance(value, list) else [value])]

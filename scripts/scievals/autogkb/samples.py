@@ -5,7 +5,9 @@ annotations parsed from it above the raw text (a baseline's annotations), drawn 
 expected ones are (:func:`reply_text`), the expected answer the article's curated
 annotations (one block per annotation, the fields the scorer compares), the metrics the
 article's row of its ``per_case.csv``, the score its ``one_to_one_score`` (0-100), and the
-parse error where the reply could not be read.
+parse error where the reply could not be read. Where annotations state confidences, the
+reply starts with each one's confidence beside whether it matched (``experiments.units``, at
+the default threshold).
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from scievals.autogkb.curate import read_cases
-from scievals.autogkb.metrics import FIELDS
+from scievals.autogkb.metrics import DEFAULT_THRESHOLD, FIELDS
 from scievals.autogkb.prompts import build_prompt
 from scievals.autogkb.score import TABLE_METRICS
 from scievals.autogkb.workflow import CASES, PREDICTIONS, USAGE
-from scievals.common.samples import Sample, prediction_samples, pretty
+from scievals.autogkb.experiments import units
+from scievals.common.experiments import parse_condition
+from scievals.common.samples import Sample, prediction_samples, pretty, unit_lines
 
 PER_CASE = "results/autogkb/scores/{model}.per_case.csv"
 SCORE = "one_to_one_score"
@@ -47,7 +51,7 @@ def reply_text(record: dict) -> str:
     return raw or parsed or pretty(annotations)
 
 
-def samples(root: str | Path, model: str) -> list[Sample]:
+def samples(root: str | Path, model: str, threshold: float = DEFAULT_THRESHOLD) -> list[Sample]:
     root = Path(root)
     cases = {c["case_id"]: c for c in read_cases(root / CASES)} \
         if (root / CASES).is_file() else {}
@@ -57,7 +61,12 @@ def samples(root: str | Path, model: str) -> list[Sample]:
         reply = reply_text(record)
         if case is None:
             return (f"(article not in {CASES})", reply, f"(article not in {CASES})")
-        return build_prompt(case), reply, annotations_text(case.get("truth"))
+        ok = record.get("parse_status") == "ok"
+        stated = unit_lines(units(record.get("annotations") if ok else None, case, threshold),
+                            "annotation")
+        confidence = parse_condition(str(record.get("condition", ""))).confidence
+        return (build_prompt(case, confidence), f"{stated}\n\n{reply}" if stated else reply,
+                annotations_text(case.get("truth")))
 
     return prediction_samples(
         root / PREDICTIONS.format(model=model), root / PER_CASE.format(model=model),

@@ -20,12 +20,14 @@ import pandas as pd
 
 from scievals.autogkb import experiments
 from scievals.autogkb.curate import read_cases
+from scievals.autogkb.experiments import matched_units
 from scievals.autogkb.metrics import FIELDS, METRIC_RANGES, evaluate
 from scievals.autogkb.review import article_section, render_review
 from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
+from scievals.stats.calibration_rows import UNITS_COLUMN, condition_items, encode
 from scievals.stats.refinement import turn_rows
 from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
@@ -86,6 +88,7 @@ def score_records(cases: list[dict], records: list[dict], threshold: float):
                     "n_one_to_one": ev.n_one_to_one, "n_duplicates": ev.n_duplicates,
                     "parse_status": rec.get("parse_status") if rec else "missing",
                     "parse_error": rec.get("parse_error") if rec else None,
+                    UNITS_COLUMN: encode(matched_units(rec["annotations"], ev) if ok else []),
                 })
                 if rec is None or rec.get("sample_index", 0) == 0:
                     sections.setdefault(condition, []).append(article_section(case, rec, ev))
@@ -142,8 +145,10 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_case, sampled, ranges = with_samples(cases, records, per_case, threshold)
     usage = read_json(usage_json) if usage_json else {}
     turns = turn_rows(per_case, records, TURN_METRICS)
+    calibration = condition_items(per_case, bootstrap)
     tables = [result_rows(provenance, model, condition,
-                          items + turns.get(condition, []) + _usage_items(usage, condition))
+                          items + turns.get(condition, []) + _usage_items(usage, condition)
+                          + calibration.get(condition, []))
               for condition, items in means_with_samples(per_case, TABLE_METRICS, sampled,
                                                          bootstrap, ranges).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))

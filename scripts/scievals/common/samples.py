@@ -41,6 +41,20 @@ class Sample:
         return asdict(self)
 
 
+def unit_lines(units: Iterable, noun: str = "unit") -> str:
+    """Each unit's stated confidence beside whether it is right (common.experiments.Unit),
+    most confident first; "" when no unit states one (nothing to show)."""
+    units = list(units)
+    if not any(u.confidence is not None for u in units):
+        return ""
+    ordered = sorted(units, key=lambda u: (u.confidence is None, -(u.confidence or 0.0)))
+    lines = [f"Stated confidence per {noun} (right = matches the truth):"]
+    for u in ordered:
+        stated = f"{'-':^4}" if u.confidence is None else f"{u.confidence:.2f}"
+        lines.append(f"  {stated}  {'right' if u.correct else 'wrong'}  {u.key}")
+    return "\n".join(lines)
+
+
 def number(value) -> float | None:
     """A metric value as JSON: None for missing or NaN."""
     if value is None or value == "":

@@ -17,6 +17,12 @@ Layout (gates appear only when their markers are in the panel):
       > Monocytes > Classical / Intermediate / Non-classical Monocytes
       > Dendritic cells > Myeloid DCs (cDC1, cDC2), Plasmacytoid DCs
       > Granulocytes > Neutrophils, Eosinophils, Basophils
+
+Each gate below the root states a confidence by how canonical its kind of gate is
+(docs/gating.md, "Confidence and calibration"): quality-control gates of the chain (Time,
+DNA+, Singlets, Live, CD45+) :data:`QC_CONFIDENCE`, lineage gates (Lymphocytes and the
+lineages below the chain: T, B, NK cells, monocytes, DCs, granulocytes)
+:data:`LINEAGE_CONFIDENCE`, every subset below a lineage :data:`SUBSET_CONFIDENCE`.
 """
 
 from __future__ import annotations
@@ -24,7 +30,13 @@ from __future__ import annotations
 from scievals.gating.panel import compact, fold, is_cytof_panel, marker_keys
 from scievals.gating.tree import node
 
-BASELINE_VERSION = "marker-baseline-v1"
+BASELINE_VERSION = "marker-baseline-v2"  # v2: a stated confidence per gate
+
+# Nearly every expert strategy has the QC chain; lineages depend on the panel's purpose;
+# subsets on the study's question. Round numbers: a stated rule, not a fit to the truth.
+QC_CONFIDENCE = 0.9
+LINEAGE_CONFIDENCE = 0.6
+SUBSET_CONFIDENCE = 0.3
 
 _VIABILITY = ("viab", "live", "dead", "vivid", "zombie", "aqua", "7-aad", "7aad", "dapi",
               "fixable", "propidium", "cisplatin", "l/d", "fvs")
@@ -230,4 +242,19 @@ def predict_hierarchy(case: dict) -> dict:
     else:
         anchor["children"] += lymphoid
     anchor["children"] += [x for x in (_monocytes(p), _dendritic(p), _granulocytes(p)) if x]
+    _state_confidences(chain, anchor)
     return root
+
+
+def _state_confidences(chain: list[dict], anchor: dict) -> None:
+    for gate in chain[1:]:
+        gate["confidence"] = QC_CONFIDENCE
+    lineages = list(anchor["children"])  # the chain ends at the anchor
+    lineages += [c for g in lineages if g["name"] == "Lymphocytes" for c in g["children"]]
+    lineage_ids = {id(g) for g in lineages}
+    stack = list(lineages)
+    while stack:
+        gate = stack.pop()
+        gate["confidence"] = (LINEAGE_CONFIDENCE if id(gate) in lineage_ids
+                              else SUBSET_CONFIDENCE)
+        stack.extend(gate["children"])

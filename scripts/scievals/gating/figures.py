@@ -12,7 +12,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_jsonl
 from scievals.common.tables import read_result_table
 from scievals.gating.normalize import norm
-from scievals.figures import generic
+from scievals.figures import calibration, generic
 from scievals.figures.frames import metric_matrix
 from scievals.figures.plots import panel_order, plot_heatmap, plot_hierarchies
 
@@ -180,3 +180,13 @@ def hierarchies(inputs: Mapping[str, Sequence[str]], out_dir: str, *,
                      "orange: true gate missed; red: predicted gate not in the truth",
             key=norm,
         )
+
+
+def reliability(inputs: Mapping[str, Sequence[str]], out: str) -> None:
+    """Reliability diagram of stated confidences per arm (scievals.figures.calibration)."""
+    calibration.reliability(inputs, out, benchmark="gating")
+
+
+def risk_coverage(inputs: Mapping[str, Sequence[str]], out: str) -> None:
+    """Risk-coverage curve of stated confidences per arm (scievals.figures.calibration)."""
+    calibration.risk_coverage(inputs, out, benchmark="gating")

@@ -38,8 +38,9 @@ from scievals.gating.semantic import METRICS as SEMANTIC
 
 # Bump when a definition changes: the workflow reruns scoring on a new version.
 # v4: effective-n Wilson intervals, variance split; v5: the semantic F1 metrics; v6: best-of-k,
-# consensus, within-case SD and agreement rows of cases answered k times
-METRICS_VERSION = "gating-metrics-v6"
+# consensus, within-case SD and agreement rows of cases answered k times; v7: the units
+# column and calibration rows (stats.calibration)
+METRICS_VERSION = "gating-metrics-v7"
 # Every table metric is a per-case fraction, F1 or rate (docs/statistics.md: ranges)
 METRIC_RANGES = {"*": (0.0, 1.0)}
 

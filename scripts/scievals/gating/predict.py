@@ -18,6 +18,7 @@ tokens_out, latency_s, cache_hit, attempts.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterator
 
@@ -41,6 +42,7 @@ from scievals.gating.prompts import (
     STRATEGIES,
     build_request,
     condition_name,
+    confidence_settings,
 )
 from scievals.gating.records import DEEP_FIX, Duplicates, iter_lines
 from scievals.gating.task_failure import classify
@@ -55,7 +57,7 @@ log = logging.getLogger(__name__)
 
 BASELINES = {"marker_baseline": baseline.predict_hierarchy}
 # Bump when a baseline's predictions change: re-runs gating_predict_baseline (and scoring).
-BASELINE_VERSION = "gating-baselines-v1"
+BASELINE_VERSION = "gating-baselines-v2"  # v2: stated confidences
 BASELINE_CONDITION = "baseline"
 
 
@@ -119,13 +121,12 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     records: list[dict] = []
     all_responses = []
     by_condition = {}
-    arms = [(context, strategy, t) for context in contexts for strategy in strategies
-            for t in temperatures]
-    for context, strategy, temperature in arms:
-        arm = Condition(condition_name(context, strategy), temperature=temperature)
+    arms = itertools.product(contexts, strategies, confidence_settings(section), temperatures)
+    for context, strategy, confidence, temperature in arms:
+        arm = Condition(condition_name(context, strategy), confidence, temperature)
         condition = arm.name
         arm_spec = spec.at_temperature(temperature)
-        requests = [build_request(case, context, strategy) for case in cases]
+        requests = [build_request(case, context, strategy, confidence) for case in cases]
         log.info("%s: %d prompts for condition %s", spec.name, len(requests), condition,
                  extra={"terminal": False})  # the batch's own line says it on the terminal
         result = run_batch(arm_spec, requests, settings, scope="gating", label=condition)

@@ -15,9 +15,11 @@ changes, so cached replies to an old prompt are never reused silently.
 
 from __future__ import annotations
 
+import copy
 import json
 
 from scievals.common.errors import ScievalsError
+from scievals.common.experiments import Condition
 from scievals.llm.base import LLMRequest, Message
 
 PROMPT_VERSION = "gating-prompts-v2"  # v2: direct requests carry the reply's JSON schema
@@ -50,6 +52,44 @@ REPLY_SCHEMA = {
         "additionalProperties": False,
     },
 }
+
+# confidence: "on" (issue 42): every gate also states how sure the model is. The default
+# "off" leaves the templates, the schema and so the cached requests as they were.
+CONFIDENCE_SETTINGS = ("off", "on")
+CONFIDENCE_FIELD = {
+    "type": "number",
+    "description": "Probability (0 to 1) that an expert's hierarchy for this panel has "
+                   "this gate.",
+}
+SCHEMA_EXAMPLE_CONFIDENCE = {
+    "name": "All Events",
+    "markers": [],
+    "confidence": 1.0,
+    "children": [
+        {"name": "Gate name", "markers": ["marker1", "marker2"], "confidence": 0.9,
+         "children": [
+             {"name": "Child gate", "markers": ["marker3"], "confidence": 0.6, "children": []},
+         ]},
+    ],
+}
+_CONFIDENCE = (
+    'Give every gate a "confidence": your probability, from 0 to 1, that an expert\'s '
+    "hierarchy for this panel contains that gate. Be calibrated: of the gates you give "
+    "0.7, about 7 in 10 should be in the expert's hierarchy."
+)
+
+
+def reply_schema(confidence: bool = False) -> dict:
+    """:data:`REPLY_SCHEMA`, with a required ``confidence`` number on every node (the
+    schema's one node type, recursive) when ``confidence``."""
+    if not confidence:
+        return REPLY_SCHEMA
+    schema = copy.deepcopy(REPLY_SCHEMA)
+    schema["name"] = "gating_hierarchy_with_confidence"
+    schema["schema"]["properties"]["confidence"] = dict(CONFIDENCE_FIELD)
+    schema["schema"]["required"].append("confidence")
+    return schema
+
 
 SYSTEM = "You are an expert flow cytometrist who designs gating strategies."
 
@@ -117,23 +157,38 @@ def context_block(case: dict, level: str) -> str:
     return "\n".join(lines)
 
 
-def build_prompt(case: dict, context: str, strategy: str) -> str:
+def build_prompt(case: dict, context: str, strategy: str, confidence: bool = False) -> str:
     if strategy not in STRATEGIES:
         raise ScievalsError("gating.strategies", f"unknown strategy {strategy!r}",
                             f"use one of {list(STRATEGIES)}")
     template = DIRECT if strategy == "direct" else COT
-    schema = json.dumps(SCHEMA_EXAMPLE)
-    return template.format(context=context_block(case, context), schema=schema)
+    if not confidence:
+        return template.format(context=context_block(case, context),
+                               schema=json.dumps(SCHEMA_EXAMPLE))
+    template = template.replace(_FORMAT, _FORMAT + " " + _CONFIDENCE)
+    return template.format(context=context_block(case, context),
+                           schema=json.dumps(SCHEMA_EXAMPLE_CONFIDENCE))
 
 
-def build_request(case: dict, context: str, strategy: str) -> LLMRequest:
+def build_request(case: dict, context: str, strategy: str,
+                  confidence: bool = False) -> LLMRequest:
     return LLMRequest(
         case_id=case["test_case_id"],
         messages=[Message(role="system", content=SYSTEM),
-                  Message(role="user", content=build_prompt(case, context, strategy))],
-        json_schema=REPLY_SCHEMA if strategy == "direct" else None,
+                  Message(role="user",
+                          content=build_prompt(case, context, strategy, confidence))],
+        json_schema=reply_schema(confidence) if strategy == "direct" else None,
     )
 
 
-def condition_name(context: str, strategy: str) -> str:
-    return f"{context}_{strategy}"
+def condition_name(context: str, strategy: str, confidence: bool = False) -> str:
+    """``<context>_<strategy>``, with ``+conf`` when the prompt asked for confidences."""
+    return Condition(f"{context}_{strategy}", confidence).name
+
+
+def confidence_settings(section: dict) -> list[bool]:
+    """The config's ``confidence`` ("off", "on" or a list of them) as prompt switches; a bare
+    YAML on / off arrives as true / false and means the same."""
+    value = section.get("confidence", "off")
+    values = value if isinstance(value, list) else [value]
+    return [v in ("on", True) for v in values]

@@ -5,7 +5,8 @@ and strategy; a baseline's panel as the minimal context), the reply the raw text
 hierarchy, drawn as a tree; an LLM's parsed hierarchy drawn the same way above its raw
 JSON, to set beside the expected tree), the expected answer the case's true
 gating tree, the metrics the case's row of ``per_case.csv``, and the score its
-``hierarchy_f1``.
+``hierarchy_f1``. Where the gates state confidences, the reply starts with each gate's
+confidence beside whether it is right (``experiments.units``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from scievals.common.io import read_jsonl
-from scievals.common.samples import Sample, prediction_samples, pretty
+from scievals.common.experiments import parse_condition
+from scievals.common.samples import Sample, prediction_samples, pretty, unit_lines
+from scievals.gating.experiments import units
 from scievals.gating.prompts import build_prompt, context_block
 from scievals.gating.score import TABLE_METRICS
 from scievals.gating.workflow import CASES, PREDICTIONS, USAGE
@@ -28,7 +31,8 @@ def _input(case: dict | None, record: dict) -> str:
     if case is None:
         return f"(case {record['case_id']} is not in {CASES})"
     if record.get("context") and record.get("strategy"):
-        return build_prompt(case, record["context"], record["strategy"])
+        return build_prompt(case, record["context"], record["strategy"],
+                            parse_condition(str(record.get("condition", ""))).confidence)
     return context_block(case, "minimal")  # a baseline or own file: what the panel says
 
 
@@ -71,6 +75,9 @@ def samples(root: str | Path, model: str) -> list[Sample]:
             reply = f"Parsed tree:\n{parsed}\n\nRaw reply:\n{raw}"
         expected = (tree_text(case.get("gating_hierarchy")) if case
                     else f"(case {record['case_id']} is not in {CASES})")
+        stated = unit_lines(units(record.get("hierarchy"), case), "gate") if case else ""
+        if stated:
+            reply = f"{stated}\n\n{reply}"
         return _input(case, record), reply, expected
 
     return prediction_samples(

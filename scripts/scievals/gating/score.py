@@ -23,6 +23,7 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
+from scievals.stats.calibration_rows import UNITS_COLUMN, condition_items, encode
 from scievals.stats.refinement import turn_rows
 from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
@@ -37,6 +38,7 @@ from scievals.gating.metrics import (
     Truth,
     evaluate,
 )
+from scievals.gating.experiments import units
 from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
@@ -89,6 +91,7 @@ def score_records(cases: list[dict], records: list[dict], semantic=None) -> pd.D
     """One row per prediction (plus a 'missing' row per case a condition lacks); ``semantic``:
     a :class:`scievals.gating.semantic.SemanticScorer` for the semantic metrics, or None."""
     truths = {c["test_case_id"]: Truth.from_case(c) for c in cases}
+    by_id = {c["test_case_id"]: c for c in cases}
     rows = []
     conditions = sorted({r["condition"] for r in records})
     seen = set()
@@ -104,6 +107,7 @@ def score_records(cases: list[dict], records: list[dict], semantic=None) -> pd.D
             "task_failure_rate": 0.0 if ok and rec.get("task_failure", "none") == "none" else 1.0,
             "parse_status": rec.get("parse_status"), "parse_method": rec.get("parse_method"),
             "task_failure": rec.get("task_failure"), "error": rec.get("error"),
+            UNITS_COLUMN: encode(units(rec["hierarchy"] if ok else None, by_id[rec["case_id"]])),
         })
     for condition in conditions:
         for case_id, truth in truths.items():
@@ -114,7 +118,8 @@ def score_records(cases: list[dict], records: list[dict], semantic=None) -> pd.D
                              **evaluate(None, truth, semantic=semantic),
                              "parse_success_rate": 0.0,
                              "task_failure_rate": 1.0, "parse_status": "missing",
-                             "parse_method": None, "task_failure": "missing", "error": None})
+                             "parse_method": None, "task_failure": "missing", "error": None,
+                             UNITS_COLUMN: encode([])})
     frame = pd.DataFrame(rows)
     return frame.sort_values(["condition", "case_id", "sample_index"], kind="stable").reset_index(drop=True)
 
@@ -161,8 +166,10 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
     turns = turn_rows(per_prediction, records, TURN_METRICS)
+    calibration = condition_items(per_prediction, bootstrap)
     tables = [result_rows(provenance, model, condition,
-                          items + turns.get(condition, []) + _usage_items(usage, condition))
+                          items + turns.get(condition, []) + _usage_items(usage, condition)
+                          + calibration.get(condition, []))
               for condition, items in means_with_samples(per_prediction, metrics, sampled,
                                                          bootstrap, ranges).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))

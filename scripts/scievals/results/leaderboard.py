@@ -127,6 +127,10 @@ QUALITY_COLUMNS = {
     "tokens_out": ("tokens out", "sum", "{:,.0f}"),
     "cost_usd": ("cost USD", "sum", "{:.4f}"),
     "latency_mean_s": ("mean latency s", "mean", "{:.2f}"),
+    # calibration of stated confidences (gating, autogkb; docs/statistics.md, "Calibration"):
+    # a row over several conditions shows the unit-weighted mean of their values
+    "calibration_ece": ("ECE", "mean", "{:.3f}"),
+    "confidence_coverage": ("conf. stated", "mean", "{:.2f}"),
 }
 
 
