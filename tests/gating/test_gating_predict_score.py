@@ -14,7 +14,8 @@ from scievals.common.provenance import Provenance
 from scievals.common.tables import RESULT_COLUMNS
 from scievals.gating import predict as P
 from scievals.gating.curate import build_cases
-from scievals.gating.paths import OMIP_VERIFIED_DIR
+from scievals.gating.metrics import SEMANTIC_METRICS
+from scievals.gating.paths import OMIP_VERIFIED_DIR, semantic_installed
 from scievals.gating.score import TABLE_METRICS, score_model
 from scievals.llm.base import LLMResponse, Usage
 from scievals.stats.calibration import METRICS as CALIBRATION
@@ -105,7 +106,9 @@ def test_score_model_tables(cases_jsonl, tmp_path):
     table = pd.read_csv(out)
     assert list(table.columns) == RESULT_COLUMNS
     # the marker baseline states a confidence per gate: calibration rows beside the metrics
-    assert set(table["metric"]) == set(TABLE_METRICS) | set(CALIBRATION)
+    # (and the semantic F1s where the MiniLM weights are installed)
+    semantic = set(SEMANTIC_METRICS) if semantic_installed() else set()
+    assert set(table["metric"]) == set(TABLE_METRICS) | set(CALIBRATION) | semantic
     table = table[table["metric"].isin(TABLE_METRICS)]
     assert set(table["condition"]) == {"baseline"} and set(table["n"]) == {10}
     f1 = table.set_index("metric").loc["hierarchy_f1"]
