@@ -1,7 +1,9 @@
 """What a log holds of each item beside its score: the input, the target and the answer, and
 the tokens and cost it spent; for ``leaderboard`` (its cost columns and the HTML page's
 side-by-side). The scores themselves come from the readers (:mod:`importing`); this reads
-the same files once more for the text, from the fields each format documents:
+the same files once more for the text (streamed, and ``.eval`` entries under the same size
+cap as the scores: :func:`scievals.interop.inspect_logs._entry`), from the fields each
+format documents:
 
 - inspect_ai: ``EvalSample.input`` (a string or chat messages), ``target``,
   ``output.completion``, ``model_usage`` {model: {input_tokens, output_tokens,
@@ -24,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_jsonl
-from scievals.interop import inspect_logs, lm_eval
+from scievals.common.io import iter_jsonl
+from scievals.interop import inspect_logs, json_stream, lm_eval
 from scievals.interop.runs import ImportedRun
 
 MAX_TEXT = 4000
@@ -100,8 +102,7 @@ def _read(run: ImportedRun) -> Details:
         if run.format.startswith("inspect_ai .eval"):
             return _inspect(_eval_samples(run.path), _task(run))
         if run.format.startswith("inspect_ai .json"):
-            data = json.loads(run.path.read_text(encoding="utf-8"))
-            return _inspect(data.get("samples") or [], _task(run))
+            return _inspect(_json_samples(run.path), _task(run))
         if run.format.startswith("lm-evaluation-harness"):
             return _lm_eval(run)
         if run.format.startswith("Every Eval Ever"):
@@ -116,6 +117,15 @@ def _eval_samples(path: Path):
         for name in sorted(n for n in archive.namelist()
                            if n.startswith("samples/") and n.endswith(".json")):
             yield inspect_logs._entry(path, archive, name)
+
+
+def _json_samples(path: Path):
+    """A ``.json`` log's samples streamed as the scores were (json_stream), read whole only
+    when it is not strict JSON."""
+    if json_stream.head(path)[0] is not None:
+        yield from json_stream.items(path)
+        return
+    yield from json.loads(path.read_text(encoding="utf-8")).get("samples") or []
 
 
 def _task(run: ImportedRun) -> str:
@@ -148,7 +158,7 @@ def _lm_eval(run: ImportedRun) -> Details:
     found = Details()
     for task in sorted(set(run.rows["dataset"])):
         samples = run.path.with_name(f"samples_{task}_{match.group('stamp')}.jsonl")
-        for line in read_jsonl(samples):
+        for line in iter_jsonl(samples):
             if not isinstance(line, dict) or "doc_id" not in line:
                 continue
             found.texts[(task, str(line["doc_id"]), 1)] = {
@@ -175,7 +185,7 @@ def _eee(path: Path) -> Details:
     detail = data.get("detailed_evaluation_results") or {}
     name = Path(detail.get("file_path") or f"{path.stem}_samples.jsonl").name
     found, seen = Details(), {}
-    for row in read_jsonl(path.parent / name):
+    for row in iter_jsonl(path.parent / name):
         if not isinstance(row, dict):
             continue
         key = (str(row.get("evaluation_name", "")), str(row.get("sample_id", "")))
