@@ -14,12 +14,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scipy.stats import binomtest
-from support.kept_runs import AFTER, BEFORE, NEW, OLD, kept
-
 from scievals.cli import main
 from scievals.interop import inspect_logs, item_details
 from scievals.interop.importing import read_log
+from scipy.stats import binomtest
+from support.kept_runs import AFTER, BEFORE, NEW, OLD, kept
 
 DATA = Path(__file__).parent / "data"
 

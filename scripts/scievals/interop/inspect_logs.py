@@ -51,14 +51,7 @@ def read_json_log(path: Path, data: dict, streamed=None) -> ImportedRun:
     """An inspect_ai ``.json`` log already parsed; ``streamed``: its samples one at a time
     when ``data`` is the log without them (:mod:`scievals.interop.json_stream`)."""
     _check_version(path, data.get("version"))
-    if streamed is not None:
-        samples = _nonempty(streamed)
-        if samples is None:
-            raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
-                                "samples", "it was written without samples (--no-log-samples) "
-                                "or before any finished: nothing per item to compare")
-        return _run(path, "inspect_ai .json", data, samples)
-    samples = data.get("samples")
+    samples = _nonempty(streamed) if streamed is not None else data.get("samples")
     if not samples:
         raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
                             "samples", "it was written without samples (--no-log-samples) "

@@ -21,6 +21,7 @@ from scievals.common.errors import ScievalsError
 from scievals.interop import item_details
 from scievals.interop.arms import Arm
 from scievals.interop.paired_logs import _pattern as exact_pattern
+from scievals.interop.paired_logs import one_kind
 from scievals.stats import api
 from scievals.stats.comparisons import mdd_footer
 
@@ -47,11 +48,10 @@ def task_table(arms: list[Arm]) -> tuple[pd.DataFrame, dict, set]:
     table = pd.concat([a.run.table() for a in arms], ignore_index=True)
     ranges, lower, parts = {}, set(), []
     for metric, rows in table.groupby("metric", sort=True):
-        kind = "pass_fail" if set(rows["kind"]) == {"pass_fail"} else "mean"
-        ranges[exact_pattern(metric)] = (float(rows["low"].min()), float(rows["high"].max()))
-        if rows["lower_is_better"].astype(str).eq("True").any():
+        rows, ranges[exact_pattern(metric)], lower_better = one_kind(rows)
+        if lower_better:
             lower.add(metric)
-        parts.append(rows.assign(kind=kind))
+        parts.append(rows)
     return pd.concat(parts, ignore_index=True), ranges, lower
 
 

@@ -82,23 +82,30 @@ def joint_table(runs: Sequence[ImportedRun]) -> tuple[pd.DataFrame, dict, set, l
         if len(arms) < 2:
             notes.append(f"{dataset} {metric}: only in {arms[0]}: not compared")
             continue
-        kinds = set(rows["kind"])
-        kind = "pass_fail" if kinds == {"pass_fail"} else "mean"
         binary = sorted(set(rows.loc[rows["kind"] == "pass_fail", "arm"]))
-        if kind == "mean" and len(binary) >= 2:  # the engine takes one test per metric
+        rows, ranges[_pattern(metric)], lower_better = one_kind(rows)
+        if rows["kind"].iloc[0] == "mean" and len(binary) >= 2:  # one test per metric
             notes.append(f"{dataset} {metric}: pass/fail in {', '.join(binary)} but graded in "
                          f"{', '.join(sorted(set(arms) - set(binary)))}: every pair of it is "
                          "tested as means (sign-flip), also the pairs that alone would get "
                          "the exact McNemar test; compare those logs alone for it")
-        ranges[_pattern(metric)] = (float(rows["low"].min()), float(rows["high"].max()))
-        if rows["lower_is_better"].astype(str).eq("True").any():
+        if lower_better:
             lower.add(metric)
-        keep.append(rows.assign(kind=kind))
+        keep.append(rows)
     if not keep:
         raise ScievalsError(", ".join(str(r.path) for r in runs),
                             "no (task, metric) is in two of these logs",
                             "compare logs of the same task")
     return pd.concat(keep, ignore_index=True), ranges, lower, notes
+
+
+def one_kind(rows: pd.DataFrame) -> tuple[pd.DataFrame, tuple[float, float], bool]:
+    """One metric's rows of several arms with one kind (pass/fail only when every arm says
+    so: the engine takes one test per metric), its widest range, and whether any arm says
+    lower is better."""
+    kind = "pass_fail" if set(rows["kind"]) == {"pass_fail"} else "mean"
+    return (rows.assign(kind=kind), (float(rows["low"].min()), float(rows["high"].max())),
+            bool(rows["lower_is_better"].astype(str).eq("True").any()))
 
 
 def _pattern(metric: str) -> str:
