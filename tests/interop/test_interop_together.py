@@ -215,3 +215,22 @@ def test_identical_arms_get_words_not_nan(tmp_path, capsys):
     assert ("No detectable difference can be estimated: each pair of arms differs by the "
             "same amount on every item") in out
     assert "| 1= | x |" in out and "| 1= | y |" in out
+
+
+def test_a_smoke_runs_task_pairs_with_the_full_runs(tmp_path, capsys):
+    from scievals.common.selection import limited_label, unlimited_label
+
+    label = limited_label("OMIP", {"limit": 2}, 2, 6)
+    assert unlimited_label(label) == ("OMIP", "limited to 2 items")
+    assert unlimited_label("OMIP") == ("OMIP", "")
+    runs = tmp_path / "runs"
+    kept(runs, OLD, BEFORE)
+    kept(runs, NEW, {"gpt": AFTER["gpt"][:2]}, limited=True, dataset=label)
+    assert main(["compare", OLD, NEW, "--runs-dir", str(runs), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    [gpt] = [r for r in found["comparisons"] if r["metric"] == "hierarchy_f1"]
+    # cases 0 and 1: new - old = 0.9 - 0.5, 0.8 - 0.6 -> mean 0.3; both one way: exact
+    # sign-flip p = 2 / 2^2
+    assert gpt["n"] == 2 and gpt["diff"] == pytest.approx(0.3)
+    assert gpt["p_value"] == pytest.approx(0.5) and gpt["dataset"] == "gating/OMIP"
+    assert f"gating/OMIP: limited to 2 items in {NEW}: compared on those items" in found["notes"]

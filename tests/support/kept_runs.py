@@ -41,15 +41,16 @@ def failed_item(model: str, case: int) -> dict:
 
 
 def kept(runs: Path, name: str, scores: dict[str, list[float | None]],
-         limited: bool = False) -> None:
+         limited: bool = False, dataset: str = "OMIP") -> None:
     """A kept run of gating as keep_run writes it: records + run.json; a score None is a
-    failed request (left out of the summary's mean and n)."""
+    failed request (left out of the summary's mean and n); ``dataset``: its label (a smoke
+    run's says "OMIP (limited to N items)")."""
     rows, samples = [], {}
     for model, values in scores.items():
         scored = [v for v in values if v is not None]
         for metric, mean in (("hierarchy_f1", sum(scored) / len(scored)),
                              ("structure_accuracy", 1 - sum(scored) / len(scored))):
-            rows.append({"benchmark": "gating", "dataset": "OMIP", "dataset_sha256": "ab" * 32,
+            rows.append({"benchmark": "gating", "dataset": dataset, "dataset_sha256": "ab" * 32,
                          "model": model, "condition": "minimal_direct", "metric": metric,
                          "value": mean, "ci_low": 0.0, "ci_high": 1.0, "n": len(scored),
                          "ci_method": "wilson-ess", "scievals_version": "0.1.0",

@@ -113,12 +113,15 @@ def task_arms(sources: Sources, names: Sequence[str] = ()) -> dict[str, list[Arm
     return dict(sorted(tasks.items()))
 
 
-def task_run(run: ImportedRun, task: str) -> ImportedRun:
-    """``run`` restricted to one task (a copy: the run itself is left as it is)."""
-    rows = run.rows[run.rows["dataset"] == task].reset_index(drop=True)
-    metrics = {k: v for k, v in run.metrics.items() if k[0] == task}
+def task_run(run: ImportedRun, task: str, named: str | None = None) -> ImportedRun:
+    """``run`` restricted to one task (a copy: the run itself is left as it is); ``named``:
+    the task called so in the copy (a limited run's task paired with the full run's)."""
+    named = named or task
+    rows = run.rows[run.rows["dataset"] == task].reset_index(drop=True).assign(dataset=named)
+    metrics = {(named, k[1]): v for k, v in run.metrics.items() if k[0] == task}
     part = ImportedRun(run.path, run.format, run.model, rows, metrics, run.reported,
-                       list(run.notes), errored={e for e in run.errored if e[0] == task})
+                       list(run.notes),
+                       errored={(named, e[1]) for e in run.errored if e[0] == task})
     part.arm = run.arm
     return part
 
