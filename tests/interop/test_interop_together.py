@@ -234,3 +234,21 @@ def test_a_smoke_runs_task_pairs_with_the_full_runs(tmp_path, capsys):
     assert gpt["n"] == 2 and gpt["diff"] == pytest.approx(0.3)
     assert gpt["p_value"] == pytest.approx(0.5) and gpt["dataset"] == "gating/OMIP"
     assert f"gating/OMIP: limited to 2 items in {NEW}: compared on those items" in found["notes"]
+
+
+def test_the_table_reads_each_log_once_its_tokens_summed_with_the_scores(monkeypatch,
+                                                                          capsys):
+    # the second read (item_details._read) is for the HTML page's texts only
+    def second_read(run):
+        raise AssertionError(f"{run.path} read again")
+    monkeypatch.setattr(item_details, "_read", second_read)
+    logs = [str(DATA / "leaderboard" / f"{n}.eval") for n in ("strong", "twice", "weak")]
+    assert main(["leaderboard", *logs, "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["tables"]
+    # the fixtures' model_usage per sample: 5 tokens in, 1 out; 60 samples (twice: 120) and
+    # total_cost 0.0001, 0.0002 and 0.00005 a sample (tests/support/make_leaderboard_logs.py)
+    spent = {r["log"].rsplit("/", 1)[1]: (r["tokens_in"], r["tokens_out"], r["cost_usd"])
+             for r in rows}
+    assert spent == {"strong.eval": (300, 60, pytest.approx(0.006)),
+                     "twice.eval": (600, 120, pytest.approx(0.024)),
+                     "weak.eval": (300, 60, pytest.approx(0.003))}

@@ -123,6 +123,8 @@ def task_run(run: ImportedRun, task: str, named: str | None = None) -> ImportedR
                        list(run.notes),
                        errored={(named, e[1]) for e in run.errored if e[0] == task})
     part.arm = run.arm
+    if run.usage is not None:
+        part.usage = {named: run.usage[task]} if task in run.usage else {}
     return part
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import iter_jsonl
-from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import ImportedRun, Usage, add_row_usage, finished
 from scievals.interop.runs import number as json_float
 
 
@@ -57,7 +57,7 @@ def read_record(path: Path, data: dict) -> ImportedRun:
     by_name: dict[str, list] = {}
     for result in results:
         by_name.setdefault(result["evaluation_name"], []).append(result)
-    records, declared, seen, unnamed, failed = [], {}, {}, 0, set()
+    records, declared, seen, unnamed, failed, spent = [], {}, {}, 0, set(), {}
     model = data["model_info"]["id"]
     for number, row in _rows(samples):
         result = by_id.get(row.get("evaluation_result_id"))
@@ -69,6 +69,7 @@ def read_record(path: Path, data: dict) -> ImportedRun:
         metric = _metric_name(result, by_name)
         key = (name, metric, row["sample_id"])
         seen[key] = seen.get(key, 0) + 1
+        add_row_usage(spent.setdefault(name, Usage()), row)  # a failed request's too
         if (row.get("metadata") or {}).get("scored") == "false":
             failed.add((name, str(row["sample_id"])))  # our failed request: no score, not 0
             continue
@@ -85,6 +86,7 @@ def read_record(path: Path, data: dict) -> ImportedRun:
         notes.append(f"{len(failed)} item(s) marked scored: false (a failed request, written "
                      "with score 0 because the schema needs a number) left out, not counted 0")
     run = finished(path, fmt, model, records, declared, _reported(results), notes, failed)
+    run.usage = spent
     condition = _our_condition(data)
     if condition:  # one of our records of a condition: labelled as `logs` labels it
         run.arm = f"{model} [{condition}]"

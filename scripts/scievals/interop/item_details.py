@@ -1,7 +1,8 @@
 """What a log holds of each item beside its score: the input, the target and the answer, and
 the tokens and cost it spent; for ``leaderboard`` (its cost columns and the HTML page's
 side-by-side). The scores themselves come from the readers (:mod:`importing`); this reads
-the same files once more for the text (streamed, and ``.eval`` entries under the same size
+the same files once more for the text (only for the HTML page: the tokens and cost are
+summed by the readers as they read the scores, :attr:`ImportedRun.usage`; streamed, and ``.eval`` entries under the same size
 cap as the scores: :func:`scievals.interop.inspect_logs._entry`), from the fields each
 format documents:
 
@@ -20,7 +21,6 @@ characters so a page of 10,000 items stays readable.
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,27 +28,9 @@ from pathlib import Path
 from scievals.common.errors import ScievalsError
 from scievals.common.io import iter_jsonl
 from scievals.interop import inspect_logs, json_stream, lm_eval
-from scievals.interop.runs import ImportedRun
+from scievals.interop.runs import ImportedRun, Usage, add_model_usage, add_row_usage
 
 MAX_TEXT = 4000
-
-
-@dataclass
-class Usage:
-    """Tokens and cost summed over a run's samples (None: the log does not say)."""
-
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-
-    def add(self, tokens_in=None, tokens_out=None, cost=None) -> None:
-        if _count(tokens_in) is not None:
-            self.tokens_in = (self.tokens_in or 0) + int(tokens_in)
-        if _count(tokens_out) is not None:
-            self.tokens_out = (self.tokens_out or 0) + int(tokens_out)
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool) \
-                and math.isfinite(cost) and cost >= 0:
-            self.cost_usd = (self.cost_usd or 0.0) + float(cost)
 
 
 @dataclass
@@ -58,11 +40,6 @@ class Details:
     texts: dict[tuple[str, str, int], dict[str, str]] = field(default_factory=dict)
     usage: dict[str, Usage] = field(default_factory=dict)
     note: str = ""
-
-
-def _count(value) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if ok else None
 
 
 def _text(value) -> str:
@@ -91,6 +68,10 @@ def read_details(run: ImportedRun, texts: bool = True) -> Details:
     """The texts and usage of ``run``'s log (module docstring); empty with a note when the
     log holds none or cannot be read again. ``texts`` False: the usage only (the texts of
     10,000 items are not held for a table that shows none)."""
+    if not texts and run.usage is not None:  # summed by the reader: no second read
+        return Details(usage=run.usage)
+    if not texts and run.format.startswith("lm-evaluation-harness"):
+        return Details()  # lm-eval logs no tokens or cost
     found = _read(run)
     if not texts:
         found.texts = {}
@@ -142,14 +123,8 @@ def _inspect(samples, task: str) -> Details:
         texts = {"input": _text(sample.get("input")), "target": _text(sample.get("target")),
                  "answer": _text(output.get("completion") if isinstance(output, dict)
                                  else None)}
-        usage = Usage()
-        for model_usage in (sample.get("model_usage") or {}).values():
-            if isinstance(model_usage, dict):
-                usage.add(model_usage.get("input_tokens"), model_usage.get("output_tokens"),
-                          model_usage.get("total_cost"))
         found.texts[(task, str(sample["id"]), epoch)] = texts
-        total = found.usage.setdefault(task, Usage())
-        total.add(usage.tokens_in, usage.tokens_out, usage.cost_usd)
+        add_model_usage(found.usage.setdefault(task, Usage()), sample)
     return found
 
 
@@ -197,12 +172,5 @@ def _eee(path: Path) -> Details:
             "target": _text(reference[0] if isinstance(reference, list) and len(reference) == 1
                             else reference),
             "answer": _text(output.get("raw") if isinstance(output, dict) else None)}
-        tokens = row.get("token_usage") or {}
-        cost = (row.get("metadata") or {}).get("cost_usd")
-        try:
-            cost = float(cost) if cost not in (None, "") else None
-        except ValueError:
-            cost = None
-        found.usage.setdefault(key[0], Usage()).add(tokens.get("input_tokens"),
-                                                    tokens.get("output_tokens"), cost)
+        add_row_usage(found.usage.setdefault(key[0], Usage()), row)
     return found

@@ -123,7 +123,7 @@ def with_item_metrics(run: ImportedRun, aggregate: dict) -> ImportedRun:
         return run
     out = finished(run.path, run.format, run.model, records, declared, run.reported,
                    run.notes, run.errored)
-    out.arm = run.arm
+    out.arm, out.usage = run.arm, run.usage
     return out
 
 
