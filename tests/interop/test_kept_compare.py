@@ -157,10 +157,12 @@ def test_exported_records_rank_like_the_kept_run(runs, tmp_path, capsys):
     rows = json.loads(capsys.readouterr().out)["tables"]
     means = {(r["arm"], r["metric"]): r["value"] for r in rows}
     # BEFORE: gpt's hierarchy_f1 mean 3.3 / 6, structure_accuracy 1 - that; the baseline 0.4
-    # (arms are the records' model ids: exported records hold no scievals label)
-    assert means[("openai/gpt-4o-mini", "hierarchy_f1")] == pytest.approx(3.3 / 6)
-    assert means[("openai/gpt-4o-mini", "structure_accuracy")] == pytest.approx(2.7 / 6)
-    assert means[("scievals/marker_baseline", "hierarchy_f1")] == pytest.approx(0.4)
+    # (arms are the records' model ids with the condition their evaluation_id names,
+    # gating@minimal_direct/..., as `logs` labels a kept run's arms)
+    gpt, baseline = "openai/gpt-4o-mini [minimal_direct]", "scievals/marker_baseline [minimal_direct]"
+    assert means[(gpt, "hierarchy_f1")] == pytest.approx(3.3 / 6)
+    assert means[(gpt, "structure_accuracy")] == pytest.approx(2.7 / 6)
+    assert means[(baseline, "hierarchy_f1")] == pytest.approx(0.4)
 
 
 def test_arms_without_a_shared_metric_are_said(tmp_path, capsys):

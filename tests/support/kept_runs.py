@@ -33,18 +33,30 @@ def item(model: str, case: int, score: float) -> dict:
             "cost_usd": 0.001, "latency_s": 1.0}
 
 
-def kept(runs: Path, name: str, scores: dict[str, list[float]], limited: bool = False) -> None:
-    """A kept run of gating as keep_run writes it: records + run.json."""
+def failed_item(model: str, case: int) -> dict:
+    """A case whose request failed: kept with no score (exported scored: false)."""
+    return item(model, case, 0.0) | {"score": None, "outcome": "failed", "reply": "",
+                                      "metrics": {"hierarchy_f1": None,
+                                                  "structure_accuracy": None}}
+
+
+def kept(runs: Path, name: str, scores: dict[str, list[float | None]],
+         limited: bool = False, dataset: str = "OMIP") -> None:
+    """A kept run of gating as keep_run writes it: records + run.json; a score None is a
+    failed request (left out of the summary's mean and n); ``dataset``: its label (a smoke
+    run's says "OMIP (limited to N items)")."""
     rows, samples = [], {}
     for model, values in scores.items():
-        for metric, mean in (("hierarchy_f1", sum(values) / len(values)),
-                             ("structure_accuracy", 1 - sum(values) / len(values))):
-            rows.append({"benchmark": "gating", "dataset": "OMIP", "dataset_sha256": "ab" * 32,
+        scored = [v for v in values if v is not None]
+        for metric, mean in (("hierarchy_f1", sum(scored) / len(scored)),
+                             ("structure_accuracy", 1 - sum(scored) / len(scored))):
+            rows.append({"benchmark": "gating", "dataset": dataset, "dataset_sha256": "ab" * 32,
                          "model": model, "condition": "minimal_direct", "metric": metric,
-                         "value": mean, "ci_low": 0.0, "ci_high": 1.0, "n": len(values),
+                         "value": mean, "ci_low": 0.0, "ci_high": 1.0, "n": len(scored),
                          "ci_method": "wilson-ess", "scievals_version": "0.1.0",
                          "git_commit": "abc", "config_hash": "c0ffee"})
-        samples[("gating", model)] = [item(model, k, s) for k, s in enumerate(values)]
+        samples[("gating", model)] = [item(model, k, s) if s is not None
+                                      else failed_item(model, k) for k, s in enumerate(values)]
     facts = eee.RunFacts(retrieved_timestamp="1764300000", run_id=name)
     records = eee.build_records(pd.DataFrame(rows), samples, MODELS, facts)
     entries = runlogs._write(runs / name, name, records)

@@ -134,6 +134,46 @@ def test_export_eee_of_the_default_run_passes_validation(two_runs, tmp_path):
     assert errors == [] and aggregates == 6 - 1 + 7
 
 
+def test_compare_of_the_two_kept_runs_by_id_pairs_the_smoke_runs_items(two_runs):
+    # issue 45 Done-when: `compare ID_A ID_B` of two kept runs as `logs` lists them
+    workdir, first, _, _ = two_runs
+    proc = _scievals(workdir, "compare", first.name[:15], "latest", "--json")
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout)
+    gating = "gating/OMIP-verified+OMIP-staging+flowkit-wsp"
+    # the one arm in both runs: marker_baseline [baseline], on the smoke run's 2 cases; a
+    # deterministic baseline scores the same cases the same: difference 0 on each metric
+    assert found["comparisons"] and {r["dataset"] for r in found["comparisons"]} == {gating}
+    assert all(r["arm_a"].startswith("marker_baseline [baseline] @ ") and r["n"] == 2
+               and r["diff"] == 0 for r in found["comparisons"])
+    assert {r["metric"] for r in found["comparisons"]} >= {"hierarchy_f1",
+                                                           "structure_accuracy"}
+    notes = "\n".join(found["notes"])
+    assert f"{gating}: limited to 2 items in " in notes
+    assert "fake [minimal_cot]" in notes and "not compared" in notes
+
+
+def test_the_exported_default_run_is_a_leaderboard_and_imports(two_runs, tmp_path):
+    # board's items 3-5 on the merged code: abdev under its own metric, waza per suite,
+    # the no-skill record with its rows, every record imported at exit 0
+    workdir, first, _, _ = two_runs
+    out = tmp_path / "eee"
+    assert _scievals(workdir, "export", "eee", "--run", first.name, "--out",
+                     str(out)).returncode == 0
+    proc = _scievals(workdir, "leaderboard", str(out), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["tables"]
+    tables = {(r["task"], r["metric"]) for r in rows}
+    assert ("abdev/GDPa1-demo_cross_validation", "mean_spearman_5_assays") in tables
+    waza = {r["task"] for r in rows if r["task"].startswith("waza/")}
+    assert "waza" not in waza and len(waza) == 6  # the six demo suites
+    arms = {r["arm"] for r in rows if r["task"] == "waza/csv-explainer-demo"}
+    assert arms == {"scievals/waza_mock", "scievals/waza_mock [no-skill]"}
+    imported = _scievals(workdir, "import", str(out), "--out", str(tmp_path / "in"))
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stderr == "" and "mean_spearman_5_assays" in imported.stdout
+
+
 def test_abdev_export_submission_writes_the_cv_file(two_runs, tmp_path):
     workdir, _, _, _ = two_runs
     proc = _scievals(workdir, "abdev", "export-submission", "--model", "ridge_descriptors",

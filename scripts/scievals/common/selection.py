@@ -11,6 +11,7 @@ as a full result, and history and ``compare`` see a different dataset, not chang
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -71,6 +72,18 @@ def limited_label(dataset: str, chosen: dict | None, n_kept: int, n_all: int) ->
     if not chosen or n_kept >= n_all:
         return dataset
     return f"{dataset} (limited to {n_kept} item{'s' if n_kept != 1 else ''})"
+
+
+def unlimited_label(dataset: str) -> tuple[str, str]:
+    """(the dataset label without its "limited to N items" part, that part or ""): the
+    inverse of :func:`limited_label`, so a smoke run's items pair with a full run's."""
+    match = LIMITED_LABEL.search(dataset)
+    if not match:
+        return dataset, ""
+    return dataset[:match.start()], match.group(1)
+
+
+LIMITED_LABEL = re.compile(r" \((limited to \d+ items?)\)$")
 
 
 def limited_summary(chosen: dict | None, n_kept: int, n_all: int) -> dict | None:

@@ -1,10 +1,10 @@
 """The arms of ``leaderboard`` and ``compare``: what each command-line argument names (a log
 file, a folder of logs, a kept run or import by id), split per task, with a label per arm.
 
-- A folder is searched (recursively) for logs: inspect_ai ``*.eval`` and ``*.json`` logs,
-  lm-eval ``results_<timestamp>.json`` files (their samples files beside them, as lm-eval
-  writes its output folder), Every Eval Ever records; files that are none of these
-  (inspect's ``logs.json`` listing, samples files) are passed over.
+- A folder (or a glob's files) is read as ``import`` reads it
+  (:func:`scievals.interop.importing.read_logs`): samples files go with their results
+  file, JSON files in a folder that are no log (inspect's ``logs.json`` listing) are
+  passed over with a note.
 - A run holding several tasks (lm-eval's ``--tasks a,b``, a kept run of four benchmarks)
   is one arm per task: tasks are never mixed in one table.
 - Labels: the model (a kept run's record label ``model [condition]``); ``--name`` names the
@@ -22,12 +22,9 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.interop import run_ids
-from scievals.interop.importing import read_log
+from scievals.interop.importing import read_log, read_logs
 from scievals.interop.refs import is_ref
 from scievals.interop.runs import ImportedRun
-
-LOG_SUFFIXES = (".eval", ".json")
-
 
 @dataclass
 class Arm:
@@ -66,10 +63,12 @@ def _runs_of(argument: str, runs_dir, imported_dir, notes: list[str]):
         kept = run_ids.resolve(argument, runs_dir, imported_dir)
         notes.extend(kept.notes)
         return [(kept.source, run) for run in kept.runs]
-    path = Path(argument)
-    if path.is_dir():
-        return _folder(path, notes)
-    return [(str(path), _read(path))]
+    runs = []
+    for path, found in read_logs([argument], notes, _read):
+        if isinstance(found, ScievalsError):
+            raise found
+        runs.append((str(path), found))
+    return runs
 
 
 def _read(path: Path) -> ImportedRun:
@@ -78,28 +77,6 @@ def _read(path: Path) -> ImportedRun:
     if run.format.startswith("Every Eval Ever"):
         run = run_ids.with_item_metrics(run, json.loads(path.read_text(encoding="utf-8")))
     return run
-
-
-def _folder(folder: Path, notes: list[str]) -> list[tuple[str, ImportedRun]]:
-    """Every log in ``folder`` and below (module docstring), by path."""
-    out, passed = [], 0
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        if path.suffix not in LOG_SUFFIXES or path.name.startswith("samples_") \
-                or path.name == "logs.json":
-            continue
-        try:
-            out.append((str(path), _read(path)))
-        except ScievalsError as exc:
-            if "no log this reads" not in exc.problem:
-                raise
-            passed += 1
-    if not out:
-        raise ScievalsError(folder, "a folder without an inspect_ai, lm-eval or Every Eval "
-                            "Ever log", "give the folder lm-eval or inspect_ai wrote, or the "
-                            "log files")
-    if passed:
-        notes.append(f"{folder}: {passed} JSON file(s) that are no log passed over")
-    return out
 
 
 def check_names(names: list[str]) -> None:
@@ -136,13 +113,18 @@ def task_arms(sources: Sources, names: Sequence[str] = ()) -> dict[str, list[Arm
     return dict(sorted(tasks.items()))
 
 
-def task_run(run: ImportedRun, task: str) -> ImportedRun:
-    """``run`` restricted to one task (a copy: the run itself is left as it is)."""
-    rows = run.rows[run.rows["dataset"] == task].reset_index(drop=True)
-    metrics = {k: v for k, v in run.metrics.items() if k[0] == task}
+def task_run(run: ImportedRun, task: str, named: str | None = None) -> ImportedRun:
+    """``run`` restricted to one task (a copy: the run itself is left as it is); ``named``:
+    the task called so in the copy (a limited run's task paired with the full run's)."""
+    named = named or task
+    rows = run.rows[run.rows["dataset"] == task].reset_index(drop=True).assign(dataset=named)
+    metrics = {(named, k[1]): v for k, v in run.metrics.items() if k[0] == task}
     part = ImportedRun(run.path, run.format, run.model, rows, metrics, run.reported,
-                       list(run.notes))
+                       list(run.notes),
+                       errored={(named, e[1]) for e in run.errored if e[0] == task})
     part.arm = run.arm
+    if run.usage is not None:
+        part.usage = {named: run.usage[task]} if task in run.usage else {}
     return part
 
 

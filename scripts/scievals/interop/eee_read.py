@@ -6,7 +6,9 @@ An item is an instance row's ``sample_id`` (rows of one sample repeated are its 
 file order); a metric is the row's ``evaluation_name`` (joined to its result by
 ``evaluation_result_id`` when given) and its ``metric_id``, with the result's
 ``metric_config``: ``min_score``/``max_score`` the range ([0, 1] for ``score_type`` binary),
-``lower_is_better`` the direction; pass/fail when every score is 0 or 1 in [0, 1].
+``lower_is_better`` the direction; pass/fail when every score is 0 or 1 in [0, 1]. A row our
+export marks ``metadata["scored"] = "false"`` (a failed request; the schema needs a score, so
+it says 0) is left out and counted, never scored 0.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import iter_jsonl
-from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import ImportedRun, Usage, add_row_usage, finished
 from scievals.interop.runs import number as json_float
 
 
@@ -55,7 +57,7 @@ def read_record(path: Path, data: dict) -> ImportedRun:
     by_name: dict[str, list] = {}
     for result in results:
         by_name.setdefault(result["evaluation_name"], []).append(result)
-    records, declared, seen, unnamed = [], {}, {}, 0
+    records, declared, seen, unnamed, failed, spent = [], {}, {}, 0, set(), {}
     model = data["model_info"]["id"]
     for number, row in _rows(samples):
         result = by_id.get(row.get("evaluation_result_id"))
@@ -67,6 +69,10 @@ def read_record(path: Path, data: dict) -> ImportedRun:
         metric = _metric_name(result, by_name)
         key = (name, metric, row["sample_id"])
         seen[key] = seen.get(key, 0) + 1
+        add_row_usage(spent.setdefault(name, Usage()), row)  # a failed request's too
+        if (row.get("metadata") or {}).get("scored") == "false":
+            failed.add((name, str(row["sample_id"])))  # our failed request: no score, not 0
+            continue
         records.append((name, metric, row["sample_id"], seen[key],
                         json_float(row["evaluation"]["score"])))
         if result is not None and (name, metric) not in declared:
@@ -76,7 +82,23 @@ def read_record(path: Path, data: dict) -> ImportedRun:
     notes = [f"{unnamed} instance row(s) without an evaluation_result_id in an evaluation of "
              "several results: which result they score is not said, so they are metric "
              "'score'"] if unnamed else []
-    return finished(path, fmt, model, records, declared, _reported(results), notes)
+    if failed:
+        notes.append(f"{len(failed)} item(s) marked scored: false (a failed request, written "
+                     "with score 0 because the schema needs a number) left out, not counted 0")
+    run = finished(path, fmt, model, records, declared, _reported(results), notes, failed)
+    run.usage = spent
+    condition = _our_condition(data)
+    if condition:  # one of our records of a condition: labelled as `logs` labels it
+        run.arm = f"{model} [{condition}]"
+    return run
+
+
+def _our_condition(data: dict) -> str:
+    """The condition of a record scievals exported (``<benchmark>@<condition>/...`` in its
+    evaluation_id: scievals.interop.eee), or ""."""
+    if data["eval_library"].get("name") != "scievals":
+        return ""
+    return str(data.get("evaluation_id", "")).split("/", 1)[0].partition("@")[2]
 
 
 def _instance_file(path: Path, data: dict) -> Path:

@@ -63,12 +63,12 @@ def _import(args: argparse.Namespace) -> int:
 def _import_all(args: argparse.Namespace) -> int:
     failed = 0
     written = set()
-    paths, companions = log_paths(args.paths)
-    for companion, owner in companions:
-        print(f"{companion}: read with {owner}")
-    for path in paths:
+    passed: list[str] = []
+    for _, found in read_logs(args.paths, passed):
         try:
-            run = read_log(path)
+            if isinstance(found, ScievalsError):
+                raise found
+            run = found
             kept = keep(run, Path(args.out))
         except ScievalsError as exc:
             print(f"error: {exc.one_line()}", file=sys.stderr)
@@ -82,6 +82,8 @@ def _import_all(args: argparse.Namespace) -> int:
             print(f"  the log's own figures: {shown}" + (f" (+{more} more)" if more > 0 else ""))
         for note in run.notes:
             print(f"  note: {note}")
+    for note in passed:  # samples files read with their log, folder files that are no log
+        print(note)
     _bound(Path(args.out), written)
     return 1 if failed else 0
 
@@ -100,19 +102,66 @@ def log_paths(paths: list[str]) -> tuple[list[Path], list[tuple[Path, Path]]]:
     files: list[Path] = []
     for given in map(Path, paths):
         if given.is_dir():
-            files += sorted(p for p in given.rglob("*") if p.is_file()
-                            and not any(part.startswith(".") for part in p.relative_to(
-                                given).parts))
+            files += folder_files(given)
         else:
             files.append(given)
     logs, companions = [], []
-    for path in files:
+    for path in dict.fromkeys(files):  # a file named and also in a named folder: read once
         owner = _owner(path)
         if owner is not None and owner.is_file():
             companions.append((path, owner))
         else:
             logs.append(path)
     return logs, companions
+
+
+def folder_files(folder: Path) -> list[Path]:
+    """The files under ``folder`` a log can be, in name order: no hidden ones, and only the
+    endings logs, their samples files and kept tables have (a README is not read)."""
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in FOLDER_SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+FOLDER_SUFFIXES = (".eval", ".json", ".jsonl", ".csv")
+NOT_A_LOG = "JSON that is no log this reads"
+
+
+def read_logs(paths: list[str], notes: list[str], read=None):
+    """(path, its run or the ScievalsError saying why not) of each log among ``paths``
+    (:func:`log_paths`), one at a time, as ``import``, ``compare`` and ``leaderboard`` read
+    them. ``notes`` gets a samples file named on its own (read with its log) and what is
+    passed over: a JSON file found in
+    a folder that is no log (inspect's ``logs.json`` listing, a VERSION.json); a file named
+    on its own is always read or refused. A folder with no log in it is an error. ``read``:
+    the reader (default :func:`read_log`)."""
+    read = read or read_log
+    logs, companions = log_paths(paths)
+    folders = [Path(p) for p in paths if Path(p).is_dir()]
+    named = {Path(p) for p in paths} - set(folders)
+    # a samples file named on its own (a glob's) is said to be read with its log
+    notes.extend(f"{companion}: read with {owner}" for companion, owner in companions
+                 if companion in named)
+    found: dict[Path, int] = dict.fromkeys(folders, 0)
+    passed: dict[Path, int] = dict.fromkeys(folders, 0)
+    for path in logs:
+        home = next((f for f in folders if f in path.parents), None)
+        try:
+            outcome = read(path)
+        except ScievalsError as exc:
+            if home is not None and path not in named and NOT_A_LOG in exc.problem:
+                passed[home] += 1
+                continue
+            outcome = exc
+        if home is not None:
+            found[home] += 1
+        yield path, outcome
+    for folder in folders:
+        if passed[folder]:
+            notes.append(f"{folder}: {passed[folder]} JSON file(s) that are no log passed over")
+        if not found[folder]:
+            yield folder, ScievalsError(folder, "a folder without an inspect_ai, lm-eval or "
+                                        "Every Eval Ever log", "give the folder lm-eval or "
+                                        "inspect_ai wrote, or the log files")
 
 
 def _owner(path: Path) -> Path | None:
@@ -170,7 +219,7 @@ def read_log(path: str | Path) -> ImportedRun:
         return lm_eval.read_results(path, data)
     if eee_read.looks_like_eee(data):
         return eee_read.read_record(path, data)
-    raise ScievalsError(path, "JSON that is no log this reads", f"give {KNOWN}")
+    raise ScievalsError(path, NOT_A_LOG, f"give {KNOWN}")
 
 
 def _json(path: Path):

@@ -28,7 +28,7 @@ import zlib
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.interop.runs import ImportedRun, finished
+from scievals.interop.runs import ImportedRun, Usage, add_model_usage, finished
 from scievals.interop.runs import number as json_float
 
 LOG_VERSION = 2
@@ -51,14 +51,7 @@ def read_json_log(path: Path, data: dict, streamed=None) -> ImportedRun:
     """An inspect_ai ``.json`` log already parsed; ``streamed``: its samples one at a time
     when ``data`` is the log without them (:mod:`scievals.interop.json_stream`)."""
     _check_version(path, data.get("version"))
-    if streamed is not None:
-        samples = _nonempty(streamed)
-        if samples is None:
-            raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
-                                "samples", "it was written without samples (--no-log-samples) "
-                                "or before any finished: nothing per item to compare")
-        return _run(path, "inspect_ai .json", data, samples)
-    samples = data.get("samples")
+    samples = _nonempty(streamed) if streamed is not None else data.get("samples")
     if not samples:
         raise ScievalsError(path, f"inspect_ai log (status {data.get('status')}) without "
                             "samples", "it was written without samples (--no-log-samples) "
@@ -237,10 +230,12 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
                             "give a log inspect_ai wrote")
     records, notes = [], []
     unconverted, lists, errored, failed = 0, set(), 0, set()
+    spent = Usage()  # tokens and cost, errored samples' too: summed in this one pass
     for k, sample in enumerate(samples):
         if not isinstance(sample, dict) or "id" not in sample:
             raise ScievalsError(f"{path}: sample {k}", "not an EvalSample (no id)",
                                 "give a log inspect_ai wrote")
+        add_model_usage(spent, sample)
         scores = sample.get("scores") or {}
         if not scores:
             errored += 1
@@ -289,4 +284,6 @@ def _run(path: Path, fmt: str, log: dict, samples: list) -> ImportedRun:
         spec.get("packages"), dict) else None
     label = f"{fmt} (log schema {LOG_VERSION}" + (f", inspect_ai {version})" if version else ")")
     declared = {(task, m): (None, False) for m in {r[1] for r in records}}
-    return finished(path, label, model, records, declared, reported, notes, failed)
+    run = finished(path, label, model, records, declared, reported, notes, failed)
+    run.usage = {task: spent}
+    return run

@@ -1,7 +1,10 @@
 """What a log holds of each item beside its score: the input, the target and the answer, and
 the tokens and cost it spent; for ``leaderboard`` (its cost columns and the HTML page's
 side-by-side). The scores themselves come from the readers (:mod:`importing`); this reads
-the same files once more for the text, from the fields each format documents:
+the same files once more for the text (only for the HTML page: the tokens and cost are
+summed by the readers as they read the scores, :attr:`ImportedRun.usage`; streamed, and ``.eval`` entries under the same size
+cap as the scores: :func:`scievals.interop.inspect_logs._entry`), from the fields each
+format documents:
 
 - inspect_ai: ``EvalSample.input`` (a string or chat messages), ``target``,
   ``output.completion``, ``model_usage`` {model: {input_tokens, output_tokens,
@@ -18,35 +21,16 @@ characters so a page of 10,000 items stays readable.
 from __future__ import annotations
 
 import json
-import math
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scievals.common.errors import ScievalsError
-from scievals.common.io import read_jsonl
-from scievals.interop import inspect_logs, lm_eval
-from scievals.interop.runs import ImportedRun
+from scievals.common.io import iter_jsonl
+from scievals.interop import inspect_logs, json_stream, lm_eval
+from scievals.interop.runs import ImportedRun, Usage, add_model_usage, add_row_usage
 
 MAX_TEXT = 4000
-
-
-@dataclass
-class Usage:
-    """Tokens and cost summed over a run's samples (None: the log does not say)."""
-
-    tokens_in: int | None = None
-    tokens_out: int | None = None
-    cost_usd: float | None = None
-
-    def add(self, tokens_in=None, tokens_out=None, cost=None) -> None:
-        if _count(tokens_in) is not None:
-            self.tokens_in = (self.tokens_in or 0) + int(tokens_in)
-        if _count(tokens_out) is not None:
-            self.tokens_out = (self.tokens_out or 0) + int(tokens_out)
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool) \
-                and math.isfinite(cost) and cost >= 0:
-            self.cost_usd = (self.cost_usd or 0.0) + float(cost)
 
 
 @dataclass
@@ -56,11 +40,6 @@ class Details:
     texts: dict[tuple[str, str, int], dict[str, str]] = field(default_factory=dict)
     usage: dict[str, Usage] = field(default_factory=dict)
     note: str = ""
-
-
-def _count(value) -> int | None:
-    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if ok else None
 
 
 def _text(value) -> str:
@@ -89,6 +68,10 @@ def read_details(run: ImportedRun, texts: bool = True) -> Details:
     """The texts and usage of ``run``'s log (module docstring); empty with a note when the
     log holds none or cannot be read again. ``texts`` False: the usage only (the texts of
     10,000 items are not held for a table that shows none)."""
+    if not texts and run.usage is not None:  # summed by the reader: no second read
+        return Details(usage=run.usage)
+    if not texts and run.format.startswith("lm-evaluation-harness"):
+        return Details()  # lm-eval logs no tokens or cost
     found = _read(run)
     if not texts:
         found.texts = {}
@@ -100,8 +83,7 @@ def _read(run: ImportedRun) -> Details:
         if run.format.startswith("inspect_ai .eval"):
             return _inspect(_eval_samples(run.path), _task(run))
         if run.format.startswith("inspect_ai .json"):
-            data = json.loads(run.path.read_text(encoding="utf-8"))
-            return _inspect(data.get("samples") or [], _task(run))
+            return _inspect(_json_samples(run.path), _task(run))
         if run.format.startswith("lm-evaluation-harness"):
             return _lm_eval(run)
         if run.format.startswith("Every Eval Ever"):
@@ -118,6 +100,15 @@ def _eval_samples(path: Path):
             yield inspect_logs._entry(path, archive, name)
 
 
+def _json_samples(path: Path):
+    """A ``.json`` log's samples streamed as the scores were (json_stream), read whole only
+    when it is not strict JSON."""
+    if json_stream.head(path)[0] is not None:
+        yield from json_stream.items(path)
+        return
+    yield from json.loads(path.read_text(encoding="utf-8")).get("samples") or []
+
+
 def _task(run: ImportedRun) -> str:
     return str(run.rows["dataset"].iloc[0])  # an inspect log holds one task
 
@@ -132,14 +123,8 @@ def _inspect(samples, task: str) -> Details:
         texts = {"input": _text(sample.get("input")), "target": _text(sample.get("target")),
                  "answer": _text(output.get("completion") if isinstance(output, dict)
                                  else None)}
-        usage = Usage()
-        for model_usage in (sample.get("model_usage") or {}).values():
-            if isinstance(model_usage, dict):
-                usage.add(model_usage.get("input_tokens"), model_usage.get("output_tokens"),
-                          model_usage.get("total_cost"))
         found.texts[(task, str(sample["id"]), epoch)] = texts
-        total = found.usage.setdefault(task, Usage())
-        total.add(usage.tokens_in, usage.tokens_out, usage.cost_usd)
+        add_model_usage(found.usage.setdefault(task, Usage()), sample)
     return found
 
 
@@ -148,7 +133,7 @@ def _lm_eval(run: ImportedRun) -> Details:
     found = Details()
     for task in sorted(set(run.rows["dataset"])):
         samples = run.path.with_name(f"samples_{task}_{match.group('stamp')}.jsonl")
-        for line in read_jsonl(samples):
+        for line in iter_jsonl(samples):
             if not isinstance(line, dict) or "doc_id" not in line:
                 continue
             found.texts[(task, str(line["doc_id"]), 1)] = {
@@ -175,7 +160,7 @@ def _eee(path: Path) -> Details:
     detail = data.get("detailed_evaluation_results") or {}
     name = Path(detail.get("file_path") or f"{path.stem}_samples.jsonl").name
     found, seen = Details(), {}
-    for row in read_jsonl(path.parent / name):
+    for row in iter_jsonl(path.parent / name):
         if not isinstance(row, dict):
             continue
         key = (str(row.get("evaluation_name", "")), str(row.get("sample_id", "")))
@@ -187,12 +172,5 @@ def _eee(path: Path) -> Details:
             "target": _text(reference[0] if isinstance(reference, list) and len(reference) == 1
                             else reference),
             "answer": _text(output.get("raw") if isinstance(output, dict) else None)}
-        tokens = row.get("token_usage") or {}
-        cost = (row.get("metadata") or {}).get("cost_usd")
-        try:
-            cost = float(cost) if cost not in (None, "") else None
-        except ValueError:
-            cost = None
-        found.usage.setdefault(key[0], Usage()).add(tokens.get("input_tokens"),
-                                                    tokens.get("output_tokens"), cost)
+        add_row_usage(found.usage.setdefault(key[0], Usage()), row)
     return found

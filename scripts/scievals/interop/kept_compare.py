@@ -3,7 +3,8 @@ compared item by item, per task (benchmark and dataset), arm (model [condition])
 metric: "did my prompt change help?" without finding the runs' record files by hand.
 
 Arms are matched by task and label: the same model (and condition) in both runs is one
-paired comparison, named ``<label> @ <run id>`` (``@ <--name>`` when the runs are named).
+paired comparison (a smoke run's task, ``<dataset> (limited to N items)``, is its full
+task: the two pair on the items the smoke run holds, and a note says so), named ``<label> @ <run id>`` (``@ <--name>`` when the runs are named).
 Within a task, the arms left without a partner (an imported log beside our run of its
 task, models only one run scored) are compared with each other, as one family (Holm over
 their pairs), when they come from two arguments or more; otherwise they are listed as not
@@ -24,15 +25,17 @@ import pandas as pd
 
 from scievals.common.errors import ScievalsError
 from scievals.common.io import write_csv
+from scievals.common.selection import unlimited_label
 from scievals.interop import arms as arms_module
 from scievals.interop import run_ids
 from scievals.interop.paired_logs import LogComparison, comparison_text, compare_runs
 
 
-# a note on one benchmark's arms: "<benchmark>[/<dataset>]: not compared, ..." or
+# a note on one benchmark's arms: "<benchmark>[/<dataset>]: not compared, ...", "...: limited
+# to N items in <run>: ..." or
 # "<run id>: <benchmark> <label> was kept without items..."
-TASK_NOTE = re.compile(r"^(?:([^/: ]+)(?:/[^:]*)?: not compared|[^: ]+: (\S+) .* was kept "
-                       r"without items)")
+TASK_NOTE = re.compile(r"^(?:([^/: ]+)(?:/[^:]*)?: (?:not compared|limited to)|[^: ]+: (\S+) "
+                       r".* was kept without items)")
 
 
 @dataclass
@@ -65,8 +68,14 @@ def groups(arguments: Sequence[str], names: Sequence[str] = (),
     by_task: dict[str, dict[str, list[tuple[int, arms_module.Arm]]]] = {}
     for side, (argument, runs) in enumerate(sources.runs):
         for origin, run in runs:
-            for task in sorted(set(run.rows["dataset"])):
-                arm = arms_module.Arm(task, run.arm, arms_module.task_run(run, task), origin)
+            for label in sorted(set(run.rows["dataset"])):
+                # a smoke run's task (<dataset> (limited to N items)) pairs with the full one
+                task, cut = unlimited_label(label)
+                said = f"{task}: {cut} in {tags[side]}: compared on those items"
+                if cut and said not in notes:
+                    notes.append(said)
+                arm = arms_module.Arm(task, run.arm, arms_module.task_run(run, label, task),
+                                      origin)
                 by_task.setdefault(task, {}).setdefault(run.arm, []).append((side, arm))
     out = []
     for task, labels in sorted(by_task.items()):

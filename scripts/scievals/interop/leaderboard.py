@@ -21,6 +21,7 @@ from scievals.common.errors import ScievalsError
 from scievals.interop import item_details
 from scievals.interop.arms import Arm
 from scievals.interop.paired_logs import _pattern as exact_pattern
+from scievals.interop.paired_logs import one_kind
 from scievals.stats import api
 from scievals.stats.comparisons import mdd_footer
 
@@ -47,11 +48,10 @@ def task_table(arms: list[Arm]) -> tuple[pd.DataFrame, dict, set]:
     table = pd.concat([a.run.table() for a in arms], ignore_index=True)
     ranges, lower, parts = {}, set(), []
     for metric, rows in table.groupby("metric", sort=True):
-        kind = "pass_fail" if set(rows["kind"]) == {"pass_fail"} else "mean"
-        ranges[exact_pattern(metric)] = (float(rows["low"].min()), float(rows["high"].max()))
-        if rows["lower_is_better"].astype(str).eq("True").any():
+        rows, ranges[exact_pattern(metric)], lower_better = one_kind(rows)
+        if lower_better:
             lower.add(metric)
-        parts.append(rows.assign(kind=kind))
+        parts.append(rows)
     return pd.concat(parts, ignore_index=True), ranges, lower
 
 
@@ -60,6 +60,10 @@ def build(task_arms: dict[str, list[Arm]], seed: int = 0, notes: list[str] = (),
     """The board of every task's arms (module docstring); ``texts``: keep each item's input,
     target and answer (for the page), not only the tokens and cost."""
     rows, pairs, footers, all_notes = [], [], {}, list(notes)
+    for arms in task_arms.values():  # what each reader left out, as `compare` says it
+        for arm in arms:
+            all_notes += [f"{arm.label}: {n}" for n in arm.run.notes
+                          if f"{arm.label}: {n}" not in all_notes]
     details = {(task, arm.label): _details(arm, all_notes, texts)
                for task, arms in task_arms.items() for arm in arms}
     for task, arms in task_arms.items():
@@ -87,14 +91,28 @@ def build(task_arms: dict[str, list[Arm]], seed: int = 0, notes: list[str] = (),
                              "ci_high": row.ci_high, "ci_method": row.ci_method, "n": row.n,
                              "log": arm.origin, "tokens_in": spent.tokens_in,
                              "tokens_out": spent.tokens_out, "cost_usd": spent.cost_usd})
-            line = mdd_footer(result.comparisons, metric, "paired items")
-            footers[(task, metric)] = line or "One arm: nothing to rank against."
+            footers[(task, metric)] = _footer(result.comparisons, metric)
     frame = pd.DataFrame(rows, columns=ROW_COLUMNS)
     for column in ("tokens_in", "tokens_out"):
         frame[column] = frame[column].astype("Int64")
     pairs = [p for p in pairs if len(p)]
     pair_frame = pd.concat(pairs, ignore_index=True) if pairs else pd.DataFrame()
     return Board(frame, pair_frame, footers, task_arms, all_notes, details)
+
+
+def _footer(comparisons: pd.DataFrame, metric: str) -> str:
+    """The detectable-difference line; in words where the engine has no number for it."""
+    line = mdd_footer(comparisons, metric, "paired items")
+    if line:
+        return line
+    pairs = comparisons[comparisons["metric"] == metric] if "metric" in comparisons else []
+    if not len(pairs):
+        return "One arm: nothing to rank against."
+    if not (pd.to_numeric(pairs["n"], errors="coerce") > 0).any():
+        return "No item is scored by two arms: nothing paired, no detectable difference."
+    # the engine's NaN: each pair differs by the same amount on every item (identical arms)
+    return ("No detectable difference can be estimated: each pair of arms differs by the same "
+            "amount on every item (no spread of paired differences).")
 
 
 def _rank_number(rank: str) -> float:

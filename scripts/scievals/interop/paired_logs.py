@@ -24,7 +24,7 @@ import pandas as pd
 from scievals.common.errors import ScievalsError
 from scievals.common.io import check_output_file, sha256_file, write_csv
 from scievals.interop.arms import check_names
-from scievals.interop.importing import read_log
+from scievals.interop.importing import read_log, read_logs
 from scievals.interop.runs import ImportedRun
 from scievals.stats import api
 
@@ -39,25 +39,36 @@ class LogComparison:
     notes: list[str] = field(default_factory=list)
 
 
-def read_runs(paths: Sequence[str]) -> tuple[list[ImportedRun], list[ScievalsError]]:
-    """Every readable log as a run with a unique arm name, and the errors of the others."""
+def read_runs(paths: Sequence[str], notes: list[str] | None = None,
+              ) -> tuple[list[ImportedRun], list[ScievalsError]]:
+    """Every readable log as a run with a unique arm name, and the errors of the others.
+    Folders and globs are read as ``import`` reads them (:func:`importing.read_logs`);
+    ``notes`` gets what that passes over."""
     runs, errors, seen = [], [], {}
-    for path in paths:
-        try:
-            digest = sha256_file(path) if Path(path).is_file() else None
-            if digest is not None and digest in seen:
-                raise ScievalsError(path, f"the same log as {seen[digest]} (identical "
-                                    "content): a log compared with itself says nothing",
-                                    "give logs of different runs")
-            runs.append(read_log(path))
-            seen[digest] = path
-        except ScievalsError as exc:
-            errors.append(exc)
+    for path, found in read_logs(list(paths), [] if notes is None else notes, _once(seen)):
+        if isinstance(found, ScievalsError):
+            errors.append(found)
+        else:
+            runs.append(found)
     models = [r.model for r in runs]
     for run in runs:
         if models.count(run.model) > 1:
             run.arm = f"{run.model} ({run.path.name})"
     return runs, errors
+
+
+def _once(seen: dict):
+    """read_log refusing a log whose content was read already (``seen``: sha256 -> path)."""
+    def read(path: Path) -> ImportedRun:
+        digest = sha256_file(path) if path.is_file() else None
+        if digest is not None and digest in seen:
+            raise ScievalsError(path, f"the same log as {seen[digest]} (identical "
+                                "content): a log compared with itself says nothing",
+                                "give logs of different runs")
+        run = read_log(path)
+        seen[digest] = path
+        return run
+    return read
 
 
 def joint_table(runs: Sequence[ImportedRun]) -> tuple[pd.DataFrame, dict, set, list[str]]:
@@ -71,23 +82,30 @@ def joint_table(runs: Sequence[ImportedRun]) -> tuple[pd.DataFrame, dict, set, l
         if len(arms) < 2:
             notes.append(f"{dataset} {metric}: only in {arms[0]}: not compared")
             continue
-        kinds = set(rows["kind"])
-        kind = "pass_fail" if kinds == {"pass_fail"} else "mean"
         binary = sorted(set(rows.loc[rows["kind"] == "pass_fail", "arm"]))
-        if kind == "mean" and len(binary) >= 2:  # the engine takes one test per metric
+        rows, ranges[_pattern(metric)], lower_better = one_kind(rows)
+        if rows["kind"].iloc[0] == "mean" and len(binary) >= 2:  # one test per metric
             notes.append(f"{dataset} {metric}: pass/fail in {', '.join(binary)} but graded in "
                          f"{', '.join(sorted(set(arms) - set(binary)))}: every pair of it is "
                          "tested as means (sign-flip), also the pairs that alone would get "
                          "the exact McNemar test; compare those logs alone for it")
-        ranges[_pattern(metric)] = (float(rows["low"].min()), float(rows["high"].max()))
-        if rows["lower_is_better"].astype(str).eq("True").any():
+        if lower_better:
             lower.add(metric)
-        keep.append(rows.assign(kind=kind))
+        keep.append(rows)
     if not keep:
         raise ScievalsError(", ".join(str(r.path) for r in runs),
                             "no (task, metric) is in two of these logs",
                             "compare logs of the same task")
     return pd.concat(keep, ignore_index=True), ranges, lower, notes
+
+
+def one_kind(rows: pd.DataFrame) -> tuple[pd.DataFrame, tuple[float, float], bool]:
+    """One metric's rows of several arms with one kind (pass/fail only when every arm says
+    so: the engine takes one test per metric), its widest range, and whether any arm says
+    lower is better."""
+    kind = "pass_fail" if set(rows["kind"]) == {"pass_fail"} else "mean"
+    return (rows.assign(kind=kind), (float(rows["low"].min()), float(rows["high"].max())),
+            bool(rows["lower_is_better"].astype(str).eq("True").any()))
 
 
 def _pattern(metric: str) -> str:
@@ -269,13 +287,15 @@ def compare_logs_command(paths: Sequence[str], args) -> int:
                             "leave it out when comparing logs")
     if args.csv:  # before any work: a bad target is one line, not a late traceback
         check_output_file(args.csv, "--csv")
-    runs, errors = read_runs(paths)
+    passed: list[str] = []
+    runs, errors = read_runs(paths, passed)
     for error in errors:
         print(f"error: {error.one_line()}", file=sys.stderr)
     if errors:
         return 1
     name_arms(runs, getattr(args, "name", None) or [])
     found = compare_runs(runs, seed=args.seed)
+    found.notes[:0] = passed
     if args.csv:
         write_csv(args.csv, found.result.comparisons)
     if args.json:

@@ -121,8 +121,10 @@ def with_item_metrics(run: ImportedRun, aggregate: dict) -> ImportedRun:
                                                bool(config.get("lower_is_better"))))
     if len(records) == len(run.rows):
         return run
-    return finished(run.path, run.format, run.model, records, declared, run.reported,
-                    run.notes)
+    out = finished(run.path, run.format, run.model, records, declared, run.reported,
+                   run.notes, run.errored)
+    out.arm, out.usage = run.arm, run.usage
+    return out
 
 
 def _instance_rows(path: Path):

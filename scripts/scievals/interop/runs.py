@@ -36,6 +36,50 @@ class MetricInfo:
 
 
 @dataclass
+class Usage:
+    """Tokens and cost summed over a run's samples (None: the log does not say)."""
+
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+
+    def add(self, tokens_in=None, tokens_out=None, cost=None) -> None:
+        if _count(tokens_in) is not None:
+            self.tokens_in = (self.tokens_in or 0) + int(tokens_in)
+        if _count(tokens_out) is not None:
+            self.tokens_out = (self.tokens_out or 0) + int(tokens_out)
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) \
+                and math.isfinite(cost) and cost >= 0:
+            self.cost_usd = (self.cost_usd or 0.0) + float(cost)
+
+
+def _count(value) -> int | None:
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None
+
+
+def add_model_usage(usage: Usage, sample: dict) -> None:
+    """An inspect_ai sample's ``model_usage`` {model: {input_tokens, output_tokens,
+    total_cost?}} added to ``usage``."""
+    per_model = sample.get("model_usage")
+    for model_usage in per_model.values() if isinstance(per_model, dict) else ():
+        if isinstance(model_usage, dict):
+            usage.add(model_usage.get("input_tokens"), model_usage.get("output_tokens"),
+                      model_usage.get("total_cost"))
+
+
+def add_row_usage(usage: Usage, row: dict) -> None:
+    """An Every Eval Ever instance row's ``token_usage`` and our ``metadata.cost_usd``."""
+    tokens = row.get("token_usage") or {}
+    cost = (row.get("metadata") or {}).get("cost_usd")
+    try:
+        cost = float(cost) if cost not in (None, "") else None
+    except ValueError:
+        cost = None
+    usage.add(tokens.get("input_tokens"), tokens.get("output_tokens"), cost)
+
+
+@dataclass
 class ImportedRun:
     """One log's scores: ``rows`` (ROW_COLUMNS), the model, the tool and its own figures."""
 
@@ -50,6 +94,9 @@ class ImportedRun:
     # (dataset, item) the log holds but could not score (an errored sample): an item another
     # log scored and this one did not is then "errored here", not "missing"
     errored: set[tuple[str, str]] = field(default_factory=set)
+    # dataset -> tokens and cost its samples spent, summed while reading the scores (None:
+    # this reader does not sum them; leaderboard's cost columns)
+    usage: dict[str, Usage] | None = None
 
     def __post_init__(self):
         if not self.arm:

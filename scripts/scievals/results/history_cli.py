@@ -102,10 +102,12 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def is_log(path: str) -> bool:
-    """A log of another tool (or a table ``import`` kept), not a result summary: by name
-    (.eval, .json, .jsonl), or a CSV whose header has ``arm`` and ``item`` columns."""
+    """A log of another tool (or a table ``import`` kept), not a result summary: a folder,
+    by name (.eval, .json, .jsonl), or a CSV whose header has ``arm`` and ``item`` columns."""
     if path.startswith("@"):
         return False
+    if Path(path).is_dir():  # a folder of logs (an lm-eval output folder); summaries are files
+        return True
     suffix = Path(path).suffix.lower()
     if suffix in (".eval", ".json", ".jsonl"):
         return True
