@@ -73,7 +73,7 @@ def test_the_estimate_command_runs_the_benchmarks_own_prediction_code(
     total = [line for line in out if line.startswith("fakegpt") and " total " in line]
     expected = (f"{'fakegpt':20s} {'total':28s} {2:8d} {0:7d} {2:8d} {tokens:10d}  "
                 f"{low:.4f} .. {high:.4f}")
-    assert total == [expected]
+    assert total == [expected + "  realtime"]
     assert not (tmp_path / "cache").exists()  # nothing written
 
 

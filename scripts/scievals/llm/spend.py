@@ -121,8 +121,9 @@ class Ledger:
             state["reserved"] = flights
         return True
 
-    def settle(self, reserved: float, spent: float | None) -> None:
-        """Replace a reservation by what the request cost (0 for a failed request)."""
+    def settle(self, reserved: float, spent: float | None, requests: int | None = None) -> None:
+        """Replace a reservation by what the request cost (0 for a failed request); a batch
+        settles its answers at once, ``requests`` of them (scievals.llm.batch.driver)."""
         with self._state() as state:
             mine = state["reserved"].get(self.owner)
             if mine is not None:
@@ -132,7 +133,7 @@ class Ledger:
                 else:
                     del state["reserved"][self.owner]
             state["spent_usd"] += spent or 0.0
-            state["requests"] += 1 if spent else 0
+            state["requests"] += (1 if spent else 0) if requests is None else requests
 
     def spent(self) -> float:
         return read_ledger(self.path)["spent_usd"]
