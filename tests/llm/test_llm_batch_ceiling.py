@@ -184,3 +184,17 @@ def test_an_estimate_prices_a_batch_model_at_its_factor_and_names_the_route(
     assert batched.cost_high_usd == pytest.approx(0.015003, abs=1e-12)
     assert realtime.cost_high_usd == pytest.approx(0.030006, abs=1e-12)
     assert batch_server.batch_calls == [] and batch_server.count == 0
+
+
+def test_reserve_first_takes_a_batch_up_to_the_first_request_past_the_ceiling(tmp_path):
+    ledger = spend.Ledger(tmp_path / "spend.json", ceiling=1.0)
+    # 0.3 + 0.3 + 0.3 = 0.9 <= 1.0 < 1.2: three reserved; the fourth and the fifth (which
+    # alone would fit) are not: the job stops at the first refusal, as realtime does
+    assert ledger.reserve_first(0.3, 0.3, 0.3, 0.3, 0.05) == 3
+    assert ledger.stopped and ledger.refused == 2
+    assert ledger.reserve_first(0.01) == 0 and ledger.refused == 3
+    [flight] = spend.read_ledger(ledger.path)["reserved"].values()
+    assert flight["usd"] == pytest.approx(0.9)
+    ledger.settle(0.9, 0.25, requests=3)
+    assert spend.read_ledger(ledger.path)["spent_usd"] == pytest.approx(0.25)
+    assert spend.read_ledger(ledger.path)["reserved"] == {}

@@ -102,14 +102,11 @@ class Driver:
         (reserved now); after the first refusal none is (the ledger stops the job)."""
         if self.ceiling is None:
             return keys
-        kept = []
-        for key in keys:
-            job = self.jobs[key]
-            usd = (spend.request_estimate(self.spec, job.request, job.params)
-                   * self.spec.batch_price_factor)
-            if self.ceiling.reserve(usd):
-                self.reserved[key] = usd
-                kept.append(key)
+        usds = [spend.request_estimate(self.spec, self.jobs[key].request,
+                                       self.jobs[key].params) * self.spec.batch_price_factor
+                for key in keys]
+        kept = keys[:self.ceiling.reserve_first(*usds)]  # one lock for the whole submission
+        self.reserved.update(zip(kept, usds))
         return kept
 
     def release(self) -> None:
