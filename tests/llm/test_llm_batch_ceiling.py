@@ -198,3 +198,25 @@ def test_reserve_first_takes_a_batch_up_to_the_first_request_past_the_ceiling(tm
     ledger.settle(0.9, 0.25, requests=3)
     assert spend.read_ledger(ledger.path)["spent_usd"] == pytest.approx(0.25)
     assert spend.read_ledger(ledger.path)["reserved"] == {}
+
+
+def test_a_picked_up_batch_s_refusal_is_read_against_what_it_carried(
+        batch_server, settings, fake_key, notice_dir):
+    spec = openai_spec(batch_server, batch=True, params=GenerateParams(temperature=0.7))
+    batch_server.refused_sampling = {"temperature"}
+    batch_server.polls_to_end = 0  # the first run stops while its batch (with temperature) waits
+    stuck = fast(settings)
+    stuck = stuck.model_copy(update={"batch": stuck.batch.model_copy(
+        update={"deadline_s": 0.05})})
+    with pytest.raises(ScievalsError, match="not ended after llm.batch.deadline_s"):
+        run_batch(spec, make_requests(2), stuck, scope="gating/v1")
+
+    batch_server.polls_to_end = 1
+    result = run_batch(spec, make_requests(2), fast(settings), scope="gating/v1")
+    # the picked-up batch refuses temperature: one new batch without it, not max_rounds
+    # batches of failures
+    assert batch_server.batch_sizes() == [2, 2]
+    assert not any("temperature" in body for body in sent_lines(batch_server, 1))
+    assert [r.text for r in result.responses] == ["reply: q0", "reply: q1"]
+    assert [r.dropped_params for r in result.responses] == [["temperature"]] * 2
+    assert [n.kind for n in notices.collect(notice_dir)] == ["sampling_refused"]

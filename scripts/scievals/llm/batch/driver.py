@@ -81,21 +81,24 @@ class Driver:
         self.mine: dict[str, dict[str, str]] = {}  # batch id -> this job's custom_id -> key
         self.ceiling: spend.Ledger | None = batch.ledger  # llm.max_cost_usd, when set
         self.reserved: dict[str, float] = {}  # key -> USD reserved for it in the ceiling
-        self.sent: dict[str, Sent] = {}  # key -> how this run last submitted it
+        self.sent: dict[str, Sent] = {}  # key -> how its latest batch carried it
         self.started = time.monotonic()
 
     # --- submitting -------------------------------------------------------------------------
     def body(self, job: Any) -> dict:
         """The request exactly as a realtime first attempt sends it (same cache key)."""
+        sent = self.sent[job.key] = self.as_built(job, self.api.refused_sampling,
+                                                  self.api.structured_refused)
+        return request_body(self.api, sent.kwargs)
+
+    def as_built(self, job: Any, refused_sampling, structured_refused: str | None) -> Sent:
+        """The request as a client that learned these refusals sends it."""
         kwargs = self.api.request_kwargs(job.request, job.params)
-        schema = structured.sends(self.spec, job.request) and self.api.structured_refused is None
+        schema = structured.sends(self.spec, job.request) and structured_refused is None
         if schema:
             kwargs = self.api.with_schema(kwargs, job.request.json_schema)
-        dropped = [name for name in reasoning.sent_sampling(kwargs)
-                   if name in self.api.refused_sampling]
-        kwargs = reasoning.without(kwargs, dropped)
-        self.sent[job.key] = Sent(kwargs, dropped, schema)
-        return request_body(self.api, kwargs)
+        dropped = [name for name in reasoning.sent_sampling(kwargs) if name in refused_sampling]
+        return Sent(reasoning.without(kwargs, dropped), dropped, schema)
 
     def affordable(self, keys: list[str]) -> list[str]:
         """``keys`` whose upper-bound cost at the batch price the ceiling lets through
@@ -145,7 +148,9 @@ class Driver:
                                        "submitting a batch")
             custom_ids = {key: key for key, _ in chunk}  # custom_id = cache key
             # on disk before the first poll: a killed run picks this batch up again
-            entry = self.ledger.add(batch_id, custom_ids, self.batch.label)
+            entry = self.ledger.add(batch_id, custom_ids, self.batch.label,
+                                    sorted(self.api.refused_sampling),
+                                    self.api.structured_refused)
             self.mine[batch_id] = custom_ids
             for key in custom_ids:
                 self.rounds[key] += 1
@@ -169,6 +174,12 @@ class Driver:
             entries[entry.batch_id] = entry
             self.mine.setdefault(entry.batch_id, {})[key] = key
             self.rounds[key] = 1
+            # as the earlier run sent it, and what it had learned holds for this run too
+            self.sent[key] = self.as_built(self.jobs[key], set(entry.refused_sampling),
+                                           entry.structured_refused)
+            self.api.refused_sampling |= set(entry.refused_sampling)
+            if self.api.structured_refused is None:
+                self.api.structured_refused = entry.structured_refused
         if entries:
             log.info("%s: picking up %d open batch(es) of an earlier run for %d requests: %s",
                      self.batch.label, len(entries), len(owner), ", ".join(entries))
@@ -259,20 +270,19 @@ class Driver:
         """The reply fields saying how its request went (the runner's notices read them)."""
         fields: dict = {"structured_output": (
             "sent" if structured.sends(self.spec, self.jobs[key].request) else None)}
-        sent = self.sent.get(key)  # None: submitted by an earlier run, as configured
-        if sent is not None:
-            if fields["structured_output"] and not sent.schema:
-                fields["structured_output"] = "refused"
-            if sent.dropped:
-                fields["dropped_params"] = list(sent.dropped)
+        sent = self.sent[key]
+        if fields["structured_output"] and not sent.schema:
+            fields["structured_output"] = "refused"
+        if sent.dropped:
+            fields["dropped_params"] = list(sent.dropped)
         return fields
 
     def parameter_refused(self, key: str, message: str,
                           refusal: tuple[int, str | None] | None) -> bool:
         """Whether the batch refused ``key`` for a sampling parameter or (``auto``) the
         schema; if so the model's next requests go without it, as realtime ones do."""
-        sent = self.sent.get(key)
-        if refusal is None or refusal[0] != 400 or sent is None:
+        sent = self.sent[key]
+        if refusal is None or refusal[0] != 400:
             return False
         exc = RequestRejected(message, status=400, param=refusal[1])
         names = reasoning.refused_parameters(exc, sent.kwargs)
