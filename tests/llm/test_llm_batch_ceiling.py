@@ -4,8 +4,13 @@ inside a batch goes again without it in the next batch. Against the fake batch s
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
-from llm_helpers import anthropic_spec, make_requests, openai_spec
+from llm_helpers import FAKE_KEY, KEY_VAR, anthropic_spec, make_requests, openai_spec
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
 from scievals.llm import spend
@@ -36,6 +41,19 @@ def fast(settings, **llm):
     batch = settings.batch.model_copy(update={"poll_interval_s": 0.005,
                                               "max_poll_interval_s": 0.02})
     return settings.model_copy(update={"batch": batch, **llm})
+
+
+def ceiling_child(server, tmp_path: Path, ceiling: float, n: int,
+                  batch: bool) -> subprocess.CompletedProcess:
+    """The realtime ceiling test's child process (a workflow job's entry point)."""
+    script = Path(__file__).with_name("llm_ceiling_child.py")
+    env = {**os.environ, KEY_VAR: FAKE_KEY,
+           "PYTHONPATH": os.pathsep.join([str(Path(spend.__file__).parents[2]),
+                                          str(script.parents[1])])}
+    return subprocess.run(
+        [sys.executable, str(script), server.openai_base_url, str(tmp_path / "cache"),
+         str(tmp_path / "spend.json"), str(ceiling), str(n), *(["batch"] if batch else [])],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120, check=False)
 
 
 def sent_lines(server, index: int) -> list[dict]:
@@ -220,3 +238,25 @@ def test_a_picked_up_batch_s_refusal_is_read_against_what_it_carried(
     assert [r.text for r in result.responses] == ["reply: q0", "reply: q1"]
     assert [r.dropped_params for r in result.responses] == [["temperature"]] * 2
     assert [n.kind for n in notices.collect(notice_dir)] == ["sampling_refused"]
+
+
+def test_a_batch_job_stopped_by_the_ceiling_exits_with_one_line_and_resumes(
+        batch_server, tmp_path):
+    # the realtime ceiling test's prices (1e4 USD/Mtok, max_tokens 10) through a batch: each
+    # request is reserved at (1 + 10) x 0.01 x 0.5 = 0.055 USD, so 4 fit 0.25 (0.22) and a
+    # fifth would not (0.275); each answer costs 3 x 0.01 x 0.5 = 0.015 USD
+    stopped = ceiling_child(batch_server, tmp_path, 0.25, n=10, batch=True)
+    assert stopped.returncode == 1
+    [line] = stopped.stderr.strip().splitlines()  # one line, no traceback
+    assert line.endswith(
+        f"ERROR scievals: model 'fake-gpt': llm.max_cost_usd (0.25 USD) reached: 0.0600 USD "
+        f"spent (ledger {tmp_path / 'spend.json'}); the job sent nothing more (6 request(s) "
+        "of this batch unsent) (answered requests are cached and not paid again: raise "
+        "llm.max_cost_usd and re-run to resume)")
+    assert batch_server.batch_sizes() == [4] and batch_server.count == 0
+
+    resumed = ceiling_child(batch_server, tmp_path, 1.0, n=10, batch=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert batch_server.batch_sizes() == [4, 6]  # the four answered are not sent again
+    state = spend.read_ledger(tmp_path / "spend.json")
+    assert state["spent_usd"] == pytest.approx(0.15) and state["reserved"] == {}
