@@ -86,7 +86,8 @@ class Driver:
 
     # --- submitting -------------------------------------------------------------------------
     def body(self, job: Any) -> dict:
-        """The request exactly as a realtime first attempt sends it (same cache key)."""
+        """The request as this client's next realtime attempt sends it (same cache key):
+        without what the server refused before."""
         sent = self.sent[job.key] = self.as_built(job, self.api.refused_sampling,
                                                   self.api.structured_refused)
         return request_body(self.api, sent.kwargs)
