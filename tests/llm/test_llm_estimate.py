@@ -73,7 +73,7 @@ def test_the_estimate_command_runs_the_benchmarks_own_prediction_code(
     total = [line for line in out if line.startswith("fakegpt") and " total " in line]
     expected = (f"{'fakegpt':20s} {'total':28s} {2:8d} {0:7d} {2:8d} {tokens:10d}  "
                 f"{low:.4f} .. {high:.4f}")
-    assert total == [expected]
+    assert total == [expected + "  realtime"]
     assert not (tmp_path / "cache").exists()  # nothing written
 
 
@@ -90,3 +90,25 @@ def test_a_dry_run_of_run_ends_with_the_estimate(tmp_path, monkeypatch, capsys):
     assert "LLM requests of this run, estimated (nothing sent)" in out
     tokens = sum(spend.prompt_tokens(build_request(c)) for c in cases)
     assert f"{'fakegpt':20s} {'total':28s} {2:8d} {0:7d} {2:8d} {tokens:10d}" in out
+
+
+def test_a_dry_run_with_batch_prices_at_the_batch_factor_and_says_so(tmp_path, monkeypatch,
+                                                                    capsys):
+    import argparse
+
+    from scievals import run
+
+    cases, config = curated_autogkb(tmp_path)
+    overlay = tmp_path / "overlay.yaml"
+    overlay.write_text("llm: {batch: {every_model: true}}\n")  # what `run --batch` writes
+    monkeypatch.chdir(tmp_path)
+    run.print_estimate(argparse.Namespace(benchmark=["autogkb"], configfile=[str(config)]),
+                       overlay)
+    out = capsys.readouterr().out
+    tokens = sum(spend.prompt_tokens(build_request(c)) for c in cases)
+    # the realtime range of the test above, at the default batch_price_factor 0.5
+    low = tokens * 2.0 / 1e6 * 0.5
+    high = low + 2 * 100 * 8.0 / 1e6 * 0.5
+    expected = (f"{'fakegpt':20s} {'total':28s} {2:8d} {0:7d} {2:8d} {tokens:10d}  "
+                f"{low:.4f} .. {high:.4f}  batch")
+    assert expected in out.splitlines()

@@ -11,7 +11,10 @@ changed); then each of its requests is answered as the realtime route would answ
 unless ``batch_faults[prompt]`` holds a queue of ``"failed"`` (an error line / an
 ``errored`` result) or ``"expired"`` (no line, batch ``expired`` / an ``expired`` result),
 one taken per batch that carries the prompt. ``fail_batches = n``: the next n OpenAI
-batches fail as a whole (status ``failed``, no output file).
+batches fail as a whole (status ``failed``, no output file). A request line carrying a field
+of ``refused_sampling`` (a reasoning model) or ``rejected_params`` (no structured output) is
+answered with that line's 400, in the provider's shape, as the realtime route answers it;
+answers carry the realtime route's thinking and prompt-cache usage.
 """
 
 from __future__ import annotations
@@ -108,6 +111,14 @@ class FakeBatchServer(FakeLLMServer):
             queue = self.batch_faults.get(prompt)
             return queue.pop(0) if queue else None
 
+    def _refused(self, body: dict) -> tuple[str, str] | None:
+        """The parameter a request line is refused for and the 400's message, or None."""
+        for param in sorted(self.refused_sampling & set(body)):
+            return param, f"Unsupported parameter: '{param}' is not supported with this model."
+        for param in sorted(self.rejected_params & set(body)):
+            return param, f"Unrecognized request argument supplied: {param}"
+        return None
+
     def _ended(self, batch: dict) -> bool:
         with self._lock:
             batch["polls"] += 1
@@ -169,7 +180,14 @@ class FakeBatchServer(FakeLLMServer):
             prompt = _last_user_text(body)
             fault = self._fault(prompt)
             base = {"id": f"batch_req_{self._next_id()}", "custom_id": line["custom_id"]}
-            if fault == "expired":
+            refused = self._refused(body)
+            if refused:
+                param, message = refused
+                errors.append({**base, "response": {"status_code": 400, "request_id": "r",
+                               "body": {"error": {"message": message, "param": param,
+                                                  "type": "invalid_request_error"}}},
+                               "error": None})
+            elif fault == "expired":
                 expired = True
             elif fault == "failed":
                 errors.append({**base, "response": {"status_code": 500, "request_id": "r",
@@ -178,6 +196,7 @@ class FakeBatchServer(FakeLLMServer):
             else:
                 reply = _openai_reply(body, self.reply_text(prompt), prompt, False,
                                       self._next_id())
+                self._reasoning_and_cache(reply, body, anthropic=False)
                 out.append({**base, "response": {"status_code": 200, "request_id": "r",
                                                  "body": reply}, "error": None})
         batch["result"] = "done"
@@ -224,14 +243,20 @@ class FakeBatchServer(FakeLLMServer):
             params = request["params"]
             prompt = _last_user_text(params)
             fault = self._fault(prompt)
-            if fault == "expired":
+            refused = self._refused(params)
+            if refused:
+                result = {"type": "errored", "error": {"type": "error", "error": {
+                    "type": "invalid_request_error", "message": refused[1]}}}
+            elif fault == "expired":
                 result = {"type": "expired"}
             elif fault == "failed":
                 result = {"type": "errored", "error": {"type": "error", "error": {
                     "type": "api_error", "message": "scripted batch failure"}}}
             else:
-                result = {"type": "succeeded", "message": _anthropic_reply(
-                    params, self.reply_text(prompt), prompt, False, self._next_id())}
+                message = _anthropic_reply(params, self.reply_text(prompt), prompt, False,
+                                           self._next_id())
+                self._reasoning_and_cache(message, params, anthropic=True)
+                result = {"type": "succeeded", "message": message}
             counts[result["type"]] += 1
             results.append({"custom_id": request["custom_id"], "result": result})
         batch["result"] = "".join(json.dumps(r) + "\n" for r in results).encode()

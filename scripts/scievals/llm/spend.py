@@ -103,26 +103,38 @@ class Ledger:
     def reserve(self, usd: float) -> bool:
         """Reserve ``usd`` for a request about to be sent; False (and nothing more from this
         job) when spent + reservations + ``usd`` would pass the ceiling."""
+        return self.reserve_first(usd) == 1
+
+    def reserve_first(self, *usds: float) -> int:
+        """Reserve the requests ``usds`` in order under one lock (a batch about to be
+        submitted) up to the first that would pass the ceiling; how many were reserved.
+        From that one on, nothing more of this job is (each counted as refused)."""
         if self.stopped:
-            self.refused += 1
-            return False
+            self.refused += len(usds)
+            return 0
         with self._state() as state:
             now = time.time()
             flights = {owner: entry for owner, entry in state["reserved"].items()
                        if _alive(owner, now, entry["at"])}
-            in_flight = sum(entry["usd"] for entry in flights.values())
-            if state["spent_usd"] + in_flight + usd > self.ceiling:
-                state["reserved"] = flights
-                self.stopped = True
-                self.refused += 1
-                return False
-            mine = flights.get(self.owner, {"usd": 0.0})
-            flights[self.owner] = {"usd": mine["usd"] + usd, "at": now}
+            committed = state["spent_usd"] + sum(entry["usd"] for entry in flights.values())
+            taken = 0.0
+            fitted = 0
+            for usd in usds:
+                if committed + taken + usd > self.ceiling:
+                    self.stopped = True
+                    self.refused += len(usds) - fitted
+                    break
+                taken += usd
+                fitted += 1
+            if fitted:
+                mine = flights.get(self.owner, {"usd": 0.0})
+                flights[self.owner] = {"usd": mine["usd"] + taken, "at": now}
             state["reserved"] = flights
-        return True
+        return fitted
 
-    def settle(self, reserved: float, spent: float | None) -> None:
-        """Replace a reservation by what the request cost (0 for a failed request)."""
+    def settle(self, reserved: float, spent: float | None, requests: int | None = None) -> None:
+        """Replace a reservation by what the request cost (0 for a failed request); a batch
+        settles its answers at once, ``requests`` of them (scievals.llm.batch.driver)."""
         with self._state() as state:
             mine = state["reserved"].get(self.owner)
             if mine is not None:
@@ -132,7 +144,7 @@ class Ledger:
                 else:
                     del state["reserved"][self.owner]
             state["spent_usd"] += spent or 0.0
-            state["requests"] += 1 if spent else 0
+            state["requests"] += (1 if spent else 0) if requests is None else requests
 
     def spent(self) -> float:
         return read_ledger(self.path)["spent_usd"]

@@ -7,7 +7,9 @@ cases inside :func:`scievals.llm.estimate.estimating`: every request it would ma
 up in the response cache (a hit costs nothing more), none is sent and nothing is written.
 The table gives per model and batch the requests, those the cache answers, those to send,
 their input tokens (characters / 4) and the cost range (input only .. input plus
-``max_tokens`` of output each, the cost ceiling's reservation; docs/llm.md#cost-ceiling).
+``max_tokens`` of output each, the cost ceiling's reservation; docs/llm.md#cost-ceiling) and
+the route its requests take: ``realtime``, or ``batch`` priced at the model's
+``batch_price_factor`` (docs/llm.md#batch-mode).
 waza is not estimated: an agent's turns depend on its replies.
 """
 
@@ -68,20 +70,22 @@ def _usd(value: float | None) -> str:
 def table(batches: list[BatchEstimate]) -> str:
     """One line per batch, then one total line per model."""
     header = (f"{'model':20s} {'batch':28s} {'requests':>8s} {'cached':>7s} {'to send':>8s} "
-              f"{'~tokens in':>10s}  cost USD (input only .. with max_tokens out)")
+              f"{'~tokens in':>10s}  cost USD (input only .. with max_tokens out)  route")
     lines = [header]
     for b in batches:
         lines.append(f"{b.model:20s} {b.label[:28]:28s} {b.requests:8d} {b.cached:7d} "
                      f"{b.to_send:8d} {b.tokens_in:10d}  {_usd(b.cost_low_usd)} .. "
-                     f"{_usd(b.cost_high_usd)}")
+                     f"{_usd(b.cost_high_usd)}  {b.route}")
     for model in dict.fromkeys(b.model for b in batches):
         mine = [b for b in batches if b.model == model]
         priced = all(b.cost_low_usd is not None for b in mine)
         low = sum(b.cost_low_usd for b in mine) if priced else None
         high = sum(b.cost_high_usd for b in mine) if priced else None
+        routes = "+".join(sorted({b.route for b in mine}))
         lines.append(f"{model:20s} {'total':28s} {sum(b.requests for b in mine):8d} "
                      f"{sum(b.cached for b in mine):7d} {sum(b.to_send for b in mine):8d} "
-                     f"{sum(b.tokens_in for b in mine):10d}  {_usd(low)} .. {_usd(high)}")
+                     f"{sum(b.tokens_in for b in mine):10d}  {_usd(low)} .. {_usd(high)}  "
+                     f"{routes}")
     return "\n".join(lines)
 
 

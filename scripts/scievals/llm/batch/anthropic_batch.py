@@ -59,4 +59,6 @@ class AnthropicBatchRoute:
             error = getattr(getattr(result, "error", None), "error", None)
             message = getattr(error, "message", None)
             out.errors[item.custom_id] = result.type + (f": {message}" if message else "")
+            if getattr(error, "type", None) == "invalid_request_error":  # Anthropic's 400
+                out.refusals[item.custom_id] = (400, None)
         return out

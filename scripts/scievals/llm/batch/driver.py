@@ -13,6 +13,15 @@
 5. Requests the batch reports failed or expired go again: in a new batch until they have
    been through ``max_rounds`` batches (then they are failed requests, as in realtime), or
    realtime with ``retry_realtime``. How many is said at the end of the run.
+
+As realtime: a request the provider refuses with a 400 naming a sampling parameter (a
+reasoning model, scievals.llm.reasoning) or, under ``structured_output: auto``, the
+structured-output parameter goes again in the next batch without it, as do the model's later
+requests; the replies say so (``dropped_params``, ``structured_output: refused``), so the run
+ends with the realtime notices. With ``llm.max_cost_usd`` each request reserves its upper
+bound at ``batch_price_factor`` before its batch is submitted, only those that fit are
+submitted, and each batch settles at what its answers cost (scievals.llm.spend). A batch
+picked up from an earlier run was submitted already: it is not reserved again, only settled.
 """
 
 from __future__ import annotations
@@ -21,19 +30,30 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from scievals.common import notices
 from scievals.common.errors import ScievalsError
-from scievals.llm import structured
-from scievals.llm.base import LLMResponse, TransientError
+from scievals.llm import reasoning, spend, structured
+from scievals.llm.base import LLMResponse, RequestRejected, TransientError
 from scievals.llm.batch.anthropic_batch import AnthropicBatchRoute
 from scievals.llm.batch.ledger import BatchEntry, Ledger
 from scievals.llm.batch.openai_batch import OpenAIBatchRoute
 from scievals.llm.batch.routes import BatchRoute, request_body
 from scievals.llm.retry import call_with_retries
+from scievals.llm.usage import response_cost
 
 log = logging.getLogger("scievals.llm")
+
+
+@dataclass
+class Sent:
+    """How a request went in its latest batch (what a refusal is read against)."""
+
+    kwargs: dict
+    dropped: list[str]  # sampling parameters left out (the server refused them before)
+    schema: bool  # the JSON schema went with it
 
 
 async def send_batched(batch: Any, api: Any) -> None:
@@ -59,15 +79,46 @@ class Driver:
         self.rounds = dict.fromkeys(self.jobs, 0)  # batches each request went through
         self.failures = dict.fromkeys(self.jobs, 0)  # times a batch reported it failed
         self.mine: dict[str, dict[str, str]] = {}  # batch id -> this job's custom_id -> key
+        self.ceiling: spend.Ledger | None = batch.ledger  # llm.max_cost_usd, when set
+        self.reserved: dict[str, float] = {}  # key -> USD reserved for it in the ceiling
+        self.sent: dict[str, Sent] = {}  # key -> how its latest batch carried it
         self.started = time.monotonic()
 
     # --- submitting -------------------------------------------------------------------------
     def body(self, job: Any) -> dict:
-        """The request exactly as a realtime first attempt sends it (same cache key)."""
+        """The request as this client's next realtime attempt sends it (same cache key):
+        without what the server refused before."""
+        sent = self.sent[job.key] = self.as_built(job, self.api.refused_sampling,
+                                                  self.api.structured_refused)
+        return request_body(self.api, sent.kwargs)
+
+    def as_built(self, job: Any, refused_sampling, structured_refused: str | None) -> Sent:
+        """The request as a client that learned these refusals sends it."""
         kwargs = self.api.request_kwargs(job.request, job.params)
-        if structured.sends(self.spec, job.request):
+        schema = structured.sends(self.spec, job.request) and structured_refused is None
+        if schema:
             kwargs = self.api.with_schema(kwargs, job.request.json_schema)
-        return request_body(self.api, kwargs)
+        dropped = [name for name in reasoning.sent_sampling(kwargs) if name in refused_sampling]
+        return Sent(reasoning.without(kwargs, dropped), dropped, schema)
+
+    def affordable(self, keys: list[str]) -> list[str]:
+        """``keys`` whose upper-bound cost at the batch price the ceiling lets through
+        (reserved now); after the first refusal none is (the ledger stops the job)."""
+        if self.ceiling is None:
+            return keys
+        usds = [spend.request_estimate(self.spec, self.jobs[key].request,
+                                       self.jobs[key].params) * self.spec.batch_price_factor
+                for key in keys]
+        kept = keys[:self.ceiling.reserve_first(*usds)]  # one lock for the whole submission
+        self.reserved.update(zip(kept, usds))
+        return kept
+
+    def release(self) -> None:
+        """Drop what is still reserved (a stop before the results): a later run that picks
+        the batches up settles what they cost."""
+        if self.ceiling is not None and self.reserved:
+            self.ceiling.settle(sum(self.reserved.values()), 0.0, requests=0)
+            self.reserved.clear()
 
     def chunks(self, keys: list[str]) -> list[list[tuple[str, bytes]]]:
         """``keys``' request lines in batches within the size limits, in order."""
@@ -92,13 +143,15 @@ class Driver:
 
     async def submit(self, keys: list[str]) -> list[BatchEntry]:
         entries = []
-        for chunk in self.chunks(keys):
+        for chunk in self.chunks(self.affordable(keys)):
             lines = [line for _, line in chunk]
             batch_id = await self.call(lambda lines=lines: self.route.create(lines),
                                        "submitting a batch")
             custom_ids = {key: key for key, _ in chunk}  # custom_id = cache key
             # on disk before the first poll: a killed run picks this batch up again
-            entry = self.ledger.add(batch_id, custom_ids, self.batch.label)
+            entry = self.ledger.add(batch_id, custom_ids, self.batch.label,
+                                    sorted(self.api.refused_sampling),
+                                    self.api.structured_refused)
             self.mine[batch_id] = custom_ids
             for key in custom_ids:
                 self.rounds[key] += 1
@@ -122,6 +175,12 @@ class Driver:
             entries[entry.batch_id] = entry
             self.mine.setdefault(entry.batch_id, {})[key] = key
             self.rounds[key] = 1
+            # as the earlier run sent it, and what it had learned holds for this run too
+            self.sent[key] = self.as_built(self.jobs[key], set(entry.refused_sampling),
+                                           entry.structured_refused)
+            self.api.refused_sampling |= set(entry.refused_sampling)
+            if self.api.structured_refused is None:
+                self.api.structured_refused = entry.structured_refused
         if entries:
             log.info("%s: picking up %d open batch(es) of an earlier run for %d requests: %s",
                      self.batch.label, len(entries), len(owner), ", ".join(entries))
@@ -180,22 +239,68 @@ class Driver:
                            self.settings.max_poll_interval_s)
 
     # --- collecting -------------------------------------------------------------------------
-    async def collect(self, entry: BatchEntry) -> dict[str, str]:
-        """Cache and hand over the batch's answers; the failed requests' keys -> why."""
+    async def collect(self, entry: BatchEntry, refused: list[str]) -> dict[str, str]:
+        """Cache and hand over the batch's answers; the failed requests' keys -> why. Keys
+        refused for a parameter that the next batch leaves out go to ``refused``."""
         results = await self.call(lambda: self.route.results(entry.batch_id),
                                   f"reading the results of batch {entry.batch_id}")
         latency = max(time.time() - entry.created_unix, 0.0)  # submission to results
         failed = {}
+        released = spent = 0.0
+        answered = 0
         for custom_id, key in self.mine.get(entry.batch_id, {}).items():
+            released += self.reserved.pop(key, 0.0)
             reply = results.replies.get(custom_id)
             if reply is None:
-                failed[key] = results.errors.get(custom_id, results.missing)
+                if self.parameter_refused(key, results.errors.get(custom_id, ""),
+                                          results.refusals.get(custom_id)):
+                    refused.append(key)
+                else:
+                    failed[key] = results.errors.get(custom_id, results.missing)
                 continue
-            sent = "sent" if structured.sends(self.spec, self.jobs[key].request) else None
-            await self.store(key, reply.model_copy(update={"route": "batch",
-                                                           "structured_output": sent}), latency)
+            reply = reply.model_copy(update={"route": "batch", **self.as_sent(key)})
+            spent += response_cost(self.spec, reply) or 0.0
+            answered += 1
+            await self.store(key, reply, latency)
+        if self.ceiling is not None:  # after the answers are cached: a kill never counts twice
+            self.ceiling.settle(released, spent, requests=answered)
         self.ledger.remove(entry)  # its answers are cached; the failed ones go again below
         return failed
+
+    def as_sent(self, key: str) -> dict:
+        """The reply fields saying how its request went (the runner's notices read them)."""
+        fields: dict = {"structured_output": (
+            "sent" if structured.sends(self.spec, self.jobs[key].request) else None)}
+        sent = self.sent[key]
+        if fields["structured_output"] and not sent.schema:
+            fields["structured_output"] = "refused"
+        if sent.dropped:
+            fields["dropped_params"] = list(sent.dropped)
+        return fields
+
+    def parameter_refused(self, key: str, message: str,
+                          refusal: tuple[int, str | None] | None) -> bool:
+        """Whether the batch refused ``key`` for a sampling parameter or (``auto``) the
+        schema; if so the model's next requests go without it, as realtime ones do."""
+        sent = self.sent[key]
+        if refusal is None or refusal[0] != 400:
+            return False
+        exc = RequestRejected(message, status=400, param=refusal[1])
+        names = reasoning.refused_parameters(exc, sent.kwargs)
+        if names:
+            if not set(names) <= self.api.refused_sampling:
+                log.warning("%s: the batch refused %s (%s); its requests go again without",
+                            self.spec.name, ", ".join(names), message)
+                self.api.refused_sampling |= set(names)
+            return True
+        if (sent.schema and self.spec.structured_output == "auto"
+                and structured.rejects_parameter(exc)):
+            if self.api.structured_refused is None:
+                log.warning("%s: the batch rejected structured output (%s); its requests go "
+                            "again without it", self.spec.name, message)
+                self.api.structured_refused = message
+            return True
+        return False
 
     async def store(self, key: str, reply: Any, latency: float) -> None:
         job = self.jobs[key]
@@ -217,6 +322,12 @@ class Driver:
 
     # --- the whole job ----------------------------------------------------------------------
     async def run(self) -> None:
+        try:
+            await self.rounds_until_done()
+        finally:
+            self.release()
+
+    async def rounds_until_done(self) -> None:
         active = self.picked_up()
         claimed = {key for keys in self.mine.values() for key in keys}
         active += await self.submit([key for key in self.jobs if key not in claimed])
@@ -226,8 +337,9 @@ class Driver:
         while active:
             await self.wait(active)
             failed: dict[str, str] = {}
+            refused: list[str] = []  # go again without the refused parameter, whatever the round
             for entry in active:
-                failed.update(await self.collect(entry))
+                failed.update(await self.collect(entry, refused))
             for key in failed:
                 self.failures[key] += 1
             if self.settings.retry_realtime:
@@ -239,6 +351,7 @@ class Driver:
                     given_up[key] = failed[key]
                     self.give_up(key, failed[key])
             resent += again
+            again += refused
             active = await self.submit(again) if again else []
         if realtime:
             await self.batch.send_realtime(self.api, [self.jobs[key] for key in realtime])

@@ -6,7 +6,9 @@ the batch id, the server and model it went to, and ``custom_ids``, each request'
 ``custom_id`` -> the cache key its answer is stored under. A file is written (atomically)
 right after the provider accepted the batch and before the first poll, and removed once the
 batch's answers are cached, so a job killed while it waits finds its batches again on the
-next run instead of paying for them twice.
+next run instead of paying for them twice. It also keeps what the client had learned when
+it submitted the batch (sampling parameters and structured output the server refused), so
+the run that picks it up reads a refusal against what was sent.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import logging
 import os
 import re
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from scievals.common.io import write_text
@@ -35,6 +37,8 @@ class BatchEntry:
     custom_ids: dict[str, str]  # custom_id -> cache key
     label: str = ""
     created_unix: float = 0.0
+    refused_sampling: list[str] = field(default_factory=list)  # left out of its requests
+    structured_refused: str | None = None  # the schema was left out (the server's 400)
 
 
 def ledger_root(cache_dir: str | os.PathLike) -> Path:
@@ -56,9 +60,12 @@ class Ledger:
     def _base_url(self) -> str | None:
         return (self.spec.shown_url or "").rstrip("/") or None
 
-    def add(self, batch_id: str, custom_ids: dict[str, str], label: str) -> BatchEntry:
+    def add(self, batch_id: str, custom_ids: dict[str, str], label: str,
+            refused_sampling: list[str] | None = None,
+            structured_refused: str | None = None) -> BatchEntry:
         entry = BatchEntry(batch_id, self.spec.provider, self.spec.model, self._base_url(),
-                           custom_ids, label, time.time())
+                           custom_ids, label, time.time(), list(refused_sampling or []),
+                           structured_refused)
         write_text(self._path(batch_id), json.dumps(asdict(entry), sort_keys=True))
         return entry
 

@@ -72,6 +72,9 @@ class OpenAIBatchRoute:
         error = line.get("error") or (body or {}).get("error") or {}
         message = error.get("message") if isinstance(error, dict) else str(error)
         out.errors[custom_id] = f"HTTP {status}: {message}" if status else str(message)
+        if isinstance(status, int) and 400 <= status < 500:
+            out.refusals[custom_id] = (status, error.get("param") if isinstance(error, dict)
+                                       else None)
 
 
 def _missing(batch: Any) -> str:

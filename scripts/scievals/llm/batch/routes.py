@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from scievals.llm.base import ProviderReply
@@ -29,6 +29,10 @@ class BatchResults:
     replies: dict[str, ProviderReply]
     errors: dict[str, str]
     missing: str
+    # custom_id -> the HTTP status and error.param of a request the provider refused (400 for
+    # Anthropic's invalid_request_error): a refused sampling parameter or schema goes again
+    # without it (scievals.llm.batch.driver)
+    refusals: dict[str, tuple[int, str | None]] = field(default_factory=dict)
 
 
 class BatchRoute(Protocol):
