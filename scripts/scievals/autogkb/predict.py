@@ -98,7 +98,6 @@ def llm_predictions(cases: list[dict], spec, config: dict) -> tuple[list[dict], 
     """Every article at every configured temperature (``autogkb.temperatures``); the usage
     summary of the whole run, with one per condition when there are several."""
     from scievals.llm.runner import run_batch  # the 'llm' extra (SDKs, tenacity)
-    from scievals.llm.usage import summarize_usage
 
     settings = LLMSettings.from_config(config.get("llm"))
     turns = int((config.get("autogkb") or {}).get("refine_turns") or 0)
@@ -143,7 +142,7 @@ def refined(by_id: dict, spec, settings, responses: list, turns: int,
     """The records of turn 0 and of ``turns`` refinement turns (feedback from
     :func:`scievals.autogkb.experiments.feedback` on each article's text, never its curated
     annotations), and each later turn's usage by its condition name (``<mode>#turn<k>``)."""
-    from scievals.llm.refine import ANSWERED, TurnReply, refine, turn_fields
+    from scievals.llm.refine import refined_records
 
     inputs = {case_id: item_inputs(case) for case_id, (case, _) in by_id.items()}
 
@@ -164,14 +163,9 @@ def refined(by_id: dict, spec, settings, responses: list, turns: int,
 
     first = [(by_id[r.case_id][1].model_copy(update={"sample_index": r.sample_index}), r)
              for r in responses]
-    later, usages = refine(spec, first, turns, lambda q, r: said(record(q, r, 0), r), settings,
-                           scope=f"autogkb/{PROMPT_VERSION}", label=f"{spec.name} [autogkb]")
-    out = []
-    for turn, replies in enumerate([[TurnReply(0, q, r, ANSWERED) for q, r in first], *later]):
-        for reply in replies:
-            rec = record(reply.request, reply.response, turn)
-            rec.update(turn_fields(reply, said(rec, reply.response)))
-            out.append(rec)
+    out, usages, _ = refined_records(spec, first, turns, record, said, settings,
+                                     scope=f"autogkb/{PROMPT_VERSION}",
+                                     label=f"{spec.name} [autogkb]")
     modes = sorted({case["text_mode"] for case, _ in by_id.values()})
     usage = {arm(mode).with_turn(k).name: u.model_dump(mode="json")
              for mode in modes for k, u in enumerate(usages, 1)}

@@ -27,11 +27,11 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, read_jsonl, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.stats.calibration_rows import UNITS_COLUMN, condition_items, encode
-from scievals.stats.refinement import turn_rows
-from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
 from scievals.llm.usage_rows import usage_metric_rows
+from scievals.stats.arm_rows import arm_items
+from scievals.stats.calibration_rows import UNITS_COLUMN, encode
+from scievals.stats.samples import SampleAnswers, sample_metrics
 
 log = logging.getLogger(__name__)
 
@@ -144,13 +144,9 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_case, sections = score_records(cases, records, threshold)
     per_case, sampled, ranges = with_samples(cases, records, per_case, threshold)
     usage = read_json(usage_json) if usage_json else {}
-    turns = turn_rows(per_case, records, TURN_METRICS)
-    calibration = condition_items(per_case, bootstrap)
-    tables = [result_rows(provenance, model, condition,
-                          items + turns.get(condition, []) + _usage_items(usage, condition)
-                          + calibration.get(condition, []))
-              for condition, items in means_with_samples(per_case, TABLE_METRICS, sampled,
-                                                         bootstrap, ranges).items()]
+    tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
+              for condition, items in arm_items(per_case, records, TABLE_METRICS, sampled, bootstrap,
+                                                ranges, TURN_METRICS).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_case.insert(0, "model", model)
     write_csv(per_case_csv, per_case)

@@ -48,7 +48,7 @@ from scievals.gating.records import DEEP_FIX, Duplicates, iter_lines
 from scievals.gating.task_failure import classify
 from scievals.gating.tree import TOO_DEEP, junk_names
 from scievals.llm.parsing import refuse_cut_short
-from scievals.llm.refine import ANSWERED, REFINE_KEYS, TurnReply
+from scievals.llm.refine import REFINE_KEYS
 from scievals.llm.registry import model_spec
 from scievals.llm.settings import LLMSettings
 from scievals.llm.usage import summarize_usage
@@ -154,7 +154,7 @@ def refined(cases: list[dict], spec, settings, context: str, strategy: str, base
     :func:`scievals.gating.experiments.feedback` on each case's inputs, never its truth),
     each later turn's usage by its condition name (``<condition>#turn<k>``), and the
     responses the follow-ups got."""
-    from scievals.llm.refine import REVISED, refine, turn_fields
+    from scievals.llm.refine import REVISED, refined_records
 
     inputs = {c["test_case_id"]: item_inputs(c) for c in cases}
 
@@ -170,17 +170,10 @@ def refined(cases: list[dict], spec, settings, context: str, strategy: str, base
 
     first = [(by_request[r.case_id].model_copy(update={"sample_index": r.sample_index}), r)
              for r in responses]
-    later, usages = refine(spec, first, turns,
-                           lambda q, r: said(record(q, r, 0), r), settings,
-                           scope="gating", label=base.name)
-    out = []
-    for turn, replies in enumerate([[TurnReply(0, q, r, ANSWERED) for q, r in first], *later]):
-        for reply in replies:
-            rec = record(reply.request, reply.response, turn)
-            rec.update(turn_fields(reply, said(rec, reply.response)))
-            out.append(rec)
+    out, usages, later = refined_records(spec, first, turns, record, said, settings,
+                                         scope="gating", label=base.name)
     usage = {base.with_turn(k).name: u.model_dump(mode="json") for k, u in enumerate(usages, 1)}
-    sent = [t.response for replies in later for t in replies if t.status == REVISED]
+    sent = [t.response for t in later if t.status == REVISED]
     return out, usage, sent
 
 

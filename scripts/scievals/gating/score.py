@@ -23,12 +23,10 @@ from scievals.common.errors import ScievalsError
 from scievals.common.io import read_json, sha256_file, write_csv, write_text
 from scievals.common.jobs import ScoreJob
 from scievals.common.provenance import Provenance
-from scievals.stats.calibration_rows import UNITS_COLUMN, condition_items, encode
-from scievals.stats.refinement import turn_rows
-from scievals.stats.samples import SampleAnswers, means_with_samples, sample_metrics
 from scievals.common.tables import result_rows, write_result_table
-from scievals.gating.cases import read_cases
 from scievals.gating import experiments
+from scievals.gating.cases import read_cases
+from scievals.gating.experiments import units
 from scievals.gating.metrics import (
     LOWER_IS_BETTER,
     METRIC_RANGES,
@@ -38,12 +36,14 @@ from scievals.gating.metrics import (
     Truth,
     evaluate,
 )
-from scievals.gating.experiments import units
 from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
 from scievals.gating.tree import TOO_DEEP
 from scievals.llm.usage_rows import usage_metric_rows
+from scievals.stats.arm_rows import arm_items
+from scievals.stats.calibration_rows import UNITS_COLUMN, encode
+from scievals.stats.samples import SampleAnswers, sample_metrics
 
 log = logging.getLogger(__name__)
 
@@ -165,13 +165,9 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
     per_prediction, sampled, ranges = with_samples(cases, records, per_prediction, semantic)
     metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
-    turns = turn_rows(per_prediction, records, TURN_METRICS)
-    calibration = condition_items(per_prediction, bootstrap)
-    tables = [result_rows(provenance, model, condition,
-                          items + turns.get(condition, []) + _usage_items(usage, condition)
-                          + calibration.get(condition, []))
-              for condition, items in means_with_samples(per_prediction, metrics, sampled,
-                                                         bootstrap, ranges).items()]
+    tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))
+              for condition, items in arm_items(per_prediction, records, metrics, sampled, bootstrap,
+                                                ranges, TURN_METRICS).items()]
     write_result_table(out_csv, pd.concat(tables, ignore_index=True))
     per_prediction.insert(0, "model", model)
     write_csv(per_case_csv, per_prediction)

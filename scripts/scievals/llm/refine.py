@@ -114,3 +114,22 @@ def turn_fields(reply: TurnReply, next_feedback: str | None) -> dict:
     if reply.status == STOOD:  # no request this turn: its cost was counted where it was made
         fields.update(tokens_in=0, tokens_out=0, latency_s=0.0, cache_hit=False, attempts=0)
     return fields
+
+
+def refined_records(spec: ModelSpec, first: Sequence[tuple[LLMRequest, LLMResponse]],
+                    turns: int, record: Callable[[LLMRequest, LLMResponse, int], dict],
+                    said: Callable[[dict, LLMResponse], str | None], settings: LLMSettings,
+                    scope: str, label: str) -> tuple[list[dict], list, list[TurnReply]]:
+    """Every turn's prediction records (turn 0's replies, then ``turns`` refinement turns),
+    each turn's usage and the later turns' replies. ``record(request, response, turn)`` makes
+    a benchmark's record; ``said(record, response)`` is its feedback on it (None: nothing),
+    which is both what the next turn sends and what the record keeps."""
+    later, usages = refine(spec, first, turns, lambda q, r: said(record(q, r, 0), r), settings,
+                           scope=scope, label=label)
+    out = []
+    for turn, replies in enumerate([[TurnReply(0, q, r, ANSWERED) for q, r in first], *later]):
+        for reply in replies:
+            rec = record(reply.request, reply.response, turn)
+            rec.update(turn_fields(reply, said(rec, reply.response)))
+            out.append(rec)
+    return out, usages, [t for replies in later for t in replies]
