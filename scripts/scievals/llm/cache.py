@@ -19,12 +19,12 @@ replaces entries, because asking for that is its purpose.
 from __future__ import annotations
 
 import errno
-import itertools
 import json
 import logging
 import os
 import re
 import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -167,15 +167,14 @@ def _publish_once(path: Path, text: str) -> bool:
 
     The text is written to a temporary file first and hard-linked into place: the link
     either creates the complete entry or fails because one exists, so readers never see a
-    partial file and two writers never both win. Every request writes one, so the system
-    calls are few: the folder is made only when the first open finds it missing, and the
-    temporary file is created with its final mode (``0o666`` less the umask, as a plain
-    ``open()`` would give; shared caches need it).
+    partial file and two writers never both win.
     """
-    fd, tmp = _new_temporary(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; shared caches need the usual mode
         try:
             os.link(tmp, path)
         except FileExistsError:
@@ -189,29 +188,18 @@ def _publish_once(path: Path, text: str) -> bool:
             os.replace(tmp, path)
         return True
     finally:
-        try:
+        if os.path.exists(tmp):
             os.unlink(tmp)
-        except FileNotFoundError:  # renamed into place
-            pass
 
 
-# Temporary names: unique per process (pid) and per write (serial; next() is atomic).
-_SERIAL = itertools.count()
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
-def _new_temporary(path: Path) -> tuple[int, str]:
-    """An open, new temporary file beside ``path`` (its folder made if missing)."""
-    for _ in range(100):  # a name left by a killed writer of an earlier, same-pid process
-        tmp = str(path.parent / f".{path.name}.{os.getpid()}.{next(_SERIAL)}.tmp")
-        try:
-            return os.open(tmp, _CREATE, 0o666), tmp
-        except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            return os.open(tmp, _CREATE, 0o666), tmp
-        except FileExistsError:
-            continue
-    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
+# Read once at import: os.umask is process-wide, and entries are written from worker threads.
+_UMASK = _read_umask()
 
 
 @dataclass
