@@ -63,9 +63,8 @@ class OpenAIBatchRoute:
         body = response.get("body")
         status = response.get("status_code")
         if status == 200 and isinstance(body, dict) and not line.get("error"):
-            completion = self.api._sdk.types.chat.ChatCompletion.construct(**body)
             try:
-                out.replies[custom_id] = self.api.reply(completion)
+                out.replies[custom_id] = self.api.reply(body)
             except TransientError as exc:
                 out.errors[custom_id] = str(exc)
             return
