@@ -96,7 +96,7 @@ def next_steps():
     summary = "results/summary.csv"
     current = (os.path.exists(SAMPLES_PAGE) and os.path.exists(summary)
                and os.path.getmtime(SAMPLES_PAGE) >= os.path.getmtime(summary))
-    # opened on the model this run singles out (run gating --model X: #gating/X)
+    # opened on the model this run singles out (run <benchmark> --model X: #<benchmark>/X)
     address = hints.viewer_address(SAMPLES_PAGE, workflow.dag_settings.targets,
                                    {b: MODELS[b].llms for b in BENCHMARKS})
     steps["sample viewer"] = (

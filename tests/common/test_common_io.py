@@ -86,7 +86,6 @@ def _case_file():
 @pytest.mark.parametrize(
     "argv",
     [
-        ["compare", "{dir}", "{dir}/summary.csv"],
         ["gating", "score", "--pred", "{dir}", "--truth", "{case}"],
         ["gating", "score", "--pred", "{case}", "--truth", "{dir}"],
         ["gating", "baseline", "--truth", "{dir}"],

@@ -29,3 +29,16 @@ def test_the_aiohttp_transport_and_the_default_answer_alike(server, settings, fa
     assert [r.text for r in with_default.responses] == [r.text for r in without.responses] == [
         "reply: q0", "reply: q1", "reply: q2"]
     assert server.count == 6
+
+
+def test_a_base_url_with_credentials_keeps_httpx(server):
+    # aiohttp refuses credentials in the URL beside the SDK's Authorization header ("Cannot
+    # combine AUTHORIZATION header with ... credentials encoded in URL"): such a base URL
+    # (a gateway's basic auth) is sent by the SDK's default httpx transport
+    import openai
+
+    pytest.importorskip("aiohttp")
+    url = server.openai_base_url.replace("http://", "http://user:secret@")
+    assert providers.http_client(openai, openai_spec(server).model_copy(
+        update={"base_url": url})) is None
+    assert providers.http_client(openai, openai_spec(server)) is not None

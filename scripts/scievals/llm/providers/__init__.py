@@ -7,6 +7,7 @@ import importlib.util
 import logging
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 from scievals.common.errors import ScievalsError
 from scievals.llm import reasoning, structured
@@ -37,8 +38,12 @@ def http_client(sdk: ModuleType, spec: ModelSpec) -> Any:
     """The SDK's own aiohttp transport (``DefaultAioHttpClient``, the SDKs' ``aiohttp``
     extra) when aiohttp is installed, else None (the SDK's default httpx transport). The
     aiohttp one takes about half the client CPU per request (docs/performance.md); proxies
-    from the environment apply to both."""
+    from the environment apply to both. A base URL carrying credentials (``user:pass@host``,
+    a gateway's basic auth) keeps httpx: aiohttp refuses them beside the SDK's own
+    Authorization header."""
     if not hasattr(sdk, "DefaultAioHttpClient") or importlib.util.find_spec("aiohttp") is None:
+        return None
+    if spec.base_url and "@" in urlsplit(spec.base_url).netloc:
         return None
     return sdk.DefaultAioHttpClient(timeout=spec.timeout_s)
 
