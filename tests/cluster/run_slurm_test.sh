@@ -11,8 +11,10 @@
 #    in the second copy, and checks every non-local job ran inside a SLURM job (sbatch),
 #    every SLURM job COMPLETED in the cluster's default partition, and summary.csv equals the
 #    local one (check_slurm_run.py);
-# 5. re-runs the scoring jobs there with a site layer (profiles/site.example with the
-#    partition `scievals_site`, given as --workflow-profile) and checks they ran in it;
+# 5. re-runs abdev's scoring jobs there with a site layer (profiles/site.example with the
+#    partition `scievals_site`, given as --workflow-profile) and checks they and the jobs
+#    after them ran in it (one benchmark is enough: the layer sets default resources, which
+#    every rule reads alike);
 # 6. stops the daemons it started, by pid, also on failure or Ctrl-C.
 # KEEP_TMP=1 keeps the temp dir for inspection. PYTHON selects the interpreter (default python3).
 set -euo pipefail
@@ -88,7 +90,7 @@ sed "s/^  # slurm_partition: .*/  slurm_partition: $SITE_PARTITION/" \
     "$TMP/slurm/profiles/site.example/config.yaml" >"$TMP/site/config.yaml"
 grep -q "slurm_partition: $SITE_PARTITION" "$TMP/site/config.yaml"
 slurm_run site --profile profiles/slurm --workflow-profile "$TMP/site" \
-    --forcerun abdev_score gating_score -- results/summary.csv
+    --forcerun abdev_score -- results/summary.csv
 echo "== checks: every re-run job in the site partition '$SITE_PARTITION'"
 check_run "$SITE_PARTITION"
 
