@@ -12,3 +12,14 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return ROOT
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files with a slow test first, each file's tests together and in their order.
+
+    With `-n 2 --dist loadfile` a worker takes one file at a time in this order (pyproject's
+    --no-loadscope-reorder keeps it; xdist's own order puts files with many quick tests first
+    and so the long workflow files last, where one of them leaves the other worker idle)."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # a stable sort
+
