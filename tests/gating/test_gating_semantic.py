@@ -391,8 +391,9 @@ def test_a_file_that_loads_badly_despite_its_hash_is_unavailable_too(tmp_path, m
     # the one-line reason, not an exception out of the score job
     copy = _model_copy(tmp_path)
     (copy / "tokenizer.json").write_text("{not json", encoding="utf-8")
+    encoder = embedding.MiniLM(copy, check_sha256=False)  # the weights are read when needed
     with pytest.raises(embedding.Unavailable, match="cannot be loaded"):
-        embedding.MiniLM(copy, check_sha256=False)
+        encoder.encode(["cell population: t cells"])
 
 
 def test_the_pins_cover_every_file_the_encoder_opens():
