@@ -121,6 +121,7 @@ class MiniLM:
         self._loaded = True
 
     def _load(self, folder: Path) -> None:
+        # the `semantic` extra's packages, needed only for a name the cache lacks
         from safetensors.numpy import load_file
         from scipy.special import erf
         from tokenizers import Tokenizer
