@@ -4,7 +4,6 @@ test_gating_semantic.py); the others store hand-made vectors."""
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 
@@ -75,15 +74,20 @@ def test_the_suite_never_writes_the_users_cache():
     assert root is not None and "pytest-" in str(root)
 
 
-def test_an_unwritable_cache_is_logged_once_and_never_fails(tmp_path, caplog):
+def test_an_unwritable_cache_is_said_once_and_never_fails(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
     cache = EC.VectorCache(blocker / "sub", 8)
-    with caplog.at_level(logging.WARNING):
-        cache.put({"a": _vector(1)})
-        cache.put({"b": _vector(2)})
+    said = []
+    monkeypatch.setattr(EC.notices, "record", lambda *a, **kw: said.append((a, kw)))
+    cache.put({"a": _vector(1)})
+    cache.put({"b": _vector(2)})
     assert cache.get(["a", "b"]) == {}
-    assert sum("embedding cache" in r.message for r in caplog.records) == 1
+    assert len(said) == 1
+    (kind, benchmark, message), options = said[0]
+    assert (kind, benchmark, options) == ("fallback", "gating", {"once": True})
+    assert message.startswith(f"embedding cache {blocker / 'sub'} not written (")
+    assert "SCIEVALS_CACHE_DIR" in message and "\n" not in message
 
 
 # --- the real encoder ---------------------------------------------------------------------

@@ -10,13 +10,13 @@ Safe on NFS and under concurrent jobs without locks: an entry is written to a te
 in its folder and renamed over its name (``os.replace``, atomic), so a reader sees a whole
 entry or none; two jobs writing one text write the same bytes. An entry carries the sha256 of
 its vector: a truncated or damaged one is ignored and written again. A cache that cannot be
-read or written costs time, never a score: the job encodes and says so once in its log.
+read or written costs time, never a score: the job encodes, and a folder it cannot write is
+said once at the end of the run (a ``fallback`` notice).
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-log = logging.getLogger(__name__)
+from scievals.common import notices
 
 ENV = "SCIEVALS_CACHE_DIR"
 OFF = "off"
@@ -105,9 +105,11 @@ class VectorCache:
                     Path(tmp).unlink(missing_ok=True)
                     raise
             except OSError as exc:
-                if not self._warned:
+                if not self._warned:  # a fallback: said again at the end of the run
                     self._warned = True
-                    log.warning("embedding cache %s not written (%s): gate names are encoded "
-                                "again by later jobs; set %s to a writable folder or to %r",
-                                self.folder, exc.strerror or exc, ENV, OFF)
+                    notices.record("fallback", "gating",
+                                   f"embedding cache {self.folder} not written "
+                                   f"({exc.strerror or exc}): later jobs encode the gate names "
+                                   f"again; set {ENV} to a writable folder, or to {OFF!r}",
+                                   once=True)
                 return
