@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -159,6 +160,8 @@ def cmd_cost() -> None:
     from scievals.gating.semantic import load_scorer
     from scievals.gating.tree import clean_tree, walk
 
+    # no disk cache: this measures the encoder itself (gating_score_cost.py measures the cache)
+    os.environ["SCIEVALS_CACHE_DIR"] = "off"
     cases = [c for d in (OMIP_VERIFIED_DIR, OMIP_STAGING_DIR) for c in load_omip_dir(d)[0]]
     rng = random.Random(0)
     preds = []

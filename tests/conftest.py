@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -23,3 +24,14 @@ def pytest_collection_modifyitems(config, items):
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)  # a stable sort
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_user_cache(tmp_path_factory):
+    """The suite never writes the user's ~/.cache: the package's user-level caches (gating's
+    embedding cache, SCIEVALS_CACHE_DIR) go under this session's temporary folder, the
+    basetemps' parent under xdist so that the workers (and the workflows they run) share it."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SCIEVALS_CACHE_DIR", str(shared / "scievals-cache"))
+        yield

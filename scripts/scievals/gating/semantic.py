@@ -184,12 +184,24 @@ class SemanticScorer:
                 "semantic_f1_marker_guarded": assign_guarded(pred, true, sim).f1()}
 
 
-def load_scorer() -> tuple[SemanticScorer | None, str]:
-    """The scorer, or None and the one-line reason it is unavailable."""
+def load_scorer(names=None) -> tuple[SemanticScorer | None, str]:
+    """The scorer, or None and the one-line reason it is unavailable. With ``names`` (the
+    gate names a job will score), their vectors are made now, from the disk cache or the
+    model, so a model that fails to load is found here and not half-way through the scores;
+    without, the model is loaded now."""
     # the encoder module's weights and tokenizer only when the metrics are asked for
     from scievals.gating.embedding import MiniLM, Unavailable
 
     try:
-        return SemanticScorer(MiniLM.installed()), ""
+        encoder = MiniLM.installed()
+        if names is None:
+            encoder.load()
+        else:
+            encoder.encode(sorted({reference_text(n) for n in names}))
+        return SemanticScorer(encoder), ""
     except Unavailable as exc:
-        return None, (f"{', '.join(METRICS)} not computed: {exc}")
+        return None, unavailable_reason(exc)
+
+
+def unavailable_reason(exc: Exception) -> str:
+    return f"{', '.join(METRICS)} not computed: {exc}"

@@ -12,8 +12,9 @@ that state one. Definitions (docs/statistics.md, "Calibration"):
   ~0.03); ``calibration_ece_debiased`` subtracts each bin's sampling noise from its squared
   gap (gap^2 - acc (1 - acc) / (n_b - 1), floored at 0; Kumar et al. 2019's correction of
   the squared error, per bin) before the square root and the weighting;
-- ``calibration_auroc``: P(a right unit states more than a wrong one), ties half, from
-  scipy.stats.mannwhitneyu's U (NaN when all units are right or all wrong);
+- ``calibration_auroc``: P(a right unit states more than a wrong one), ties half: Mann-Whitney's
+  U / (right x wrong), U counted exactly in integers (scipy.stats.mannwhitneyu's statistic to
+  the bit, a test checks; NaN when all units are right or all wrong);
 - ``selective_precision@50`` / ``@80``: precision of the 50 % / 80 % most confident units
   (ceil of the share); units tied at the cut count with their tie group's accuracy (the
   expectation over random tie-breaking, so the order of the file does not matter);
@@ -43,7 +44,6 @@ import pandas as pd
 from scievals.stats.intervals import (
     cluster_counts,
     cluster_variance_factor,
-    expanded,
     metric_means,
 )
 
@@ -109,13 +109,7 @@ def ece_debiased(confidence, correct) -> float:
 
 def auroc(confidence, correct) -> float:
     c, y = _arrays(confidence, correct)
-    right, wrong = c[y == 1], c[y == 0]
-    if not right.size or not wrong.size:
-        return math.nan
-    from scipy.stats import mannwhitneyu  # lazily: 0.4 CPU-s of imports
-
-    u = mannwhitneyu(right, wrong, alternative="two-sided", method="asymptotic").statistic
-    return float(u / (right.size * wrong.size))
+    return float(_weighted_auroc(c, y, np.ones((1, c.size), dtype=np.int64))[0])
 
 
 def precision_curve(confidence, correct) -> np.ndarray:
@@ -185,17 +179,112 @@ def _weighted_ece(c: np.ndarray, y: np.ndarray, w: np.ndarray, debiased: bool = 
         return np.nansum(np.where(count > 0, gap, 0.0), axis=1) / total
 
 
+def _value_groups(c: np.ndarray, w: np.ndarray, y: np.ndarray):
+    """Every replicate's units pooled by distinct confidence, in ascending order: (B, G)
+    integer-valued totals of the weights of all, right (y == 1) and wrong (y == 0) units and
+    of w * y (the hits :func:`precision_curve` adds up)."""
+    _, group = np.unique(c, return_inverse=True)
+    onehot = np.zeros((c.size, int(group.max()) + 1 if c.size else 0))
+    onehot[np.arange(c.size), group] = 1.0
+    w = w.astype(float)  # integer-valued: every sum below is exact
+    return w @ onehot, w @ (onehot * (y == 1)[:, None]), w @ (onehot * (y == 0)[:, None]), \
+        w @ (onehot * y[:, None])
+
+
+def _weighted_auroc(c: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """AUROC of every replicate: U / (right x wrong) with Mann-Whitney's U = sum over the
+    right units of the wrong ones below plus half the tied ones, all in integers (twice U),
+    so each value is exactly scipy.stats.mannwhitneyu's U over the same division (the
+    ranks' sums are exact half-integers there too; tests/stats/test_stats_calibration_vector.py
+    compares them replicate by replicate)."""
+    _, right, wrong, _ = _value_groups(c, w, y)
+    below = np.cumsum(wrong, axis=1) - wrong
+    twice_u = (right * (2 * below + wrong)).sum(axis=1)
+    pairs = right.sum(axis=1) * wrong.sum(axis=1)
+    with np.errstate(all="ignore"):
+        return np.where(pairs > 0, (twice_u / 2) / pairs, math.nan)
+
+
+def _descending(c: np.ndarray, y: np.ndarray, w: np.ndarray):
+    """The groups of :func:`precision_curve` per replicate (most confident first): sizes
+    (B, G) as integers, hits, hits before each group, each group's first position."""
+    sizes, _, _, hits = _value_groups(c, w, y)
+    sizes, hits = sizes[:, ::-1].astype(np.int64), hits[:, ::-1]
+    before = np.cumsum(hits, axis=1) - hits
+    starts = np.cumsum(sizes, axis=1) - sizes
+    return sizes, hits, before, starts
+
+
+def _weighted_selective(c: np.ndarray, y: np.ndarray, w: np.ndarray, share: float
+                        ) -> np.ndarray:
+    """:func:`selective_precision` of every replicate, the same operations at the cut k."""
+    sizes, hits, before, starts = _descending(c, y, w)
+    total = sizes.sum(axis=1)
+    k = np.maximum(1, np.ceil(share * total).astype(np.int64))
+    # the group holding position k: the last one starting before it
+    g = np.maximum((starts < k[:, None]).sum(axis=1) - 1, 0)[:, None]
+    at = (lambda a: np.take_along_axis(a, g, axis=1)[:, 0])
+    with np.errstate(all="ignore"):
+        value = (at(before) + (k - at(starts)) * (at(hits) / at(sizes))) / k
+    return np.where(total > 0, value, math.nan)
+
+
+# Positions of the risk-coverage curves held at once by :func:`_weighted_aurc` (~16 MB each
+# of the few float arrays): replicates go in chunks of about this many curve points.
+AURC_CHUNK = 2_000_000
+
+
+def _weighted_aurc(c: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """:func:`aurc` of every replicate. Each replicate's curve point k is computed as
+    :func:`precision_curve` does, then each curve is summed with numpy's pairwise summation
+    over one contiguous row, as np.mean of one curve does (np.add.reduceat sums in another
+    order); curves of one length are summed together."""
+    sizes, hits, before, starts = _descending(c, y, w)
+    total = sizes.sum(axis=1)
+    out = np.full(len(w), math.nan)
+    first = 0
+    while first < len(w):  # replicates in chunks of about AURC_CHUNK curve points
+        last = first + max(1, int(np.searchsorted(np.cumsum(total[first:]), AURC_CHUNK,
+                                                  side="right")))
+        rows = slice(first, last)
+        out[rows] = _aurc_rows(sizes[rows], hits[rows], before[rows], starts[rows],
+                               total[rows])
+        first = last
+    return out
+
+
+def _aurc_rows(sizes, hits, before, starts, total) -> np.ndarray:
+    # one flat curve: replicate after replicate, each group's cell repeated over its positions
+    cell = np.repeat(np.arange(sizes.size), sizes.ravel())
+    offset = np.cumsum(total) - total
+    k = np.arange(cell.size) - np.repeat(offset, total) + 1
+    with np.errstate(all="ignore"):
+        ratio = (hits / sizes).ravel()[cell]
+    curve = 1.0 - (before.ravel()[cell] + (k - starts.ravel()[cell]) * ratio) / k
+    out = np.full(len(total), math.nan)
+    for length in np.unique(total[total > 0]):
+        picked = np.flatnonzero(total == length)
+        block = curve[offset[picked][:, None] + np.arange(length)]
+        out[picked] = np.add.reduce(block, axis=1) / length
+    return out
+
+
 def weighted(metric: str, c: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """``metric`` on every row of the multiplicities ``w`` (B, n)."""
+    """``metric`` on every row of the multiplicities ``w`` (B, n): the number
+    :data:`POINT`'s function gives on the units repeated that often, without repeating them
+    or a Python call per row."""
     w = np.atleast_2d(np.asarray(w))
     if metric == "calibration_brier":
         with np.errstate(all="ignore"):
             return (w @ (c - y) ** 2) / w.sum(axis=1)
     if metric in ("calibration_ece", "calibration_ece_debiased"):
         return _weighted_ece(c, y, w, debiased=metric == "calibration_ece_debiased")
-    point = POINT[metric]
-    return expanded(lambda idx: np.array([point(c[row], y[row]) for row in idx]),
-                    w.astype(np.int64))
+    w = w.astype(np.int64)
+    if metric == "calibration_auroc":
+        return _weighted_auroc(c, y, w)
+    if metric == "aurc":
+        return _weighted_aurc(c, y, w)
+    return _weighted_selective(c, y, w, SELECTIVE_SHARES[metric])
 
 
 # ---------------------------------------------------------------------------
