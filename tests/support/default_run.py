@@ -44,9 +44,12 @@ FAILED = "failed.txt"
 
 def session_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A temporary folder of this test session that every xdist worker sees: a worker's
-    basetemp is ``<the session's basetemp>/popen-gwN``; without xdist, the basetemp."""
+    basetemp is ``<the session's basetemp>/popen-gwN``; without xdist, the basetemp. (A
+    pytest started by a test inherits PYTEST_XDIST_WORKER but has a basetemp of its own:
+    its parent is shared by every session, so it is not used.)"""
     base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return base.parent if worker and base.name == f"popen-{worker}" else base
 
 
 def build_once(folder: Path, build: Callable[[Path], None]) -> Path:

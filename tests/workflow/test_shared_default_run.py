@@ -87,13 +87,18 @@ def test_a_build_killed_half_way_is_started_again_from_an_empty_folder(tmp_path)
 
 def test_session_folder_is_the_parent_of_a_workers_basetemp(tmp_path, monkeypatch):
     class Factory:
+        def __init__(self, name: str) -> None:
+            self.base = tmp_path / name
+
         def getbasetemp(self) -> Path:
-            return tmp_path / "popen-gw1"
+            return self.base
 
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
-    assert session_folder(Factory()) == tmp_path
+    assert session_folder(Factory("popen-gw1")) == tmp_path
+    # a pytest started by a test in that worker: the variable, but a basetemp of its own
+    assert session_folder(Factory("pytest-7")) == tmp_path / "pytest-7"
     monkeypatch.delenv("PYTEST_XDIST_WORKER")
-    assert session_folder(Factory()) == tmp_path / "popen-gw1"
+    assert session_folder(Factory("pytest-7")) == tmp_path / "pytest-7"
 
 
 def test_changed_paths_marks_added_removed_and_changed_files_but_not_pycache(tmp_path):
