@@ -78,11 +78,12 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def report(default_run_template, tmp_path_factory) -> Path:
+def report(request, tmp_path_factory) -> Path:
     # The README's two commands: the quick start (the session's run, copied), then the report
-    # (which builds the figures first: --report-after-run).
-    workdir = copy_default_run(default_run_template,
-                               tmp_path_factory.mktemp("report") / "scievals")
+    # (which builds the figures first: --report-after-run). The run is asked for here, not as
+    # an argument: pytest sets session fixtures up first, before the `chromium` gate.
+    template = request.getfixturevalue("default_run_template")
+    workdir = copy_default_run(template, tmp_path_factory.mktemp("report") / "scievals")
     snakemake(workdir, "--cores", "2", "--report", "results/report.html", "--report-after-run")
     return workdir / "results" / "report.html"
 
