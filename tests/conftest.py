@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# default_run (read it) and default_run_template (copy it): the session's one default run
+from support.default_run import default_run, default_run_template  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

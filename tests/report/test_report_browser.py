@@ -24,13 +24,12 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from support.workflow_copy import copy_workflow
+from support.default_run import copy_default_run
 
 from .browser import find_chromium, visit
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA_URI = re.compile(r'"data_uri": "data:image/png;charset=utf8;filename=([^;]+);base64,([^"]+)"')
 
 
@@ -79,12 +78,12 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    workdir = tmp_path_factory.mktemp("report") / "scievals"
-    copy_workflow(ROOT, workdir)
-    # The README's two commands: the quick start, then the report (which builds the
-    # figures first: --report-after-run).
-    snakemake(workdir, "--cores", "2", "results/summary.csv")
+def report(request, tmp_path_factory) -> Path:
+    # The README's two commands: the quick start (the session's run, copied), then the report
+    # (which builds the figures first: --report-after-run). The run is asked for here, not as
+    # an argument: pytest sets session fixtures up first, before the `chromium` gate.
+    template = request.getfixturevalue("default_run_template")
+    workdir = copy_default_run(template, tmp_path_factory.mktemp("report") / "scievals")
     snakemake(workdir, "--cores", "2", "--report", "results/report.html", "--report-after-run")
     return workdir / "results" / "report.html"
 

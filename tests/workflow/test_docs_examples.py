@@ -8,7 +8,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from .conftest import copy_workflow, snakemake
+from .conftest import copy_default_run, snakemake
 from .test_readme_commands import BASH
 
 pytestmark = pytest.mark.slow
@@ -18,8 +18,10 @@ COPIES = [cmd for cmd in BASH if cmd[0] in ("mkdir", "cp")
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    workdir = copy_workflow(tmp_path_factory.mktemp("examples") / "scievals")
+def run(default_run_template, tmp_path_factory):
+    # the README's order: the quick start (the session's run, copied), then own files
+    workdir = copy_default_run(default_run_template,
+                               tmp_path_factory.mktemp("examples") / "scievals")
     for cmd in COPIES:
         subprocess.run(cmd, cwd=workdir, check=True)
     proc = snakemake(workdir, "--cores", "2", "gating", "autogkb", "waza")

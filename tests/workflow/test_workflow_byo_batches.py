@@ -4,14 +4,13 @@ re-scores only its batch (issue 9 item 6; docs/abdev.md, "Speed")."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections import Counter
 
 import pandas as pd
 import pytest
 from scievals.common.workflow import byo_batches
 
-from .conftest import snakemake
+from .conftest import copy_default_run, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -24,9 +23,9 @@ def planned(workdir) -> Counter:
     return Counter(JOB.findall(proc.stdout))
 
 
-def test_own_files_are_scored_in_batches_and_a_new_file_rescores_only_its_batch(default_run, tmp_path):
-    workdir = tmp_path / "copy"
-    shutil.copytree(default_run, workdir, symlinks=True)
+def test_own_files_are_scored_in_batches_and_a_new_file_rescores_only_its_batch(
+        default_run_template, tmp_path):
+    workdir = copy_default_run(default_run_template, tmp_path / "copy")
     own = workdir / "predictions" / "abdev"
     own.mkdir(parents=True, exist_ok=True)
     ridge = pd.read_csv(workdir / "results/abdev/predictions/ridge_descriptors.csv")

@@ -4,11 +4,10 @@ moved checkout re-runs nothing (issue 9 item 2, issue 14 item 13)."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 
-from .conftest import snakemake
+from .conftest import copy_default_run, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -20,10 +19,9 @@ def planned_rules(workdir) -> list[str]:
     return JOB.findall(proc.stdout)
 
 
-def test_bumping_the_abdev_metrics_version_reruns_abdev_scoring_and_nothing_else(default_run,
-                                                                               tmp_path):
-    workdir = tmp_path / "copy"
-    shutil.copytree(default_run, workdir, symlinks=True)
+def test_bumping_the_abdev_metrics_version_reruns_abdev_scoring_and_nothing_else(
+        default_run_template, tmp_path):
+    workdir = copy_default_run(default_run_template, tmp_path / "copy")
     assert planned_rules(workdir) == []  # the copy is up to date
     metrics = workdir / "scripts" / "scievals" / "abdev" / "metrics.py"
     text = metrics.read_text()
@@ -39,7 +37,7 @@ def test_bumping_the_abdev_metrics_version_reruns_abdev_scoring_and_nothing_else
     assert "Params have changed since last execution" in proc.stdout
 
 
-def test_a_moved_checkout_is_up_to_date_where_it_lands(default_run, tmp_path):
-    moved = tmp_path / "elsewhere" / "scievals"
-    shutil.copytree(default_run, moved, symlinks=True)
+def test_a_moved_checkout_is_up_to_date_where_it_lands(default_run_template, tmp_path):
+    # also what makes the session's shared default run usable by copying (support.default_run)
+    moved = copy_default_run(default_run_template, tmp_path / "elsewhere" / "scievals")
     assert planned_rules(moved) == [], "a copied checkout re-ran jobs (absolute input paths?)"

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 from scievals.stats.comparisons import COLUMNS
 
-from .conftest import copy_workflow, snakemake
+from .conftest import copy_default_run, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -57,9 +57,9 @@ def _own_files(workdir):
 
 
 @pytest.fixture(scope="module")
-def two_models(tmp_path_factory):
-    workdir = copy_workflow(tmp_path_factory.mktemp("cmp") / "scievals")
-    snakemake(workdir, "--cores", "2", "results/summary.csv")
+def two_models(default_run_template, tmp_path_factory):
+    """The default run (the session's, copied), then again with a second model each."""
+    workdir = copy_default_run(default_run_template, tmp_path_factory.mktemp("cmp") / "scievals")
     _own_files(workdir)
     snakemake(workdir, "--cores", "2", "results/summary.csv")
     return workdir

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 
 import pandas as pd
 import pytest
@@ -13,7 +12,7 @@ from scievals.common.tables import RESULT_COLUMNS
 from scievals.common.workflow import byo_batches
 from support.snakemake_log import complete_log
 
-from .conftest import copy_workflow, quick_start_output, snakemake
+from .conftest import copy_default_run, copy_workflow, quick_start_output, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -114,9 +113,12 @@ def test_the_quick_start_prints_progress_notes_and_links_not_job_detail(default_
     assert len(blocks) == total
 
 
-def test_rerun_is_a_no_op_and_history_records_once(default_run):
-    record = (default_run / "results" / "run_manifest.json").read_bytes()
-    proc = snakemake(default_run, "--cores", "2", "results/summary.csv")
+def test_rerun_is_a_no_op_and_history_records_once(default_run_template, tmp_path):
+    # on a copy (the session's run is read by tests in both workers): the copy must be, for
+    # Snakemake, the run the README's command left
+    workdir = copy_default_run(default_run_template, tmp_path / "copy")
+    record = (workdir / "results" / "run_manifest.json").read_bytes()
+    proc = snakemake(workdir, "--cores", "2", "results/summary.csv")
     assert "Nothing to be done" in proc.stdout + proc.stderr
     # Snakemake calls no onsuccess then; the exit hook still says where the results are,
     # once, after Snakemake's last line, and leaves the last real run's record as it was
@@ -124,20 +126,20 @@ def test_rerun_is_a_no_op_and_history_records_once(default_run):
     assert "scievals: every result is up to date; where to look:" in tail
     assert re.search(r"\n  leaderboard +results/leaderboard\.md", tail)
     assert tail.count("where to look") == 1
-    assert (default_run / "results" / "run_manifest.json").read_bytes() == record
+    assert (workdir / "results" / "run_manifest.json").read_bytes() == record
     # a dry run says nothing of the kind
-    dry = snakemake(default_run, "-n", "--cores", "2", "results/summary.csv")
+    dry = snakemake(workdir, "-n", "--cores", "2", "results/summary.csv")
+    assert "Nothing to be done" in dry.stdout + dry.stderr
     assert "where to look" not in dry.stdout + dry.stderr
-    index = pd.read_csv(default_run / "results" / "history" / "index.csv")
+    index = pd.read_csv(workdir / "results" / "history" / "index.csv")
     assert len(index) == 1
-    assert (default_run / "results" / "history" / index["file"].iloc[0]).exists()
+    assert (workdir / "results" / "history" / index["file"].iloc[0]).exists()
 
 
-def test_bring_your_own_prediction_file_is_scored(default_run, tmp_path):
+def test_bring_your_own_prediction_file_is_scored(default_run_template, tmp_path):
     # on a copy: the session's default run stays as the README's command left it for the
     # tests that read it (with `-n 2` any of them may run after this one)
-    workdir = tmp_path / "copy"
-    shutil.copytree(default_run, workdir, symlinks=True)
+    workdir = copy_default_run(default_run_template, tmp_path / "copy")
     own = workdir / "predictions" / "abdev"
     own.mkdir(parents=True, exist_ok=True)
     ridge = pd.read_csv(workdir / "results/abdev/predictions/ridge_descriptors.csv")
@@ -174,7 +176,7 @@ def test_run_record_names_the_installed_packages_and_is_linked(default_run):
     import snakemake as snakemake_package
     from snakemake.cli import get_argument_parser
 
-    # The record of the last run in this workflow copy (other tests run targets in it too).
+    # The record of the default run (tests that run more work on copies of it).
     record = json.loads((default_run / "results" / "run_manifest.json").read_text())
     assert record["status"] == "success" and record["command"][1:3] == ["--cores", "2"]
     assert record["targets"] == sorted(get_argument_parser().parse_args(

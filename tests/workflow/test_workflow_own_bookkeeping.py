@@ -21,7 +21,7 @@ from scievals.abdev.constants import PROPERTY_LIST
 from scievals.abdev.data import DEMO_CSV
 from scievals.common.job_spec import SPEC_DIR
 
-from .conftest import copy_workflow, snakemake
+from .conftest import copy_default_run, copy_workflow, snakemake
 
 pytestmark = pytest.mark.slow
 OVERLAY = "abdev:\n  source: demo\n"
@@ -199,13 +199,14 @@ def test_an_own_file_refused_for_its_rows_leaves_no_copy_in_results(work):
     assert _perfect(_values(work, "own_a"))  # the valid file beside it is scored
 
 
-def test_own_gating_files_swapped_with_their_mtimes_are_scored_again(tmp_path):
+def test_own_gating_files_swapped_with_their_mtimes_are_scored_again(default_run_template,
+                                                                    tmp_path):
     """Item 5 for the benchmarks whose own files are imported one per job (`<b>_import` of
     gating, autogkb and waza: rules/stages.smk gives all three the same own_sha256 param),
     shown on gating: the marker baseline's hierarchies against bare roots."""
-    workdir = copy_workflow(tmp_path / "scievals")
+    # the default run (the session's, copied) made the baseline's predictions
+    workdir = copy_default_run(default_run_template, tmp_path / "scievals")
     baseline = "results/gating/predictions/marker_baseline.jsonl"
-    snakemake(workdir, "--cores", "2", baseline)
     lines = [json.loads(line) for line in (workdir / baseline).read_text().splitlines()]
     own = workdir / "predictions" / "gating"
     own.mkdir(parents=True)

@@ -19,7 +19,7 @@ import pytest
 from support.eee_check import check_tree
 from support.fake_server import FakeLLMServer
 
-from .conftest import ROOT, copy_workflow, snakemake
+from .conftest import ROOT, copy_default_run, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -37,10 +37,11 @@ def _hashes(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def two_runs(tmp_path_factory):
-    """The default run, its kept log's file hashes, then a --limit 2 smoke run of gating."""
-    workdir = copy_workflow(tmp_path_factory.mktemp("runlogs") / "scievals")
-    snakemake(workdir, "--cores", "2", "results/summary.csv")
+def two_runs(default_run_template, tmp_path_factory):
+    """The default run (the session's, copied), its kept log's file hashes, then a --limit 2
+    smoke run of gating."""
+    workdir = copy_default_run(default_run_template,
+                               tmp_path_factory.mktemp("runlogs") / "scievals")
     runs = sorted(p for p in (workdir / "results" / "runs").iterdir() if p.is_dir())
     assert len(runs) == 1, runs
     before = _hashes(runs[0])
