@@ -37,7 +37,8 @@ RAW_TEXTS = [
     # nested beyond the parser: the composer takes two frames per level, so a depth of the
     # recursion limit is too deep from any stack (PyYAML's scanner is quadratic in the depth:
     # 3,000 levels took 2 CPU-s per read, and a suite is read up to six times)
-    "a: &a [*a]\n", "[" * sys.getrecursionlimit(), "a:\n\t- tab\n", "!!python/object/apply:os.system [true]\n",
+    "a: &a [*a]\n", "[" * sys.getrecursionlimit(), "a:\n\t- tab\n",
+    "!!python/object/apply:os.system [true]\n",
     "a: 1\n---\nb: 2\n", "", "null\n", "[]\n", "'unterminated\n", "a: b: c\n", "? [x]\n: 1\n",
     "a: \x01\n", "{a: 1, a: 2}\n", "*undefined\n",
 ]
