@@ -8,13 +8,14 @@ re-ran the benchmark on the default config and the viewer lacked the model."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
 from support.fake_server import FakeLLMServer
 
-from .conftest import ROOT, copy_workflow
+from .conftest import ROOT
 from .test_printed_hints import follow_every_hint, hints
 
 pytestmark = pytest.mark.slow
@@ -28,6 +29,14 @@ def scievals_run(workdir, *argv: str) -> subprocess.CompletedProcess:
                           check=False)
 
 
+def after_quick_start(default_run, tmp_path):
+    """A copy of the session's quick start (records and mtimes kept), where a newcomer runs
+    `run` next: the printed commands then redo what the run changed, not every benchmark."""
+    workdir = tmp_path / "scievals"
+    shutil.copytree(default_run, workdir, symlinks=True)
+    return workdir
+
+
 def assert_the_outputs_hold(workdir, model: str, followed: set[str]) -> None:
     assert any("--report results/report.html" in c for c in followed), followed
     assert any("results/report/samples.html" in c for c in followed), followed
@@ -38,8 +47,8 @@ def assert_the_outputs_hold(workdir, model: str, followed: set[str]) -> None:
     assert (workdir / "results" / "gating" / "scores" / f"{model}.csv").is_file()
 
 
-def test_every_line_after_run_with_model_and_limit_keeps_the_model(tmp_path):
-    workdir = copy_workflow(tmp_path / "scievals")
+def test_every_line_after_run_with_model_and_limit_keeps_the_model(default_run, tmp_path):
+    workdir = after_quick_start(default_run, tmp_path)
     with FakeLLMServer(max_lifetime_s=1800) as server:
         proc = scievals_run(workdir, "gating", "--model", "openai/probe-model", "--base-url",
                             server.openai_base_url, "--limit", "2")
@@ -52,8 +61,8 @@ def test_every_line_after_run_with_model_and_limit_keeps_the_model(tmp_path):
     assert sent == 12  # 2 cases x 6 conditions, once: following the hints sent nothing again
 
 
-def test_every_line_after_run_with_a_configfile_keeps_its_model(tmp_path):
-    workdir = copy_workflow(tmp_path / "scievals")
+def test_every_line_after_run_with_a_configfile_keeps_its_model(default_run, tmp_path):
+    workdir = after_quick_start(default_run, tmp_path)
     with FakeLLMServer(max_lifetime_s=1800) as server:
         (workdir / "mine.yaml").write_text(
             "benchmarks: [gating]\n"
@@ -67,9 +76,11 @@ def test_every_line_after_run_with_a_configfile_keeps_its_model(tmp_path):
     assert_the_outputs_hold(workdir, "own-probe", followed)
 
 
-def test_a_target_after_the_double_dash_is_built(tmp_path):
-    workdir = copy_workflow(tmp_path / "scievals")
-    proc = scievals_run(workdir, "gating", "--", "results/report/samples.html")
+def test_a_target_after_the_double_dash_is_built(default_run, tmp_path):
+    workdir = after_quick_start(default_run, tmp_path)
+    assert not (workdir / "results" / "report" / "samples.html").exists()
+    # --limit 2: the parsing of "--" is checked, not the 15 cases
+    proc = scievals_run(workdir, "gating", "--limit", "2", "--", "results/report/samples.html")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "usage:" not in proc.stderr
     assert (workdir / "results" / "report" / "samples.html").is_file()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
 import pandas as pd
 import pytest
@@ -58,8 +59,12 @@ def test_real_then_offline_keeps_the_real_results(tmp_path):
     assert report["status"] == "success" and report["notices"] == []
 
 
-def test_local_copy_gives_real_rows_offline_and_a_demo_fallback_is_said_at_the_end(tmp_path):
-    workdir = copy_workflow(tmp_path / "wf")
+def test_local_copy_gives_real_rows_offline_and_a_demo_fallback_is_said_at_the_end(
+        default_run, tmp_path):
+    # a copy of the session's default run (records and mtimes kept): the last run below then
+    # redoes abdev and the merge only, not the three other benchmarks
+    workdir = tmp_path / "wf"
+    shutil.copytree(default_run, workdir, symlinks=True)
     copy = tmp_path / "colleague" / "GDPa1_v1.2_20250814.csv"
     copy.parent.mkdir()
     copy.write_bytes((workdir / "data" / "demo" / "abdev" / "GDPa1_demo.csv").read_bytes())

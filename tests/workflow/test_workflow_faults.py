@@ -1,13 +1,14 @@
 """Faults the workflow already survives, kept under test (issue 14, "held up well").
 
 A run killed with SIGKILL or SIGTERM (early, and while the summary is written)
-resumes to a byte-identical results/summary.csv, and a second run started while
-one is going is refused by Snakemake's lock without touching the first.
+resumes to a byte-identical summary table (the default run's), and a second run started
+while one is going is refused by Snakemake's lock without touching the first.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,12 +22,16 @@ from .conftest import copy_workflow, snakemake
 pytestmark = pytest.mark.slow
 ENV = dict(os.environ, SCIEVALS_GIT_COMMIT="testcommit")
 TARGET = ("--cores", "2", "results/summary.csv")
+# An early kill hits Snakemake's start and first jobs, the same for one benchmark's target:
+# the cheapest one (no model or grader of any cost), resumed and compared on its own table.
+EARLY = ("--cores", "2", "autogkb")
+EARLY_TABLE = Path("results") / "autogkb" / "summary.csv"
 
 
-def _start(workdir: Path) -> subprocess.Popen:
+def _start(workdir: Path, target: tuple[str, ...] = TARGET) -> subprocess.Popen:
     # A session of its own, so a signal reaches snakemake and every job it started.
     return subprocess.Popen(
-        [sys.executable, "-m", "snakemake", *TARGET], cwd=workdir, env=ENV,
+        [sys.executable, "-m", "snakemake", *target], cwd=workdir, env=ENV,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
     )
 
@@ -39,48 +44,59 @@ def _wait_for(condition, timeout_s: float = 300) -> None:
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    """A clean run, during which a second run is started and must be refused by the lock."""
-    workdir = copy_workflow(tmp_path_factory.mktemp("wf") / "scievals")
-    first = _start(workdir)
+def test_second_concurrent_run_is_refused_by_the_lock(tmp_path):
+    # one benchmark's target (gating's, the longest: the second run's start, about 3 s, must
+    # come while the first still runs)
+    target = ("--cores", "2", "gating")
+    workdir = copy_workflow(tmp_path / "scievals")
+    first = _start(workdir, target)
     locks = workdir / ".snakemake" / "locks"
     _wait_for(lambda: locks.is_dir() and any(locks.iterdir()) or first.poll() is not None)
-    second = snakemake(workdir, *TARGET, check=False)
+    second = snakemake(workdir, *target, check=False)
     out, _ = first.communicate(timeout=900)
     assert first.returncode == 0, out[-4000:]
-    return workdir, second
-
-
-def test_second_concurrent_run_is_refused_by_the_lock(reference):
-    workdir, second = reference
     assert second.returncode != 0
     assert "cannot be locked" in second.stdout + second.stderr
     # The refused run left the first one's results alone, and the lock is gone afterwards.
     assert (workdir / "results" / "summary.csv").stat().st_size > 0
-    locks = workdir / ".snakemake" / "locks"
     assert not locks.exists() or not any(locks.iterdir())
+
+
+def _without_summaries(finished: Path, dest: Path) -> Path:
+    """A copy of a finished run (its .snakemake records and mtimes kept) without the summary
+    stage's outputs and logs: a run in it does the summaries only, the stage the "summary"
+    kill hits, instead of every benchmark first."""
+    shutil.copytree(finished, dest, symlinks=True)
+    for table in [dest / "results" / "summary.csv", *dest.glob("results/*/summary.csv")]:
+        table.unlink()
+    shutil.rmtree(dest / "logs" / "summarize_benchmark")
+    return dest
 
 
 @pytest.mark.parametrize(
     ("sig", "when"),
     [(signal.SIGKILL, "early"), (signal.SIGTERM, "early"), (signal.SIGKILL, "summary")],
 )
-def test_killed_run_resumes_to_an_identical_summary(reference, tmp_path, sig, when):
-    workdir = copy_workflow(tmp_path / "scievals")
-    run = _start(workdir)
+def test_killed_run_resumes_to_an_identical_summary(default_run, tmp_path, sig, when):
+    # compared with the session's default run (a benchmark's target writes the same table)
     if when == "early":
+        target, table = EARLY, EARLY_TABLE
+        workdir = copy_workflow(tmp_path / "scievals")
+        run = _start(workdir, target)
         time.sleep(2.5)
     else:  # the per-benchmark summaries are being merged
+        target, table = TARGET, Path("results") / "summary.csv"
+        workdir = _without_summaries(default_run, tmp_path / "scievals")
+        run = _start(workdir, target)
         _wait_for(lambda: (workdir / "logs" / "summarize_benchmark").is_dir())
     os.killpg(run.pid, sig)
     run.communicate(timeout=120)
     locks = workdir / ".snakemake" / "locks"
     if locks.is_dir() and any(locks.iterdir()):
         snakemake(workdir, "--unlock")  # after SIGKILL: the documented recovery
-    snakemake(workdir, *TARGET)
-    expected = (reference[0] / "results" / "summary.csv").read_bytes()
-    assert (workdir / "results" / "summary.csv").read_bytes() == expected
+    snakemake(workdir, *target)
+    expected = (default_run / table).read_bytes()
+    assert (workdir / table).read_bytes() == expected
 
 
 def test_offline_llm_fails_its_job_instead_of_scoring_zero(tmp_path):
@@ -98,8 +114,9 @@ def test_offline_llm_fails_its_job_instead_of_scoring_zero(tmp_path):
                               "base_url": f"http://127.0.0.1:{port}",
                               "api_key_env": "SCIEVALS_TEST_LLM_KEY", "timeout_s": 2}},
         "llm": {"max_attempts": 1},
+        # two cases: each unanswered request waits out its 2 s timeout
         "gating": {"models": ["marker_baseline", "claude"], "contexts": ["minimal"],
-                   "strategies": ["direct"]},
+                   "strategies": ["direct"], "limit": 2},
     }
     (workdir / "offline.yaml").write_text(yaml.safe_dump(extra))
     env = dict(ENV, SCIEVALS_TEST_LLM_KEY="sk-test-offline-0000")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 from support.fake_server import FakeLLMServer
 
-from .conftest import ROOT, copy_workflow
+from .conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +30,12 @@ def _scievals(workdir, *args, timeout=900):
                           check=False)
 
 
-def test_run_gating_with_a_model_and_a_limit_scores_two_cases_per_condition(tmp_path):
-    workdir = copy_workflow(tmp_path / "scievals")
+def test_run_gating_with_a_model_and_a_limit_scores_two_cases_per_condition(default_run,
+                                                                            tmp_path):
+    # after the quick start (a copy of the session's run, records and mtimes kept): gating's
+    # download and extraction are reused, the limited cases and every later step run
+    workdir = tmp_path / "scievals"
+    shutil.copytree(default_run, workdir, symlinks=True)
     with FakeLLMServer() as server:
         first = subprocess.Popen(
             [sys.executable, "-m", "scievals", "run", "gating", "--model", "openai/fake",
