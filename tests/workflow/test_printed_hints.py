@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.default_run import copy_default_run
 
 from .conftest import quick_start_output
 
@@ -102,7 +102,7 @@ def test_every_printed_hint_works_as_printed(default_run, tmp_path):
     # a copy of the session's quick start (its .snakemake records and mtimes kept): the hints
     # build files there, and other tests read the default run as the README's command left it
     copy = tmp_path / "clone"
-    shutil.copytree(default_run, copy, symlinks=True)
+    copy_default_run(default_run, copy)
     first = quick_start_output(default_run)  # its stdout and stderr
     # Snakemake's own --report alone, before any figure exists: one line naming the command
     early = run("snakemake --report results/report.html", copy)

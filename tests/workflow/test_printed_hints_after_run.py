@@ -8,11 +8,11 @@ re-ran the benchmark on the default config and the viewer lacked the model."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
+from support.default_run import copy_default_run
 from support.fake_server import FakeLLMServer
 
 from .conftest import ROOT
@@ -33,7 +33,7 @@ def after_quick_start(default_run, tmp_path):
     """A copy of the session's quick start (records and mtimes kept), where a newcomer runs
     `run` next: the printed commands then redo what the run changed, not every benchmark."""
     workdir = tmp_path / "scievals"
-    shutil.copytree(default_run, workdir, symlinks=True)
+    copy_default_run(default_run, workdir)
     return workdir
 
 

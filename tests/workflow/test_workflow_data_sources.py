@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 
 import pandas as pd
 import pytest
 from scievals.gating.score import MISSING_EXTRA
+from support.default_run import copy_default_run
 from support.snakemake_log import complete_log
 
 from .conftest import copy_workflow, snakemake
@@ -64,7 +64,7 @@ def test_local_copy_gives_real_rows_offline_and_a_demo_fallback_is_said_at_the_e
     # a copy of the session's default run (records and mtimes kept): the last run below then
     # redoes abdev and the merge only, not the three other benchmarks
     workdir = tmp_path / "wf"
-    shutil.copytree(default_run, workdir, symlinks=True)
+    copy_default_run(default_run, workdir)
     copy = tmp_path / "colleague" / "GDPa1_v1.2_20250814.csv"
     copy.parent.mkdir()
     copy.write_bytes((workdir / "data" / "demo" / "abdev" / "GDPa1_demo.csv").read_bytes())

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.default_run import copy_default_run
 
 from .conftest import copy_workflow, snakemake
 
@@ -66,7 +67,7 @@ def _without_summaries(finished: Path, dest: Path) -> Path:
     """A copy of a finished run (its .snakemake records and mtimes kept) without the summary
     stage's outputs and logs: a run in it does the summaries only, the stage the "summary"
     kill hits, instead of every benchmark first."""
-    shutil.copytree(finished, dest, symlinks=True)
+    copy_default_run(finished, dest)
     for table in [dest / "results" / "summary.csv", *dest.glob("results/*/summary.csv")]:
         table.unlink()
     shutil.rmtree(dest / "logs" / "summarize_benchmark")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 
 import pandas as pd
 import pytest
+from support.default_run import copy_default_run
 from support.fake_server import FakeLLMServer
 
 from .conftest import ROOT
@@ -35,7 +35,7 @@ def test_run_gating_with_a_model_and_a_limit_scores_two_cases_per_condition(defa
     # after the quick start (a copy of the session's run, records and mtimes kept): gating's
     # download and extraction are reused, the limited cases and every later step run
     workdir = tmp_path / "scievals"
-    shutil.copytree(default_run, workdir, symlinks=True)
+    copy_default_run(default_run, workdir)
     with FakeLLMServer() as server:
         first = subprocess.Popen(
             [sys.executable, "-m", "scievals", "run", "gating", "--model", "openai/fake",
