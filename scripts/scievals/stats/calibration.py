@@ -183,12 +183,20 @@ def _value_groups(c: np.ndarray, w: np.ndarray, y: np.ndarray):
     """Every replicate's units pooled by distinct confidence, in ascending order: (B, G)
     integer-valued totals of the weights of all, right (y == 1) and wrong (y == 0) units and
     of w * y (the hits :func:`precision_curve` adds up)."""
+    w = w.astype(float)  # integer-valued: every sum below is exact, in any order
+    if not c.size:
+        empty = np.zeros((len(w), 0))
+        return empty, empty, empty, empty
     _, group = np.unique(c, return_inverse=True)
-    onehot = np.zeros((c.size, int(group.max()) + 1 if c.size else 0))
-    onehot[np.arange(c.size), group] = 1.0
-    w = w.astype(float)  # integer-valued: every sum below is exact
-    return w @ onehot, w @ (onehot * (y == 1)[:, None]), w @ (onehot * (y == 0)[:, None]), \
-        w @ (onehot * y[:, None])
+    # units sorted by group, each group's columns summed: O(B n), where a one-hot product
+    # was O(B n G) and n x G of memory (continuous confidences: G = n, quadratic)
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(group[order]) != 0])
+
+    def totals(weights: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(weights[:, order], starts, axis=1)
+
+    return totals(w), totals(w * (y == 1)), totals(w * (y == 0)), totals(w * y)
 
 
 def _weighted_auroc(c: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
